@@ -1,0 +1,344 @@
+//! Training data: the example means (dense or sparse), labels, optional per-example weights and
+//! covariances. Plain data with public fields; [`Dataset::validate`] checks it once, at the top of `fit`.
+
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::uncertainty::Covariances;
+
+/// A compressed-sparse-row matrix of `f64` (row `i` holds `indices[indptr[i]..indptr[i+1]]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CsrMatrix {
+    pub n_cols: usize,
+    pub indptr: Vec<usize>,
+    pub indices: Vec<usize>,
+    pub values: Vec<f64>,
+}
+
+impl CsrMatrix {
+    /// Builds a CSR matrix from rows of `(column, value)` pairs; columns must be `< n_cols`.
+    pub fn from_rows(n_cols: usize, rows: &[Vec<(usize, f64)>]) -> Result<Self> {
+        let mut m = CsrMatrix {
+            n_cols,
+            indptr: Vec::with_capacity(rows.len() + 1),
+            indices: Vec::new(),
+            values: Vec::new(),
+        };
+        m.indptr.push(0);
+        for row in rows {
+            for &(j, v) in row {
+                if j >= n_cols {
+                    return Err(Error::DimensionMismatch {
+                        what: "sparse column index",
+                        expected: n_cols,
+                        found: j + 1,
+                    });
+                }
+                m.indices.push(j);
+                m.values.push(v);
+            }
+            m.indptr.push(m.indices.len());
+        }
+        Ok(m)
+    }
+
+    pub fn n_rows(&self) -> usize {
+        self.indptr.len().saturating_sub(1)
+    }
+
+    /// The stored `(indices, values)` of row `i`.
+    #[inline]
+    pub fn row(&self, i: usize) -> (&[usize], &[f64]) {
+        let r = self.indptr[i]..self.indptr[i + 1];
+        (&self.indices[r.clone()], &self.values[r])
+    }
+
+    pub fn to_dense(&self) -> Array2<f64> {
+        let mut a = Array2::zeros((self.n_rows(), self.n_cols));
+        for i in 0..self.n_rows() {
+            let (idx, val) = self.row(i);
+            for (&j, &v) in idx.iter().zip(val) {
+                a[[i, j]] += v;
+            }
+        }
+        a
+    }
+
+    /// Checks the structure (monotone `indptr`, in-range columns) and that every value is finite.
+    pub fn validate(&self, what: &'static str) -> Result<()> {
+        let ok = !self.indptr.is_empty()
+            && self.indptr[0] == 0
+            && self.indptr.windows(2).all(|w| w[0] <= w[1])
+            && *self.indptr.last().unwrap() == self.indices.len()
+            && self.indices.len() == self.values.len();
+        if !ok {
+            return Err(Error::Numerical(format!(
+                "malformed CSR structure in {what}"
+            )));
+        }
+        for i in 0..self.n_rows() {
+            let (idx, val) = self.row(i);
+            for (&j, &v) in idx.iter().zip(val) {
+                if j >= self.n_cols {
+                    return Err(Error::DimensionMismatch {
+                        what,
+                        expected: self.n_cols,
+                        found: j + 1,
+                    });
+                }
+                if !v.is_finite() {
+                    return Err(Error::NonFinite {
+                        what,
+                        index: i,
+                        value: v,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The example means `x_i`, one row per example.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Features {
+    Dense(Array2<f64>),
+    Sparse(CsrMatrix),
+}
+
+impl Features {
+    pub fn n_samples(&self) -> usize {
+        match self {
+            Features::Dense(a) => a.nrows(),
+            Features::Sparse(m) => m.n_rows(),
+        }
+    }
+
+    pub fn n_features(&self) -> usize {
+        match self {
+            Features::Dense(a) => a.ncols(),
+            Features::Sparse(m) => m.n_cols,
+        }
+    }
+
+    /// `x_iᵀ w` (only the first `n_features` entries of `w` are read).
+    #[inline]
+    pub fn row_dot(&self, i: usize, w: &[f64]) -> f64 {
+        match self {
+            Features::Dense(a) => dot(a.row(i).as_slice().expect("standard layout"), w),
+            Features::Sparse(m) => {
+                let (idx, val) = m.row(i);
+                idx.iter().zip(val).map(|(&j, &v)| v * w[j]).sum()
+            }
+        }
+    }
+
+    /// `out += alpha · x_i`.
+    #[inline]
+    pub fn row_axpy(&self, i: usize, alpha: f64, out: &mut [f64]) {
+        match self {
+            Features::Dense(a) => axpy(alpha, a.row(i).as_slice().expect("standard layout"), out),
+            Features::Sparse(m) => {
+                let (idx, val) = m.row(i);
+                for (&j, &v) in idx.iter().zip(val) {
+                    out[j] += alpha * v;
+                }
+            }
+        }
+    }
+
+    /// Row `i` as a dense vector.
+    pub fn row_dense(&self, i: usize) -> Vec<f64> {
+        let mut out = vec![0.0; self.n_features()];
+        self.row_axpy(i, 1.0, &mut out);
+        out
+    }
+
+    /// A dense copy of all rows.
+    pub fn to_dense(&self) -> Array2<f64> {
+        match self {
+            Features::Dense(a) => a.clone(),
+            Features::Sparse(m) => m.to_dense(),
+        }
+    }
+
+    /// The rows `idx`, in that order, in the same storage form.
+    pub fn select_rows(&self, idx: &[usize]) -> Features {
+        match self {
+            Features::Dense(a) => Features::Dense(a.select(ndarray::Axis(0), idx)),
+            Features::Sparse(m) => {
+                let rows: Vec<Vec<(usize, f64)>> = idx
+                    .iter()
+                    .map(|&i| {
+                        let (ix, v) = m.row(i);
+                        ix.iter().copied().zip(v.iter().copied()).collect()
+                    })
+                    .collect();
+                Features::Sparse(CsrMatrix::from_rows(m.n_cols, &rows).expect("columns in range"))
+            }
+        }
+    }
+
+    pub(crate) fn validate(&self) -> Result<()> {
+        match self {
+            Features::Dense(a) => {
+                if !a.is_standard_layout() {
+                    return Err(Error::Numerical(
+                        "dense features must be in row-major layout".into(),
+                    ));
+                }
+                for (i, row) in a.rows().into_iter().enumerate() {
+                    if let Some(&v) = row.iter().find(|v| !v.is_finite()) {
+                        return Err(Error::NonFinite {
+                            what: "features",
+                            index: i,
+                            value: v,
+                        });
+                    }
+                }
+                Ok(())
+            }
+            Features::Sparse(m) => m.validate("features"),
+        }
+    }
+}
+
+/// A labelled training set: means, integer class labels, optional weights `c_i` and covariances `Σ_i`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dataset {
+    pub features: Features,
+    pub labels: Vec<i64>,
+    /// Per-example weights (relevance degrees) `c_i ≥ 0`; `None` means all 1.
+    pub weights: Option<Vec<f64>>,
+    pub covariances: Covariances,
+}
+
+impl Dataset {
+    /// A dataset with dense means and no uncertainty.
+    pub fn dense(features: Array2<f64>, labels: Vec<i64>) -> Self {
+        Dataset {
+            features: Features::Dense(features),
+            labels,
+            weights: None,
+            covariances: Covariances::None,
+        }
+    }
+
+    pub fn with_covariances(mut self, covariances: Covariances) -> Self {
+        self.covariances = covariances;
+        self
+    }
+
+    pub fn with_weights(mut self, weights: Vec<f64>) -> Self {
+        self.weights = Some(weights);
+        self
+    }
+
+    pub fn n_samples(&self) -> usize {
+        self.features.n_samples()
+    }
+
+    pub fn n_features(&self) -> usize {
+        self.features.n_features()
+    }
+
+    /// The sorted distinct labels.
+    pub fn classes(&self) -> Vec<i64> {
+        let mut c = self.labels.clone();
+        c.sort_unstable();
+        c.dedup();
+        c
+    }
+
+    /// The examples `idx`, in that order (for cross-validation splits).
+    pub fn select(&self, idx: &[usize]) -> Dataset {
+        Dataset {
+            features: self.features.select_rows(idx),
+            labels: idx.iter().map(|&i| self.labels[i]).collect(),
+            weights: self
+                .weights
+                .as_ref()
+                .map(|w| idx.iter().map(|&i| w[i]).collect()),
+            covariances: self.covariances.select(idx),
+        }
+    }
+
+    /// Checks shapes, finiteness, weights, covariances (symmetry, PSD) and that there are two classes.
+    pub fn validate(&self) -> Result<()> {
+        let n = self.n_samples();
+        if n == 0 {
+            return Err(Error::Empty("no training examples"));
+        }
+        if self.n_features() == 0 {
+            return Err(Error::Empty("no features"));
+        }
+        if self.labels.len() != n {
+            return Err(Error::DimensionMismatch {
+                what: "labels",
+                expected: n,
+                found: self.labels.len(),
+            });
+        }
+        self.features.validate()?;
+        if let Some(w) = &self.weights {
+            if w.len() != n {
+                return Err(Error::DimensionMismatch {
+                    what: "weights",
+                    expected: n,
+                    found: w.len(),
+                });
+            }
+            if let Some((i, &v)) = w
+                .iter()
+                .enumerate()
+                .find(|(_, v)| !(v.is_finite() && **v >= 0.0))
+            {
+                return Err(Error::InvalidWeight { index: i, value: v });
+            }
+            if w.iter().all(|&v| v == 0.0) {
+                return Err(Error::InvalidWeight {
+                    index: 0,
+                    value: 0.0,
+                });
+            }
+        }
+        self.covariances.validate(n, self.n_features())?;
+        let classes = self.classes();
+        if classes.len() < 2 {
+            return Err(Error::SingleClass { label: classes[0] });
+        }
+        Ok(())
+    }
+}
+
+#[inline]
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    // Four independent accumulators let the compiler vectorise without reassociating a single sum.
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0; 4];
+    let chunks = n / 4;
+    for k in 0..chunks {
+        for l in 0..4 {
+            acc[l] += a[4 * k + l] * b[4 * k + l];
+        }
+    }
+    let mut tail = 0.0;
+    for k in 4 * chunks..n {
+        tail += a[k] * b[k];
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+#[inline]
+pub(crate) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += alpha * xi;
+    }
+}
+
+#[inline]
+pub(crate) fn norm2(a: &[f64]) -> f64 {
+    dot(a, a).sqrt()
+}

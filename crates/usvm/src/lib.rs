@@ -1,0 +1,35 @@
+//! # usvm — maximum-margin learning from uncertain data
+//!
+//! Examples known only as Gaussians `N(x_i, Σ_i)` are classified by a hyperplane `f(x) = wᵀx + b`
+//! minimising `λ/2‖w‖² + (1/ℓ) Σ c_i E[max(0, 1 - y_i(wᵀX_i + b))]` (LSVM-GSU, Tzelepis et al.), whose
+//! expectation has the closed form of [`loss::ExpectedHinge`]. The library also fits the papers'
+//! baselines (LSVM, LSVM-iso, LSVM-sampling, Power SVM), learns in per-example linear subspaces, and
+//! offers an exact trust-region Newton solver and the thesis' SGD.
+//!
+//! The core does mathematics only: no files, no printing, no global state.
+//!
+//! ```
+//! use ndarray::array;
+//! use usvm::{Covariances, Dataset, LinearMethod, LinearSvmParams};
+//! let x = array![[0.0, 1.0], [1.0, 2.0], [0.0, -1.0], [1.0, -2.0]];
+//! let data = Dataset::dense(x, vec![1, 1, -1, -1])
+//!     .with_covariances(Covariances::isotropic(vec![0.5, 0.1, 0.1, 0.5]));
+//! let gsu = LinearSvmParams { lambda: 0.05, ..Default::default() }.fit(&data).unwrap();
+//! let lsvm = LinearSvmParams { method: LinearMethod::Hinge, lambda: 0.05, ..Default::default() }.fit(&data).unwrap();
+//! assert!(gsu.reports[0].converged && lsvm.reports[0].converged);
+//! ```
+
+pub mod data;
+pub mod error;
+pub mod loss;
+pub mod model;
+pub mod objective;
+pub mod solver;
+pub mod svm;
+pub mod uncertainty;
+
+pub use data::{CsrMatrix, Dataset, Features};
+pub use error::{Error, Result};
+pub use model::{LinearModel, ModelFile};
+pub use svm::{LinearFit, LinearMethod, LinearSvmParams, Solver};
+pub use uncertainty::Covariances;

@@ -1,0 +1,75 @@
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+
+use crate::data::Features;
+use crate::error::{Error, Result};
+
+/// A fitted linear classifier: one hyperplane `f_k(x) = w_kᵀx + b_k` per binary problem.
+///
+/// Two classes: one hyperplane, `f > 0` means `classes[1]`. More: one-vs-rest, one hyperplane per class
+/// in `classes` order, prediction by the largest `f_k`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinearModel {
+    pub classes: Vec<i64>,
+    /// `K × n`, `K = 1` for two classes.
+    pub coef: Array2<f64>,
+    pub intercept: Vec<f64>,
+}
+
+impl LinearModel {
+    pub fn n_features(&self) -> usize {
+        self.coef.ncols()
+    }
+
+    fn check(&self, x: &Features) -> Result<()> {
+        if x.n_features() > self.n_features() {
+            return Err(Error::DimensionMismatch {
+                what: "features at prediction",
+                expected: self.n_features(),
+                found: x.n_features(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `f_k(x_i)` for every example (rows) and hyperplane (columns). Inputs with fewer features than the
+    /// model are read as zero-padded (sparse files may omit trailing features).
+    pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
+        self.check(x)?;
+        let k = self.coef.nrows();
+        Ok(Array2::from_shape_fn((x.n_samples(), k), |(i, c)| {
+            let w = self.coef.row(c);
+            x.row_dot(i, &w.as_slice().expect("standard layout")[..x.n_features()])
+                + self.intercept[c]
+        }))
+    }
+
+    /// The predicted class of every example.
+    pub fn predict(&self, x: &Features) -> Result<Vec<i64>> {
+        let f = self.decision_function(x)?;
+        Ok(f.rows()
+            .into_iter()
+            .map(|row| {
+                if self.coef.nrows() == 1 {
+                    self.classes[usize::from(row[0] > 0.0)]
+                } else {
+                    let best = (0..row.len()).fold(0, |b, c| if row[c] > row[b] { c } else { b });
+                    self.classes[best]
+                }
+            })
+            .collect())
+    }
+
+    /// `P(f(X) > 0) = Φ(f(x)/√(wᵀΣw))` for a test example `X ~ N(x, Σ)` (binary models; DESIGN 2.8).
+    pub fn positive_probability_under_uncertainty(&self, f: f64, w_sigma_w: f64) -> f64 {
+        if w_sigma_w > 0.0 {
+            crate::loss::special::norm_cdf(f / w_sigma_w.sqrt())
+        } else if f > 0.0 {
+            1.0
+        } else if f < 0.0 {
+            0.0
+        } else {
+            0.5
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! The exact solver for the linear objective: trust-region Newton-CG with a continuation on the floor
+//! `ε` of `σ_i = √(wᵀΣ_i w + ε²)`.
+//!
+//! With `ε > 0` the objective is twice differentiable everywhere (even where `wᵀΣ_i w = 0`, e.g. at
+//! `w = 0` or for zero covariances, where the expected hinge is the non-smooth hinge). Because
+//! `∂L/∂σ = φ ≤ 1/√(2π)`, the floor changes each loss by at most `ε/√(2π)`, so `ε = 1e-8` (the default)
+//! leaves the objective within `4e-9·mean(c)` of the exact one. Starting from `ε = 0.1` and dividing by
+//! ten per stage (warm-started) keeps every Newton stage well conditioned. As soon as every `σ_i` exceeds
+//! `10⁴ ε` the floor no longer matters and the solver jumps to the final `ε`.
+
+use serde::{Deserialize, Serialize};
+
+use super::SolverReport;
+use super::tron::{self, SmoothFunction, TronSettings};
+use crate::data::norm2;
+use crate::loss::MarginLoss;
+use crate::objective::{Curvature, Objective};
+
+/// Settings of the exact solver.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ExactSettings {
+    /// Stop when `‖∇J‖ ≤ tol · ‖∇J(0)‖`.
+    pub tol: f64,
+    /// Maximum Newton iterations in total.
+    pub max_iter: usize,
+    /// The final floor `ε` on every margin standard deviation.
+    pub sigma_floor: f64,
+}
+
+impl Default for ExactSettings {
+    fn default() -> Self {
+        ExactSettings {
+            tol: 1e-6,
+            max_iter: 1000,
+            sigma_floor: 1e-8,
+        }
+    }
+}
+
+/// The first floor of the continuation.
+const FIRST_FLOOR: f64 = 0.1;
+/// Intermediate stages stop at this relative gradient norm.
+const STAGE_TOL: f64 = 1e-3;
+
+struct Smooth<'a, 'o, L> {
+    objective: &'o Objective<'a, L>,
+    at: Vec<f64>,
+    curvature: Option<Curvature>,
+}
+
+impl<L: MarginLoss> SmoothFunction for Smooth<'_, '_, L> {
+    fn dim(&self) -> usize {
+        self.objective.dim()
+    }
+    fn value_grad(&mut self, x: &[f64], grad: &mut [f64]) -> f64 {
+        let (v, c) = self.objective.value_grad(x, grad);
+        self.at.clear();
+        self.at.extend_from_slice(x);
+        self.curvature = Some(c);
+        v
+    }
+    fn hess_vec(&self, v: &[f64], out: &mut [f64]) {
+        let c = self.curvature.as_ref().expect("value_grad before hess_vec");
+        self.objective.hess_vec(&self.at, c, v, out);
+    }
+}
+
+/// `‖∇J(0)‖` of the unsmoothed objective: the reference of the relative stopping rule.
+pub fn initial_gradient_norm<L: MarginLoss>(objective: &Objective<'_, L>) -> f64 {
+    let exact = Objective {
+        sigma_floor: 0.0,
+        ..*objective
+    };
+    norm2(&exact.gradient(&vec![0.0; objective.dim()]))
+}
+
+/// Minimises `objective` (its own `sigma_floor` is ignored) from `x0`.
+pub fn solve<L: MarginLoss>(
+    objective: &Objective<'_, L>,
+    x0: Vec<f64>,
+    settings: &ExactSettings,
+) -> (Vec<f64>, SolverReport) {
+    let reference = initial_gradient_norm(objective);
+    let final_floor = settings.sigma_floor;
+    let mut floor = if final_floor > 0.0 {
+        FIRST_FLOOR.max(final_floor)
+    } else {
+        FIRST_FLOOR
+    };
+    let mut x = x0;
+    let mut n_iter = 0;
+    let mut trace = Vec::new();
+    loop {
+        let last = floor <= final_floor || floor == 0.0;
+        let stage = Objective {
+            sigma_floor: floor,
+            ..*objective
+        };
+        let mut smooth = Smooth {
+            objective: &stage,
+            at: Vec::new(),
+            curvature: None,
+        };
+        let tol = if last {
+            settings.tol
+        } else {
+            STAGE_TOL.max(settings.tol)
+        };
+        let result = tron::minimize(
+            &mut smooth,
+            x,
+            TronSettings {
+                tol,
+                gradient_reference: reference,
+                max_iter: settings.max_iter.saturating_sub(n_iter),
+            },
+        );
+        n_iter += result.n_iter;
+        x = result.x;
+        trace.push(result.value);
+        if last || n_iter >= settings.max_iter {
+            let exact = Objective {
+                sigma_floor: 0.0,
+                ..*objective
+            };
+            let report = SolverReport {
+                objective: exact.value(&x),
+                n_iter,
+                converged: last && result.converged,
+                gradient_norm: result.gradient_norm,
+                initial_gradient_norm: reference,
+                sigma_floor: floor,
+                objective_trace: trace,
+            };
+            return (x, report);
+        }
+        floor = if floor_is_negligible(&stage, &x, floor) {
+            final_floor
+        } else {
+            (floor * 0.1).max(final_floor)
+        };
+    }
+}
+
+/// Whether every `σ_i` (without floor) is at least `10⁴ ε`, so that lowering `ε` changes nothing that matters.
+fn floor_is_negligible<L: MarginLoss>(objective: &Objective<'_, L>, x: &[f64], floor: f64) -> bool {
+    let exact = Objective {
+        sigma_floor: 0.0,
+        ..*objective
+    };
+    (0..exact.problem.n_samples()).all(|i| exact.margin(x, i).1 >= 1e4 * floor)
+}

@@ -1,0 +1,31 @@
+//! Solvers. They see an objective only through values, gradients and Hessian-vector products.
+//!
+//! - [`tron`]: trust-region Newton-CG (LIBLINEAR's TRON design) for smooth objectives;
+//! - [`exact`]: the exact linear solver — TRON on the objective with a floor `ε` on every `σ_i`,
+//!   driven down geometrically (continuation) so that zero covariances (the hinge) converge too;
+//! - [`pegasos`]: the thesis' mini-batch stochastic sub-gradient method (Algorithm 1).
+
+pub mod exact;
+pub mod pegasos;
+pub mod tron;
+
+use serde::{Deserialize, Serialize};
+
+/// What a solver reports besides the solution. Non-convergence is reported here, never as an error.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SolverReport {
+    /// The objective at the solution (without any smoothing floor).
+    pub objective: f64,
+    /// Newton iterations (exact), SGD iterations, or alternating rounds' Newton iterations in total.
+    pub n_iter: usize,
+    pub converged: bool,
+    /// `‖∇J‖` at the solution (of the smoothed objective for the exact solver; a sub-gradient for SGD).
+    pub gradient_norm: f64,
+    /// `‖∇J(0)‖`, the reference of the relative stopping rule.
+    pub initial_gradient_norm: f64,
+    /// The final floor `ε` on `σ_i` (0 for SGD).
+    pub sigma_floor: f64,
+    /// The objective after each round (alternating methods) or stage (continuation); monotone for
+    /// the alternating methods.
+    pub objective_trace: Vec<f64>,
+}

@@ -1,0 +1,366 @@
+//! Linear maximum-margin classifiers on uncertain data: LSVM-GSU (in the original space or in linear
+//! subspaces) and the papers' baselines LSVM, LSVM-iso, LSVM-sampling and Power SVM.
+//!
+//! ```
+//! use ndarray::array;
+//! use usvm::{Covariances, Dataset, LinearSvmParams};
+//! let x = array![[1.0, 2.0], [2.0, 3.0], [-1.0, -1.5], [-2.0, -2.0]];
+//! let var = array![[0.1, 0.1], [0.2, 0.1], [0.1, 0.3], [0.1, 0.1]];
+//! let data = Dataset::dense(x, vec![1, 1, 0, 0]).with_covariances(Covariances::diagonal(var));
+//! let fit = LinearSvmParams { lambda: 0.1, ..Default::default() }.fit(&data).unwrap();
+//! assert!(fit.reports[0].converged);
+//! assert_eq!(fit.model.predict(&data.features).unwrap(), vec![1, 1, 0, 0]);
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use super::transform::{power_radii, sample_gaussians, shift_to_ball_optimum};
+use crate::data::{Dataset, Features};
+use crate::error::{Error, Result, invalid};
+use crate::loss::{BallHinge, ExpectedHinge, MarginLoss};
+use crate::model::LinearModel;
+use crate::objective::{Objective, Problem};
+use crate::solver::SolverReport;
+use crate::solver::exact::{self, ExactSettings};
+use crate::solver::pegasos::{self, SgdSettings};
+use crate::uncertainty::{Covariances, NoCovariance};
+
+/// Which linear method to fit. Every method minimises `λ/2‖w‖² + (1/ℓ) Σ c_i L_i`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "name")]
+pub enum LinearMethod {
+    /// LSVM-GSU: the expected hinge loss under each example's Gaussian.
+    Gsu,
+    /// LSVM-GSU learnt in per-example linear subspaces keeping a fraction `p` of the variance.
+    GsuSubspace { variance_fraction: f64 },
+    /// LSVM: the hinge loss on the means; covariances are ignored.
+    Hinge,
+    /// LSVM-iso: GSU with every `Σ_i` replaced by `(tr Σ_i / n) I`.
+    Iso,
+    /// LSVM-sampling: the hinge loss on `samples` draws from each Gaussian (weight `c_i / samples` each).
+    Sampling { samples: usize, seed: u64 },
+    /// Power SVM: the hinge at the best point of a ball of radius `r_i = scale · √(tr Σ_i / n)`.
+    Power { radius_scale: f64 },
+}
+
+impl LinearMethod {
+    /// The CLI name of the method.
+    pub fn cli_name(&self) -> &'static str {
+        match self {
+            LinearMethod::Gsu | LinearMethod::GsuSubspace { .. } => "gsu",
+            LinearMethod::Hinge => "hinge",
+            LinearMethod::Iso => "iso",
+            LinearMethod::Sampling { .. } => "sampling",
+            LinearMethod::Power { .. } => "power",
+        }
+    }
+}
+
+/// Which solver to use.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "name")]
+pub enum Solver {
+    /// Trust-region Newton-CG with a vanishing floor on `σ_i` (see [`crate::solver::exact`]).
+    Exact(ExactSettings),
+    /// The thesis' mini-batch SGD (Algorithm 1).
+    Sgd(SgdSettings),
+}
+
+/// Settings of a linear classifier: plain data, validated in [`LinearSvmParams::fit`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinearSvmParams {
+    pub method: LinearMethod,
+    /// `λ > 0` in `λ/2‖w‖²` (`C = 1/(λℓ)`).
+    pub lambda: f64,
+    pub fit_intercept: bool,
+    pub solver: Solver,
+    /// Power SVM only: maximum alternating rounds.
+    pub max_rounds: usize,
+}
+
+impl Default for LinearSvmParams {
+    fn default() -> Self {
+        LinearSvmParams {
+            method: LinearMethod::Gsu,
+            lambda: 1e-2,
+            fit_intercept: true,
+            solver: Solver::Exact(ExactSettings::default()),
+            max_rounds: 100,
+        }
+    }
+}
+
+/// What fitting one binary problem reports.
+pub type FitReport = SolverReport;
+
+/// A fitted model and one report per binary problem (one, or one per class for one-vs-rest).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinearFit {
+    pub model: LinearModel,
+    pub reports: Vec<FitReport>,
+}
+
+/// The method's inputs to the objective.
+struct Prepared {
+    features: Features,
+    covariances: Covariances,
+    weights: Option<Vec<f64>>,
+    /// The example each row comes from.
+    source: Vec<usize>,
+}
+
+impl LinearSvmParams {
+    fn validate(&self) -> Result<()> {
+        if !(self.lambda > 0.0 && self.lambda.is_finite()) {
+            return Err(invalid(
+                "lambda",
+                self.lambda,
+                "must be positive and finite",
+            ));
+        }
+        match self.method {
+            LinearMethod::GsuSubspace {
+                variance_fraction: p,
+            } if !(p > 0.0 && p <= 1.0) => {
+                return Err(invalid("subspace_variance", p, "must be in (0, 1]"));
+            }
+            LinearMethod::Sampling { samples: 0, .. } => {
+                return Err(invalid("samples", 0, "must be at least 1"));
+            }
+            LinearMethod::Power { radius_scale: r } if !(r >= 0.0 && r.is_finite()) => {
+                return Err(invalid(
+                    "radius_scale",
+                    r,
+                    "must be finite and non-negative",
+                ));
+            }
+            _ => {}
+        }
+        match self.solver {
+            Solver::Exact(s) => {
+                if !(s.tol > 0.0 && s.tol.is_finite()) {
+                    return Err(invalid("tol", s.tol, "must be positive and finite"));
+                }
+                if !(s.sigma_floor >= 0.0 && s.sigma_floor.is_finite()) {
+                    return Err(invalid(
+                        "sigma_floor",
+                        s.sigma_floor,
+                        "must be finite and non-negative",
+                    ));
+                }
+            }
+            Solver::Sgd(s) => {
+                if s.iterations == 0 {
+                    return Err(invalid("iterations", 0, "must be at least 1"));
+                }
+                if s.batch == 0 {
+                    return Err(invalid("batch", 0, "must be at least 1"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Fits the classifier: binary for two classes (`classes[1]` positive), one-vs-rest otherwise.
+    pub fn fit(&self, data: &Dataset) -> Result<LinearFit> {
+        self.validate()?;
+        data.validate()?;
+        let prepared = self.prepare(data)?;
+        let classes = data.classes();
+        let positives: Vec<i64> = if classes.len() == 2 {
+            vec![classes[1]]
+        } else {
+            classes.clone()
+        };
+        let mut coef = ndarray::Array2::zeros((positives.len(), data.n_features()));
+        let mut intercept = Vec::with_capacity(positives.len());
+        let mut reports = Vec::with_capacity(positives.len());
+        for (k, &positive) in positives.iter().enumerate() {
+            let y: Vec<f64> = prepared
+                .source
+                .iter()
+                .map(|&i| {
+                    if data.labels[i] == positive {
+                        1.0
+                    } else {
+                        -1.0
+                    }
+                })
+                .collect();
+            let (theta, report) = self.fit_binary(&prepared, &y)?;
+            coef.row_mut(k)
+                .assign(&ndarray::ArrayView1::from(&theta[..data.n_features()]));
+            intercept.push(if self.fit_intercept {
+                theta[data.n_features()]
+            } else {
+                0.0
+            });
+            reports.push(report);
+        }
+        Ok(LinearFit {
+            model: LinearModel {
+                classes,
+                coef,
+                intercept,
+            },
+            reports,
+        })
+    }
+
+    fn prepare(&self, data: &Dataset) -> Result<Prepared> {
+        let l = data.n_samples();
+        let identity = || (0..l).collect::<Vec<_>>();
+        Ok(match &self.method {
+            LinearMethod::Gsu => Prepared {
+                features: data.features.clone(),
+                covariances: data.covariances.clone(),
+                weights: data.weights.clone(),
+                source: identity(),
+            },
+            LinearMethod::GsuSubspace { variance_fraction } => {
+                let (features, covariances) =
+                    super::project_to_subspaces(data, *variance_fraction)?;
+                Prepared {
+                    features,
+                    covariances,
+                    weights: data.weights.clone(),
+                    source: identity(),
+                }
+            }
+            LinearMethod::Hinge => Prepared {
+                features: data.features.clone(),
+                covariances: Covariances::None,
+                weights: data.weights.clone(),
+                source: identity(),
+            },
+            LinearMethod::Iso => Prepared {
+                features: data.features.clone(),
+                covariances: data.covariances.to_isotropic(l, data.n_features()),
+                weights: data.weights.clone(),
+                source: identity(),
+            },
+            LinearMethod::Sampling { samples, seed } => {
+                // (1/ℓ) Σ_i c_i · (1/N) Σ_s L_is is the mean over the ℓN rows of c_i L_is: same λ, same weights.
+                let source: Vec<usize> = (0..l)
+                    .flat_map(|i| std::iter::repeat_n(i, *samples))
+                    .collect();
+                let weights = data
+                    .weights
+                    .as_ref()
+                    .map(|w| source.iter().map(|&i| w[i]).collect());
+                Prepared {
+                    features: sample_gaussians(data, *samples, *seed),
+                    covariances: Covariances::None,
+                    weights,
+                    source,
+                }
+            }
+            LinearMethod::Power { radius_scale } => Prepared {
+                features: data.features.clone(),
+                covariances: power_radii(data, *radius_scale),
+                weights: data.weights.clone(),
+                source: identity(),
+            },
+        })
+    }
+
+    fn fit_binary(&self, prepared: &Prepared, y: &[f64]) -> Result<(Vec<f64>, FitReport)> {
+        let problem = Problem {
+            features: &prepared.features,
+            y,
+            weights: prepared.weights.as_deref(),
+            covariances: prepared.covariances.as_dyn(),
+        };
+        let lambda = self.lambda;
+        match self.method {
+            LinearMethod::Power { .. } => self.fit_power(problem, lambda, &prepared.covariances),
+            _ => Ok(self.run_solver(problem, ExpectedHinge, lambda, None)),
+        }
+    }
+
+    fn objective<'a, L: MarginLoss>(
+        &self,
+        problem: Problem<'a>,
+        loss: L,
+        lambda: f64,
+    ) -> Objective<'a, L> {
+        Objective {
+            fit_intercept: self.fit_intercept,
+            ..Objective::new(problem, loss, lambda)
+        }
+    }
+
+    fn run_solver<L: MarginLoss>(
+        &self,
+        problem: Problem<'_>,
+        loss: L,
+        lambda: f64,
+        start: Option<Vec<f64>>,
+    ) -> (Vec<f64>, FitReport) {
+        let objective = self.objective(problem, loss, lambda);
+        match self.solver {
+            Solver::Exact(settings) => exact::solve(
+                &objective,
+                start.unwrap_or_else(|| vec![0.0; objective.dim()]),
+                &settings,
+            ),
+            Solver::Sgd(settings) => {
+                pegasos::solve(&objective, &settings, ExactSettings::default().tol)
+            }
+        }
+    }
+
+    /// Power SVM / TSVC eq. 7 by alternating optimisation (Bi & Zhang, Algorithm 1): fix the perturbations
+    /// `Δx_i = y_i r_i w/‖w‖` and solve a hinge SVM on `x_i + Δx_i`; repeat while the objective decreases.
+    /// Each round cannot increase the objective, and the trace records it. With the SGD solver the
+    /// non-convex objective is run through Algorithm 1 directly.
+    fn fit_power(
+        &self,
+        problem: Problem<'_>,
+        lambda: f64,
+        radii: &Covariances,
+    ) -> Result<(Vec<f64>, FitReport)> {
+        let power = self.objective(problem, BallHinge, lambda);
+        if let Solver::Sgd(_) = self.solver {
+            return Ok(self.run_solver(problem, BallHinge, lambda, None));
+        }
+        let radii2 = match radii {
+            Covariances::Isotropic(c) => &c.variances,
+            _ => return Err(Error::Numerical("Power SVM radii must be isotropic".into())),
+        };
+        let hinge = |features: &Features, start: Option<Vec<f64>>| {
+            let p = Problem {
+                features,
+                covariances: &NoCovariance,
+                ..problem
+            };
+            self.run_solver(p, ExpectedHinge, lambda, start)
+        };
+        let (mut theta, mut report) = hinge(problem.features, None);
+        let mut value = power.value(&theta);
+        let mut trace = vec![value];
+        let mut n_iter = report.n_iter;
+        let n = problem.n_features();
+        for _ in 0..self.max_rounds {
+            let shifted = shift_to_ball_optimum(problem.features, problem.y, radii2, &theta[..n]);
+            let (next, next_report) = hinge(&shifted, Some(theta.clone()));
+            n_iter += next_report.n_iter;
+            let next_value = power.value(&next);
+            if !(next_value < value) {
+                break;
+            }
+            let decrease = value - next_value;
+            theta = next;
+            report = next_report;
+            value = next_value;
+            trace.push(value);
+            if decrease <= 1e-10 * value.abs() {
+                break;
+            }
+        }
+        report.objective = value;
+        report.n_iter = n_iter;
+        report.objective_trace = trace;
+        Ok((theta, report))
+    }
+}

@@ -1,0 +1,8 @@
+//! Estimators: plain-data `*Params` validated at the top of `fit`, returning a separate fitted model.
+
+mod linear;
+mod subspace;
+mod transform;
+
+pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
+pub use subspace::project_to_subspaces;

@@ -1,0 +1,74 @@
+//! How each linear method turns the training data into the inputs of the one objective.
+
+use rand::SeedableRng;
+use rand_distr::{Distribution, StandardNormal};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::data::{Dataset, Features};
+use crate::uncertainty::Covariances;
+
+/// Sampling: `samples` draws from every `N(x_i, Σ_i)`, as plain vectors (LSVM-sampling, thesis 3.3).
+/// Row `r` of the result comes from example `r / samples`. Seeded: same seed, same samples.
+pub fn sample_gaussians(data: &Dataset, samples: usize, seed: u64) -> Features {
+    let (l, n) = (data.n_samples(), data.n_features());
+    let factors = data.covariances.to_low_rank(l, n);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut out = ndarray::Array2::zeros((l * samples, n));
+    for i in 0..l {
+        let mean = data.features.row_dense(i);
+        let f = &factors.factors[i];
+        let diag = factors.diagonal_row(i);
+        for s in 0..samples {
+            let mut row = out.row_mut(i * samples + s);
+            let row = row.as_slice_mut().expect("standard layout");
+            row.copy_from_slice(&mean);
+            for k in 0..f.ncols() {
+                let z: f64 = StandardNormal.sample(&mut rng);
+                for (o, &u) in row.iter_mut().zip(f.column(k).iter()) {
+                    *o += z * u;
+                }
+            }
+            if let Some(d) = diag {
+                for (o, &v) in row.iter_mut().zip(d) {
+                    let z: f64 = StandardNormal.sample(&mut rng);
+                    *o += z * v.sqrt();
+                }
+            }
+        }
+    }
+    Features::Dense(out)
+}
+
+/// Power SVM radii: `r_i² = scale² · tr Σ_i / n`, the variance of the Frobenius-nearest isotropic
+/// Gaussian, as isotropic "covariances" so that `σ_i = r_i ‖w‖`.
+pub fn power_radii(data: &Dataset, scale: f64) -> Covariances {
+    match data
+        .covariances
+        .to_isotropic(data.n_samples(), data.n_features())
+    {
+        Covariances::Isotropic(mut c) => {
+            c.variances.iter_mut().for_each(|v| *v *= scale * scale);
+            Covariances::Isotropic(c)
+        }
+        _ => Covariances::isotropic(vec![0.0; data.n_samples()]),
+    }
+}
+
+/// The means moved to the best point of their balls for the direction `u = w/‖w‖`:
+/// `x_i + y_i r_i u` (Bi & Zhang, Lemma 1).
+pub fn shift_to_ball_optimum(
+    features: &Features,
+    y: &[f64],
+    radii2: &[f64],
+    w: &[f64],
+) -> Features {
+    let norm = crate::data::norm2(w);
+    let mut x = features.to_dense();
+    if norm > 0.0 {
+        for (i, mut row) in x.rows_mut().into_iter().enumerate() {
+            let a = y[i] * radii2[i].sqrt() / norm;
+            row.iter_mut().zip(w).for_each(|(xj, wj)| *xj += a * wj);
+        }
+    }
+    Features::Dense(x)
+}

@@ -1,0 +1,95 @@
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+
+use super::{Covariance, check_variances, dot3};
+use crate::data::CsrMatrix;
+use crate::error::{Error, Result};
+
+/// `Σ_i = diag(v_i)`, the variances stored densely as an `ℓ × n` array.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Diagonal {
+    pub variances: Array2<f64>,
+}
+
+impl Diagonal {
+    #[inline]
+    fn row(&self, i: usize) -> &[f64] {
+        self.variances.row(i).to_slice().expect("standard layout")
+    }
+
+    pub(super) fn validate(&self, n_features: usize) -> Result<()> {
+        if self.variances.ncols() != n_features {
+            return Err(Error::DimensionMismatch {
+                what: "diagonal covariances (features)",
+                expected: n_features,
+                found: self.variances.ncols(),
+            });
+        }
+        if !self.variances.is_standard_layout() {
+            return Err(Error::Numerical(
+                "diagonal covariances must be in row-major layout".into(),
+            ));
+        }
+        for (i, row) in self.variances.rows().into_iter().enumerate() {
+            check_variances(i, row.iter())?;
+        }
+        Ok(())
+    }
+}
+
+impl Covariance for Diagonal {
+    #[inline]
+    fn bilinear(&self, i: usize, u: &[f64], v: &[f64]) -> f64 {
+        dot3(self.row(i), u, v)
+    }
+    #[inline]
+    fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]) {
+        for ((o, s), x) in out.iter_mut().zip(self.row(i)).zip(v) {
+            *o += alpha * s * x;
+        }
+    }
+    fn trace(&self, i: usize, _: usize) -> f64 {
+        self.row(i).iter().sum()
+    }
+}
+
+/// `Σ_i = diag(v_i)` with the variances stored sparsely (absent entries are zero).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SparseDiagonal {
+    pub variances: CsrMatrix,
+}
+
+impl SparseDiagonal {
+    pub(super) fn validate(&self, n_features: usize) -> Result<()> {
+        if self.variances.n_cols != n_features {
+            return Err(Error::DimensionMismatch {
+                what: "diagonal covariances (features)",
+                expected: n_features,
+                found: self.variances.n_cols,
+            });
+        }
+        self.variances.validate("variances")?;
+        for i in 0..self.variances.n_rows() {
+            check_variances(i, self.variances.row(i).1)?;
+        }
+        Ok(())
+    }
+}
+
+impl Covariance for SparseDiagonal {
+    #[inline]
+    fn bilinear(&self, i: usize, u: &[f64], v: &[f64]) -> f64 {
+        let (idx, var) = self.variances.row(i);
+        idx.iter().zip(var).map(|(&j, &s)| s * u[j] * v[j]).sum()
+    }
+    #[inline]
+    fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]) {
+        let (idx, var) = self.variances.row(i);
+        for (&j, &s) in idx.iter().zip(var) {
+            out[j] += alpha * s * v[j];
+        }
+    }
+    fn trace(&self, i: usize, _: usize) -> f64 {
+        self.variances.row(i).1.iter().sum()
+    }
+}

@@ -1,0 +1,36 @@
+use serde::{Deserialize, Serialize};
+
+use super::{Covariance, check_variances};
+use crate::data::dot;
+use crate::error::Result;
+
+/// `Σ_i = s_i² I` (LSVM-iGSU, LSVM-iso, and the squared radii of Power SVM).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Isotropic {
+    /// `s_i²` per example.
+    pub variances: Vec<f64>,
+}
+
+impl Isotropic {
+    pub(super) fn validate(&self) -> Result<()> {
+        for (i, v) in self.variances.iter().enumerate() {
+            check_variances(i, [v])?;
+        }
+        Ok(())
+    }
+}
+
+impl Covariance for Isotropic {
+    fn bilinear(&self, i: usize, u: &[f64], v: &[f64]) -> f64 {
+        self.variances[i] * dot(u, v)
+    }
+    fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]) {
+        crate::data::axpy(alpha * self.variances[i], v, out);
+    }
+    fn trace(&self, i: usize, n_features: usize) -> f64 {
+        self.variances[i] * n_features as f64
+    }
+    fn is_zero(&self) -> bool {
+        self.variances.iter().all(|&v| v == 0.0)
+    }
+}

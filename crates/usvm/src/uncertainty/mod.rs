@@ -1,0 +1,267 @@
+//! Per-example covariances `Σ_i` behind one small trait.
+//!
+//! The objective only ever needs `uᵀΣ_i v` (hence `σ_i² = wᵀΣ_i w`) and `Σ_i v`; each storage form
+//! implements them at its own cost:
+//!
+//! | form | storage per example | `wᵀΣw` |
+//! |---|---|---|
+//! | [`NoCovariance`] (Σ = 0) | 0 | O(1) |
+//! | [`Isotropic`] `s² I` | 1 | O(n) |
+//! | [`Diagonal`] / [`SparseDiagonal`] | n / nnz | O(n) / O(nnz) |
+//! | [`LowRank`] `U Uᵀ + diag(v)` | n·r + n | O(n r) |
+//! | [`Full`] | n² | O(n²) |
+//!
+//! ```
+//! use usvm::uncertainty::{Covariance, Covariances};
+//! let cov = Covariances::isotropic(vec![4.0]);
+//! assert_eq!(cov.as_dyn().quad_form(0, &[1.0, 1.0]), 8.0); // 4·‖w‖²
+//! ```
+
+mod diagonal;
+mod full;
+mod isotropic;
+mod low_rank;
+
+pub use diagonal::{Diagonal, SparseDiagonal};
+pub use full::Full;
+pub use isotropic::Isotropic;
+pub use low_rank::LowRank;
+
+pub(crate) use full::symmetric_eigen as full_eigen;
+
+use ndarray::{Array2, Array3};
+use serde::{Deserialize, Serialize};
+
+use crate::data::CsrMatrix;
+use crate::error::{Error, Result};
+
+/// The operations the objective needs from example `i`'s covariance.
+pub trait Covariance: Sync {
+    /// `uᵀ Σ_i v`.
+    fn bilinear(&self, i: usize, u: &[f64], v: &[f64]) -> f64;
+    /// `wᵀ Σ_i w`, the variance of the margin `wᵀX` when `X ~ N(x_i, Σ_i)`.
+    fn quad_form(&self, i: usize, w: &[f64]) -> f64 {
+        self.bilinear(i, w, w)
+    }
+    /// `out += alpha · Σ_i v`.
+    fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]);
+    /// `tr Σ_i` (`n_features` is needed by the isotropic form only).
+    fn trace(&self, i: usize, n_features: usize) -> f64;
+    /// Whether every `Σ_i` is zero (then the expected hinge loss is the hinge loss).
+    fn is_zero(&self) -> bool {
+        false
+    }
+}
+
+/// Σ_i = 0 for every example: plain vectors.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct NoCovariance;
+
+impl Covariance for NoCovariance {
+    fn bilinear(&self, _: usize, _: &[f64], _: &[f64]) -> f64 {
+        0.0
+    }
+    fn apply_add(&self, _: usize, _: f64, _: &[f64], _: &mut [f64]) {}
+    fn trace(&self, _: usize, _: usize) -> f64 {
+        0.0
+    }
+    fn is_zero(&self) -> bool {
+        true
+    }
+}
+
+/// The covariances of a whole training set, in one of the five storage forms.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub enum Covariances {
+    #[default]
+    None,
+    Isotropic(Isotropic),
+    Diagonal(Diagonal),
+    SparseDiagonal(SparseDiagonal),
+    LowRank(LowRank),
+    Full(Full),
+}
+
+impl Covariances {
+    /// `Σ_i = s_i² I` from the variances `s_i²`.
+    pub fn isotropic(variances: Vec<f64>) -> Self {
+        Covariances::Isotropic(Isotropic { variances })
+    }
+    /// `Σ_i = diag(v_i)` from an `ℓ × n` array of variances.
+    pub fn diagonal(variances: Array2<f64>) -> Self {
+        Covariances::Diagonal(Diagonal { variances })
+    }
+    /// Sparse diagonal variances (absent entries are zero).
+    pub fn sparse_diagonal(variances: CsrMatrix) -> Self {
+        Covariances::SparseDiagonal(SparseDiagonal { variances })
+    }
+    /// `Σ_i = U_i U_iᵀ + diag(v_i)`, `U_i` of shape `n × r_i`.
+    pub fn low_rank(factors: Vec<Array2<f64>>, diagonal: Option<Array2<f64>>) -> Self {
+        Covariances::LowRank(LowRank { factors, diagonal })
+    }
+    /// Dense `ℓ × n × n` covariances.
+    pub fn full(matrices: Array3<f64>) -> Self {
+        Covariances::Full(Full { matrices })
+    }
+
+    /// The storage form as the trait the objective uses.
+    pub fn as_dyn(&self) -> &dyn Covariance {
+        match self {
+            Covariances::None => &NoCovariance,
+            Covariances::Isotropic(c) => c,
+            Covariances::Diagonal(c) => c,
+            Covariances::SparseDiagonal(c) => c,
+            Covariances::LowRank(c) => c,
+            Covariances::Full(c) => c,
+        }
+    }
+
+    /// A short name of the form: `none`, `iso`, `diag`, `lowrank`, `full` (the CLI's `--cov-type`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Covariances::None => "none",
+            Covariances::Isotropic(_) => "iso",
+            Covariances::Diagonal(_) | Covariances::SparseDiagonal(_) => "diag",
+            Covariances::LowRank(_) => "lowrank",
+            Covariances::Full(_) => "full",
+        }
+    }
+
+    /// Number of examples stored (`None` fits any number).
+    pub fn n_samples(&self) -> Option<usize> {
+        match self {
+            Covariances::None => None,
+            Covariances::Isotropic(c) => Some(c.variances.len()),
+            Covariances::Diagonal(c) => Some(c.variances.nrows()),
+            Covariances::SparseDiagonal(c) => Some(c.variances.n_rows()),
+            Covariances::LowRank(c) => Some(c.factors.len()),
+            Covariances::Full(c) => Some(c.matrices.shape()[0]),
+        }
+    }
+
+    /// Checks shape against `ℓ × n`, finiteness, non-negative variances, symmetry and PSD.
+    pub fn validate(&self, n_samples: usize, n_features: usize) -> Result<()> {
+        if let Some(found) = self.n_samples() {
+            if found != n_samples {
+                return Err(Error::DimensionMismatch {
+                    what: "covariances (examples)",
+                    expected: n_samples,
+                    found,
+                });
+            }
+        }
+        match self {
+            Covariances::None => Ok(()),
+            Covariances::Isotropic(c) => c.validate(),
+            Covariances::Diagonal(c) => c.validate(n_features),
+            Covariances::SparseDiagonal(c) => c.validate(n_features),
+            Covariances::LowRank(c) => c.validate(n_features),
+            Covariances::Full(c) => c.validate(n_features),
+        }
+    }
+
+    /// LSVM-iso: the Frobenius-nearest isotropic matrix `(tr Σ_i / n) I` of every example.
+    pub fn to_isotropic(&self, n_samples: usize, n_features: usize) -> Covariances {
+        if matches!(self, Covariances::None) {
+            return Covariances::None;
+        }
+        let c = self.as_dyn();
+        Covariances::isotropic(
+            (0..n_samples)
+                .map(|i| c.trace(i, n_features) / n_features as f64)
+                .collect(),
+        )
+    }
+
+    /// The same covariances in factored form `F_i F_iᵀ + diag(v_i)` (full matrices through their
+    /// eigen-decomposition, negative round-off eigenvalues clipped), for drawing samples.
+    pub fn to_low_rank(&self, n_samples: usize, n_features: usize) -> LowRank {
+        let zeros = || Array2::zeros((n_features, 0));
+        match self {
+            Covariances::None => LowRank {
+                factors: vec![zeros(); n_samples],
+                diagonal: None,
+            },
+            Covariances::Isotropic(c) => LowRank {
+                factors: vec![zeros(); n_samples],
+                diagonal: Some(Array2::from_shape_fn((n_samples, n_features), |(i, _)| {
+                    c.variances[i]
+                })),
+            },
+            Covariances::Diagonal(c) => LowRank {
+                factors: vec![zeros(); n_samples],
+                diagonal: Some(c.variances.clone()),
+            },
+            Covariances::SparseDiagonal(c) => LowRank {
+                factors: vec![zeros(); n_samples],
+                diagonal: Some(c.variances.to_dense()),
+            },
+            Covariances::LowRank(c) => c.clone(),
+            Covariances::Full(c) => c.to_low_rank(),
+        }
+    }
+
+    /// The covariances of examples `idx`, in that order.
+    pub fn select(&self, idx: &[usize]) -> Covariances {
+        match self {
+            Covariances::None => Covariances::None,
+            Covariances::Isotropic(c) => {
+                Covariances::isotropic(idx.iter().map(|&i| c.variances[i]).collect())
+            }
+            Covariances::Diagonal(c) => {
+                Covariances::diagonal(c.variances.select(ndarray::Axis(0), idx))
+            }
+            Covariances::SparseDiagonal(c) => {
+                match crate::data::Features::Sparse(c.variances.clone()).select_rows(idx) {
+                    crate::data::Features::Sparse(m) => Covariances::sparse_diagonal(m),
+                    crate::data::Features::Dense(_) => {
+                        unreachable!("select_rows keeps the storage form")
+                    }
+                }
+            }
+            Covariances::LowRank(c) => Covariances::low_rank(
+                idx.iter().map(|&i| c.factors[i].clone()).collect(),
+                c.diagonal.as_ref().map(|d| d.select(ndarray::Axis(0), idx)),
+            ),
+            Covariances::Full(c) => Covariances::full(c.matrices.select(ndarray::Axis(0), idx)),
+        }
+    }
+}
+
+/// `Σ_j a_j b_j c_j` — the diagonal bilinear form.
+#[inline]
+pub(crate) fn dot3(a: &[f64], b: &[f64], c: &[f64]) -> f64 {
+    let n = a.len().min(b.len()).min(c.len());
+    let (a, b, c) = (&a[..n], &b[..n], &c[..n]);
+    let mut acc = [0.0; 4];
+    let chunks = n / 4;
+    for k in 0..chunks {
+        for l in 0..4 {
+            acc[l] += a[4 * k + l] * b[4 * k + l] * c[4 * k + l];
+        }
+    }
+    let mut tail = 0.0;
+    for k in 4 * chunks..n {
+        tail += a[k] * b[k] * c[k];
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+pub(crate) fn check_variances<'a>(
+    index: usize,
+    values: impl IntoIterator<Item = &'a f64>,
+) -> Result<()> {
+    for &v in values {
+        if !v.is_finite() {
+            return Err(Error::NonFinite {
+                what: "variances",
+                index,
+                value: v,
+            });
+        }
+        if v < 0.0 {
+            return Err(Error::NegativeVariance { index, value: v });
+        }
+    }
+    Ok(())
+}
