@@ -19,12 +19,8 @@ pub struct CsrMatrix {
 impl CsrMatrix {
     /// Builds a CSR matrix from rows of `(column, value)` pairs; columns must be `< n_cols`.
     pub fn from_rows(n_cols: usize, rows: &[Vec<(usize, f64)>]) -> Result<Self> {
-        let mut m = CsrMatrix {
-            n_cols,
-            indptr: Vec::with_capacity(rows.len() + 1),
-            indices: Vec::new(),
-            values: Vec::new(),
-        };
+        let mut m =
+            CsrMatrix { n_cols, indptr: Vec::with_capacity(rows.len() + 1), indices: Vec::new(), values: Vec::new() };
         m.indptr.push(0);
         for row in rows {
             for &(j, v) in row {
@@ -73,26 +69,16 @@ impl CsrMatrix {
             && *self.indptr.last().unwrap() == self.indices.len()
             && self.indices.len() == self.values.len();
         if !ok {
-            return Err(Error::Numerical(format!(
-                "malformed CSR structure in {what}"
-            )));
+            return Err(Error::Numerical(format!("malformed CSR structure in {what}")));
         }
         for i in 0..self.n_rows() {
             let (idx, val) = self.row(i);
             for (&j, &v) in idx.iter().zip(val) {
                 if j >= self.n_cols {
-                    return Err(Error::DimensionMismatch {
-                        what,
-                        expected: self.n_cols,
-                        found: j + 1,
-                    });
+                    return Err(Error::DimensionMismatch { what, expected: self.n_cols, found: j + 1 });
                 }
                 if !v.is_finite() {
-                    return Err(Error::NonFinite {
-                        what,
-                        index: i,
-                        value: v,
-                    });
+                    return Err(Error::NonFinite { what, index: i, value: v });
                 }
             }
         }
@@ -184,17 +170,11 @@ impl Features {
         match self {
             Features::Dense(a) => {
                 if !a.is_standard_layout() {
-                    return Err(Error::Numerical(
-                        "dense features must be in row-major layout".into(),
-                    ));
+                    return Err(Error::Numerical("dense features must be in row-major layout".into()));
                 }
                 for (i, row) in a.rows().into_iter().enumerate() {
                     if let Some(&v) = row.iter().find(|v| !v.is_finite()) {
-                        return Err(Error::NonFinite {
-                            what: "features",
-                            index: i,
-                            value: v,
-                        });
+                        return Err(Error::NonFinite { what: "features", index: i, value: v });
                     }
                 }
                 Ok(())
@@ -217,12 +197,7 @@ pub struct Dataset {
 impl Dataset {
     /// A dataset with dense means and no uncertainty.
     pub fn dense(features: Array2<f64>, labels: Vec<i64>) -> Self {
-        Dataset {
-            features: Features::Dense(features),
-            labels,
-            weights: None,
-            covariances: Covariances::None,
-        }
+        Dataset { features: Features::Dense(features), labels, weights: None, covariances: Covariances::None }
     }
 
     pub fn with_covariances(mut self, covariances: Covariances) -> Self {
@@ -256,10 +231,7 @@ impl Dataset {
         Dataset {
             features: self.features.select_rows(idx),
             labels: idx.iter().map(|&i| self.labels[i]).collect(),
-            weights: self
-                .weights
-                .as_ref()
-                .map(|w| idx.iter().map(|&i| w[i]).collect()),
+            weights: self.weights.as_ref().map(|w| idx.iter().map(|&i| w[i]).collect()),
             covariances: self.covariances.select(idx),
         }
     }
@@ -274,33 +246,18 @@ impl Dataset {
             return Err(Error::Empty("no features"));
         }
         if self.labels.len() != n {
-            return Err(Error::DimensionMismatch {
-                what: "labels",
-                expected: n,
-                found: self.labels.len(),
-            });
+            return Err(Error::DimensionMismatch { what: "labels", expected: n, found: self.labels.len() });
         }
         self.features.validate()?;
         if let Some(w) = &self.weights {
             if w.len() != n {
-                return Err(Error::DimensionMismatch {
-                    what: "weights",
-                    expected: n,
-                    found: w.len(),
-                });
+                return Err(Error::DimensionMismatch { what: "weights", expected: n, found: w.len() });
             }
-            if let Some((i, &v)) = w
-                .iter()
-                .enumerate()
-                .find(|(_, v)| !(v.is_finite() && **v >= 0.0))
-            {
+            if let Some((i, &v)) = w.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v >= 0.0)) {
                 return Err(Error::InvalidWeight { index: i, value: v });
             }
             if w.iter().all(|&v| v == 0.0) {
-                return Err(Error::InvalidWeight {
-                    index: 0,
-                    value: 0.0,
-                });
+                return Err(Error::InvalidWeight { index: 0, value: 0.0 });
             }
         }
         self.covariances.validate(n, self.n_features())?;

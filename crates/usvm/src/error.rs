@@ -9,44 +9,23 @@ pub enum Error {
     #[error("empty input: {0}")]
     Empty(&'static str),
     #[error("dimension mismatch in {what}: expected {expected}, found {found}")]
-    DimensionMismatch {
-        what: &'static str,
-        expected: usize,
-        found: usize,
-    },
+    DimensionMismatch { what: &'static str, expected: usize, found: usize },
     #[error("non-finite value {value} in {what} (example {index})")]
-    NonFinite {
-        what: &'static str,
-        index: usize,
-        value: f64,
-    },
+    NonFinite { what: &'static str, index: usize, value: f64 },
     #[error("negative variance {value} in covariance of example {index}")]
     NegativeVariance { index: usize, value: f64 },
     #[error(
         "covariance of example {index} is not symmetric: entry ({row},{col}) differs from its transpose by {difference}"
     )]
-    AsymmetricCovariance {
-        index: usize,
-        row: usize,
-        col: usize,
-        difference: f64,
-    },
-    #[error(
-        "covariance of example {index} is not positive semi-definite: smallest eigenvalue {eigenvalue}"
-    )]
+    AsymmetricCovariance { index: usize, row: usize, col: usize, difference: f64 },
+    #[error("covariance of example {index} is not positive semi-definite: smallest eigenvalue {eigenvalue}")]
     NotPositiveSemidefinite { index: usize, eigenvalue: f64 },
     #[error("a single class ({label}) in the training labels: at least two are needed")]
     SingleClass { label: i64 },
-    #[error(
-        "invalid weight {value} for example {index}: weights must be finite and non-negative, not all zero"
-    )]
+    #[error("invalid weight {value} for example {index}: weights must be finite and non-negative, not all zero")]
     InvalidWeight { index: usize, value: f64 },
     #[error("invalid parameter {name} = {value}: {reason}")]
-    InvalidParameter {
-        name: &'static str,
-        value: String,
-        reason: &'static str,
-    },
+    InvalidParameter { name: &'static str, value: String, reason: &'static str },
     #[error("invalid model file: {0}")]
     Format(String),
     #[error("numerical failure: {0}")]
@@ -56,9 +35,5 @@ pub enum Error {
 pub type Result<T> = std::result::Result<T, Error>;
 
 pub(crate) fn invalid(name: &'static str, value: impl ToString, reason: &'static str) -> Error {
-    Error::InvalidParameter {
-        name,
-        value: value.to_string(),
-        reason,
-    }
+    Error::InvalidParameter { name, value: value.to_string(), reason }
 }

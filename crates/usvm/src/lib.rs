@@ -19,9 +19,12 @@
 //! assert!(gsu.reports[0].converged && lsvm.reports[0].converged);
 //! ```
 
+pub mod calibration;
 pub mod data;
 pub mod error;
+pub mod io;
 pub mod loss;
+pub mod metrics;
 pub mod model;
 pub mod objective;
 pub mod solver;

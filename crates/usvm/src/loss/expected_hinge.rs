@@ -18,11 +18,7 @@ impl MarginLoss for ExpectedHinge {
 
     #[inline]
     fn value(&self, d: f64, sigma: f64) -> f64 {
-        if sigma > 0.0 {
-            sigma_g(d, sigma)
-        } else {
-            d.max(0.0)
-        }
+        if sigma > 0.0 { sigma_g(d, sigma) } else { d.max(0.0) }
     }
 
     #[inline]
@@ -35,23 +31,11 @@ impl MarginLoss for ExpectedHinge {
             } else {
                 (0.5, super::special::INV_SQRT_2PI)
             };
-            return LossDerivatives {
-                value: d.max(0.0),
-                d: dl,
-                s: sl,
-                ..Default::default()
-            };
+            return LossDerivatives { value: d.max(0.0), d: dl, s: sl, ..Default::default() };
         }
         let t = d / sigma;
         let pdf = norm_pdf(t);
         let c = pdf / sigma;
-        LossDerivatives {
-            value: sigma_g(d, sigma),
-            d: norm_cdf(t),
-            s: pdf,
-            dd: c,
-            ds: -c * t,
-            ss: c * t * t,
-        }
+        LossDerivatives { value: sigma_g(d, sigma), d: norm_cdf(t), s: pdf, dd: c, ds: -c * t, ss: c * t * t }
     }
 }

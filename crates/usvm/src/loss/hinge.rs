@@ -12,11 +12,7 @@ impl MarginLoss for Hinge {
         d.max(0.0)
     }
     fn derivatives(&self, d: f64, _: f64) -> LossDerivatives {
-        LossDerivatives {
-            value: d.max(0.0),
-            d: if d > 0.0 { 1.0 } else { 0.0 },
-            ..Default::default()
-        }
+        LossDerivatives { value: d.max(0.0), d: if d > 0.0 { 1.0 } else { 0.0 }, ..Default::default() }
     }
 }
 
@@ -35,12 +31,7 @@ impl MarginLoss for SquaredHinge {
     }
     fn derivatives(&self, d: f64, _: f64) -> LossDerivatives {
         let m = d.max(0.0);
-        LossDerivatives {
-            value: m * m,
-            d: 2.0 * m,
-            dd: if d > 0.0 { 2.0 } else { 0.0 },
-            ..Default::default()
-        }
+        LossDerivatives { value: m * m, d: 2.0 * m, dd: if d > 0.0 { 2.0 } else { 0.0 }, ..Default::default() }
     }
 }
 

@@ -45,11 +45,7 @@ fn ln_g_lower_tail(t: f64) -> f64 {
 /// `g(t) = tΦ(t) + φ(t) = E[max(0, t + Z)]`, `Z ~ N(0,1)`; positive, never NaN for finite `t`.
 #[inline]
 pub fn g(t: f64) -> f64 {
-    if t > -TAIL {
-        t * norm_cdf(t) + norm_pdf(t)
-    } else {
-        ln_g_lower_tail(t).exp()
-    }
+    if t > -TAIL { t * norm_cdf(t) + norm_pdf(t) } else { ln_g_lower_tail(t).exp() }
 }
 
 /// `σ g(d/σ)` for `σ > 0`, computed in log space in the lower tail so that huge `σ` with a tiny `g` neither

@@ -50,22 +50,12 @@ pub struct ModelFile {
 
 impl ModelFile {
     /// The file form of a linear model fitted by `method` with `hyperparameters`.
-    pub fn from_linear(
-        model: &LinearModel,
-        method: &str,
-        hyperparameters: serde_json::Value,
-    ) -> Self {
+    pub fn from_linear(model: &LinearModel, method: &str, hyperparameters: serde_json::Value) -> Self {
         let rows: Vec<Vec<f64>> = model.coef.rows().into_iter().map(|r| r.to_vec()).collect();
         let (coef, intercept) = if rows.len() == 1 {
-            (
-                Coef::Binary(rows[0].clone()),
-                Intercept::Binary(model.intercept[0]),
-            )
+            (Coef::Binary(rows[0].clone()), Intercept::Binary(model.intercept[0]))
         } else {
-            (
-                Coef::OneVsRest(rows),
-                Intercept::OneVsRest(model.intercept.clone()),
-            )
+            (Coef::OneVsRest(rows), Intercept::OneVsRest(model.intercept.clone()))
         };
         ModelFile {
             format: FORMAT.into(),
@@ -84,33 +74,20 @@ impl ModelFile {
     /// The linear model stored in the file, after checking format, version and shapes.
     pub fn to_linear(&self) -> Result<LinearModel> {
         if self.format != FORMAT {
-            return Err(Error::Format(format!(
-                "format is {:?}, expected {FORMAT:?}",
-                self.format
-            )));
+            return Err(Error::Format(format!("format is {:?}, expected {FORMAT:?}", self.format)));
         }
         if self.version != VERSION {
-            return Err(Error::Format(format!(
-                "version {} is not supported (expected {VERSION})",
-                self.version
-            )));
+            return Err(Error::Format(format!("version {} is not supported (expected {VERSION})", self.version)));
         }
         let (rows, intercept) = match (&self.coef, &self.intercept) {
             (Coef::Binary(w), Intercept::Binary(b)) => (vec![w.clone()], vec![*b]),
             (Coef::OneVsRest(w), Intercept::OneVsRest(b)) => (w.clone(), b.clone()),
             _ => {
-                return Err(Error::Format(
-                    "coef and intercept disagree on binary vs one-vs-rest".into(),
-                ));
+                return Err(Error::Format("coef and intercept disagree on binary vs one-vs-rest".into()));
             }
         };
-        let expected_rows = if self.classes.len() == 2 {
-            1
-        } else {
-            self.classes.len()
-        };
-        if self.classes.len() < 2 || rows.len() != expected_rows || intercept.len() != expected_rows
-        {
+        let expected_rows = if self.classes.len() == 2 { 1 } else { self.classes.len() };
+        if self.classes.len() < 2 || rows.len() != expected_rows || intercept.len() != expected_rows {
             return Err(Error::Format(format!(
                 "{} classes need {expected_rows} hyperplane(s), found {} coef row(s) and {} intercept(s)",
                 self.classes.len(),
@@ -132,11 +109,7 @@ impl ModelFile {
         if coef.iter().chain(&intercept).any(|v| !v.is_finite()) {
             return Err(Error::Format("non-finite coefficient".into()));
         }
-        Ok(LinearModel {
-            classes: self.classes.clone(),
-            coef,
-            intercept,
-        })
+        Ok(LinearModel { classes: self.classes.clone(), coef, intercept })
     }
 
     pub fn to_json(&self) -> String {

@@ -39,8 +39,7 @@ impl LinearModel {
         let k = self.coef.nrows();
         Ok(Array2::from_shape_fn((x.n_samples(), k), |(i, c)| {
             let w = self.coef.row(c);
-            x.row_dot(i, &w.as_slice().expect("standard layout")[..x.n_features()])
-                + self.intercept[c]
+            x.row_dot(i, &w.as_slice().expect("standard layout")[..x.n_features()]) + self.intercept[c]
         }))
     }
 

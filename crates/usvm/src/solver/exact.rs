@@ -1,4 +1,4 @@
-//! The exact solver for the linear objective: trust-region Newton-CG with a continuation on the floor
+//! The exact solver for the linear objective: Newton-CG with an exact line search and a continuation on the floor
 //! `ε` of `σ_i = √(wᵀΣ_i w + ε²)`.
 //!
 //! With `ε > 0` the objective is twice differentiable everywhere (even where `wᵀΣ_i w = 0`, e.g. at
@@ -11,7 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::SolverReport;
-use super::tron::{self, SmoothFunction, TronSettings};
+use super::newton::{self, NewtonSettings, SmoothFunction};
 use crate::data::norm2;
 use crate::loss::MarginLoss;
 use crate::objective::{Curvature, Objective};
@@ -29,11 +29,7 @@ pub struct ExactSettings {
 
 impl Default for ExactSettings {
     fn default() -> Self {
-        ExactSettings {
-            tol: 1e-6,
-            max_iter: 1000,
-            sigma_floor: 1e-8,
-        }
+        ExactSettings { tol: 1e-6, max_iter: 1000, sigma_floor: 1e-8 }
     }
 }
 
@@ -63,14 +59,15 @@ impl<L: MarginLoss> SmoothFunction for Smooth<'_, '_, L> {
         let c = self.curvature.as_ref().expect("value_grad before hess_vec");
         self.objective.hess_vec(&self.at, c, v, out);
     }
+    fn line<'s>(&'s self, x: &[f64], d: &[f64]) -> Box<dyn Fn(f64) -> (f64, f64, f64) + 's> {
+        let line = self.objective.line(x, d);
+        Box::new(move |alpha| line.eval(alpha))
+    }
 }
 
 /// `‖∇J(0)‖` of the unsmoothed objective: the reference of the relative stopping rule.
 pub fn initial_gradient_norm<L: MarginLoss>(objective: &Objective<'_, L>) -> f64 {
-    let exact = Objective {
-        sigma_floor: 0.0,
-        ..*objective
-    };
+    let exact = Objective { sigma_floor: 0.0, ..*objective };
     norm2(&exact.gradient(&vec![0.0; objective.dim()]))
 }
 
@@ -82,47 +79,25 @@ pub fn solve<L: MarginLoss>(
 ) -> (Vec<f64>, SolverReport) {
     let reference = initial_gradient_norm(objective);
     let final_floor = settings.sigma_floor;
-    let mut floor = if final_floor > 0.0 {
-        FIRST_FLOOR.max(final_floor)
-    } else {
-        FIRST_FLOOR
-    };
+    let mut floor = if final_floor > 0.0 { FIRST_FLOOR.max(final_floor) } else { FIRST_FLOOR };
     let mut x = x0;
     let mut n_iter = 0;
     let mut trace = Vec::new();
     loop {
         let last = floor <= final_floor || floor == 0.0;
-        let stage = Objective {
-            sigma_floor: floor,
-            ..*objective
-        };
-        let mut smooth = Smooth {
-            objective: &stage,
-            at: Vec::new(),
-            curvature: None,
-        };
-        let tol = if last {
-            settings.tol
-        } else {
-            STAGE_TOL.max(settings.tol)
-        };
-        let result = tron::minimize(
+        let stage = Objective { sigma_floor: floor, ..*objective };
+        let mut smooth = Smooth { objective: &stage, at: Vec::new(), curvature: None };
+        let tol = if last { settings.tol } else { STAGE_TOL.max(settings.tol) };
+        let result = newton::minimize(
             &mut smooth,
             x,
-            TronSettings {
-                tol,
-                gradient_reference: reference,
-                max_iter: settings.max_iter.saturating_sub(n_iter),
-            },
+            NewtonSettings { tol, gradient_reference: reference, max_iter: settings.max_iter.saturating_sub(n_iter) },
         );
         n_iter += result.n_iter;
         x = result.x;
         trace.push(result.value);
         if last || n_iter >= settings.max_iter {
-            let exact = Objective {
-                sigma_floor: 0.0,
-                ..*objective
-            };
+            let exact = Objective { sigma_floor: 0.0, ..*objective };
             let report = SolverReport {
                 objective: exact.value(&x),
                 n_iter,
@@ -134,19 +109,17 @@ pub fn solve<L: MarginLoss>(
             };
             return (x, report);
         }
-        floor = if floor_is_negligible(&stage, &x, floor) {
+        // Next stage: ten times smaller, snapping to the final floor (no stage just above it).
+        floor = if floor_is_negligible(&stage, &x, floor) || floor * 0.1 < 1.5 * final_floor {
             final_floor
         } else {
-            (floor * 0.1).max(final_floor)
+            floor * 0.1
         };
     }
 }
 
 /// Whether every `σ_i` (without floor) is at least `10⁴ ε`, so that lowering `ε` changes nothing that matters.
 fn floor_is_negligible<L: MarginLoss>(objective: &Objective<'_, L>, x: &[f64], floor: f64) -> bool {
-    let exact = Objective {
-        sigma_floor: 0.0,
-        ..*objective
-    };
+    let exact = Objective { sigma_floor: 0.0, ..*objective };
     (0..exact.problem.n_samples()).all(|i| exact.margin(x, i).1 >= 1e4 * floor)
 }

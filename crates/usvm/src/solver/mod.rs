@@ -1,13 +1,13 @@
 //! Solvers. They see an objective only through values, gradients and Hessian-vector products.
 //!
-//! - [`tron`]: trust-region Newton-CG (LIBLINEAR's TRON design) for smooth objectives;
-//! - [`exact`]: the exact linear solver — TRON on the objective with a floor `ε` on every `σ_i`,
+//! - [`newton`]: Newton-CG with an exact line search, for smooth convex objectives;
+//! - [`exact`]: the exact linear solver — Newton on the objective with a floor `ε` on every `σ_i`,
 //!   driven down geometrically (continuation) so that zero covariances (the hinge) converge too;
 //! - [`pegasos`]: the thesis' mini-batch stochastic sub-gradient method (Algorithm 1).
 
 pub mod exact;
+pub mod newton;
 pub mod pegasos;
-pub mod tron;
 
 use serde::{Deserialize, Serialize};
 

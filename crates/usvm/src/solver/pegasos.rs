@@ -27,11 +27,7 @@ pub struct SgdSettings {
 
 impl Default for SgdSettings {
     fn default() -> Self {
-        SgdSettings {
-            iterations: 1000,
-            batch: 100,
-            seed: 0,
-        }
+        SgdSettings { iterations: 1000, batch: 100, seed: 0 }
     }
 }
 

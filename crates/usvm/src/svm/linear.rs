@@ -112,27 +112,17 @@ struct Prepared {
 impl LinearSvmParams {
     fn validate(&self) -> Result<()> {
         if !(self.lambda > 0.0 && self.lambda.is_finite()) {
-            return Err(invalid(
-                "lambda",
-                self.lambda,
-                "must be positive and finite",
-            ));
+            return Err(invalid("lambda", self.lambda, "must be positive and finite"));
         }
         match self.method {
-            LinearMethod::GsuSubspace {
-                variance_fraction: p,
-            } if !(p > 0.0 && p <= 1.0) => {
+            LinearMethod::GsuSubspace { variance_fraction: p } if !(p > 0.0 && p <= 1.0) => {
                 return Err(invalid("subspace_variance", p, "must be in (0, 1]"));
             }
             LinearMethod::Sampling { samples: 0, .. } => {
                 return Err(invalid("samples", 0, "must be at least 1"));
             }
             LinearMethod::Power { radius_scale: r } if !(r >= 0.0 && r.is_finite()) => {
-                return Err(invalid(
-                    "radius_scale",
-                    r,
-                    "must be finite and non-negative",
-                ));
+                return Err(invalid("radius_scale", r, "must be finite and non-negative"));
             }
             _ => {}
         }
@@ -142,11 +132,7 @@ impl LinearSvmParams {
                     return Err(invalid("tol", s.tol, "must be positive and finite"));
                 }
                 if !(s.sigma_floor >= 0.0 && s.sigma_floor.is_finite()) {
-                    return Err(invalid(
-                        "sigma_floor",
-                        s.sigma_floor,
-                        "must be finite and non-negative",
-                    ));
+                    return Err(invalid("sigma_floor", s.sigma_floor, "must be finite and non-negative"));
                 }
             }
             Solver::Sgd(s) => {
@@ -167,44 +153,19 @@ impl LinearSvmParams {
         data.validate()?;
         let prepared = self.prepare(data)?;
         let classes = data.classes();
-        let positives: Vec<i64> = if classes.len() == 2 {
-            vec![classes[1]]
-        } else {
-            classes.clone()
-        };
+        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
         let mut coef = ndarray::Array2::zeros((positives.len(), data.n_features()));
         let mut intercept = Vec::with_capacity(positives.len());
         let mut reports = Vec::with_capacity(positives.len());
         for (k, &positive) in positives.iter().enumerate() {
-            let y: Vec<f64> = prepared
-                .source
-                .iter()
-                .map(|&i| {
-                    if data.labels[i] == positive {
-                        1.0
-                    } else {
-                        -1.0
-                    }
-                })
-                .collect();
+            let y: Vec<f64> =
+                prepared.source.iter().map(|&i| if data.labels[i] == positive { 1.0 } else { -1.0 }).collect();
             let (theta, report) = self.fit_binary(&prepared, &y)?;
-            coef.row_mut(k)
-                .assign(&ndarray::ArrayView1::from(&theta[..data.n_features()]));
-            intercept.push(if self.fit_intercept {
-                theta[data.n_features()]
-            } else {
-                0.0
-            });
+            coef.row_mut(k).assign(&ndarray::ArrayView1::from(&theta[..data.n_features()]));
+            intercept.push(if self.fit_intercept { theta[data.n_features()] } else { 0.0 });
             reports.push(report);
         }
-        Ok(LinearFit {
-            model: LinearModel {
-                classes,
-                coef,
-                intercept,
-            },
-            reports,
-        })
+        Ok(LinearFit { model: LinearModel { classes, coef, intercept }, reports })
     }
 
     fn prepare(&self, data: &Dataset) -> Result<Prepared> {
@@ -218,14 +179,8 @@ impl LinearSvmParams {
                 source: identity(),
             },
             LinearMethod::GsuSubspace { variance_fraction } => {
-                let (features, covariances) =
-                    super::project_to_subspaces(data, *variance_fraction)?;
-                Prepared {
-                    features,
-                    covariances,
-                    weights: data.weights.clone(),
-                    source: identity(),
-                }
+                let (features, covariances) = super::project_to_subspaces(data, *variance_fraction)?;
+                Prepared { features, covariances, weights: data.weights.clone(), source: identity() }
             }
             LinearMethod::Hinge => Prepared {
                 features: data.features.clone(),
@@ -241,13 +196,8 @@ impl LinearSvmParams {
             },
             LinearMethod::Sampling { samples, seed } => {
                 // (1/ℓ) Σ_i c_i · (1/N) Σ_s L_is is the mean over the ℓN rows of c_i L_is: same λ, same weights.
-                let source: Vec<usize> = (0..l)
-                    .flat_map(|i| std::iter::repeat_n(i, *samples))
-                    .collect();
-                let weights = data
-                    .weights
-                    .as_ref()
-                    .map(|w| source.iter().map(|&i| w[i]).collect());
+                let source: Vec<usize> = (0..l).flat_map(|i| std::iter::repeat_n(i, *samples)).collect();
+                let weights = data.weights.as_ref().map(|w| source.iter().map(|&i| w[i]).collect());
                 Prepared {
                     features: sample_gaussians(data, *samples, *seed),
                     covariances: Covariances::None,
@@ -278,16 +228,8 @@ impl LinearSvmParams {
         }
     }
 
-    fn objective<'a, L: MarginLoss>(
-        &self,
-        problem: Problem<'a>,
-        loss: L,
-        lambda: f64,
-    ) -> Objective<'a, L> {
-        Objective {
-            fit_intercept: self.fit_intercept,
-            ..Objective::new(problem, loss, lambda)
-        }
+    fn objective<'a, L: MarginLoss>(&self, problem: Problem<'a>, loss: L, lambda: f64) -> Objective<'a, L> {
+        Objective { fit_intercept: self.fit_intercept, ..Objective::new(problem, loss, lambda) }
     }
 
     fn run_solver<L: MarginLoss>(
@@ -299,14 +241,10 @@ impl LinearSvmParams {
     ) -> (Vec<f64>, FitReport) {
         let objective = self.objective(problem, loss, lambda);
         match self.solver {
-            Solver::Exact(settings) => exact::solve(
-                &objective,
-                start.unwrap_or_else(|| vec![0.0; objective.dim()]),
-                &settings,
-            ),
-            Solver::Sgd(settings) => {
-                pegasos::solve(&objective, &settings, ExactSettings::default().tol)
+            Solver::Exact(settings) => {
+                exact::solve(&objective, start.unwrap_or_else(|| vec![0.0; objective.dim()]), &settings)
             }
+            Solver::Sgd(settings) => pegasos::solve(&objective, &settings, ExactSettings::default().tol),
         }
     }
 
@@ -314,12 +252,7 @@ impl LinearSvmParams {
     /// `Δx_i = y_i r_i w/‖w‖` and solve a hinge SVM on `x_i + Δx_i`; repeat while the objective decreases.
     /// Each round cannot increase the objective, and the trace records it. With the SGD solver the
     /// non-convex objective is run through Algorithm 1 directly.
-    fn fit_power(
-        &self,
-        problem: Problem<'_>,
-        lambda: f64,
-        radii: &Covariances,
-    ) -> Result<(Vec<f64>, FitReport)> {
+    fn fit_power(&self, problem: Problem<'_>, lambda: f64, radii: &Covariances) -> Result<(Vec<f64>, FitReport)> {
         let power = self.objective(problem, BallHinge, lambda);
         if let Solver::Sgd(_) = self.solver {
             return Ok(self.run_solver(problem, BallHinge, lambda, None));
@@ -329,11 +262,7 @@ impl LinearSvmParams {
             _ => return Err(Error::Numerical("Power SVM radii must be isotropic".into())),
         };
         let hinge = |features: &Features, start: Option<Vec<f64>>| {
-            let p = Problem {
-                features,
-                covariances: &NoCovariance,
-                ..problem
-            };
+            let p = Problem { features, covariances: &NoCovariance, ..problem };
             self.run_solver(p, ExpectedHinge, lambda, start)
         };
         let (mut theta, mut report) = hinge(problem.features, None);

@@ -78,12 +78,7 @@ pub fn project_to_subspaces(data: &Dataset, p: f64) -> Result<(Features, Covaria
                 let mut sigma = Array2::zeros((n, n));
                 for j in 0..n {
                     e[j] = 1.0;
-                    cov.apply_add(
-                        i,
-                        1.0,
-                        &e,
-                        sigma.row_mut(j).as_slice_mut().expect("standard layout"),
-                    );
+                    cov.apply_add(i, 1.0, &e, sigma.row_mut(j).as_slice_mut().expect("standard layout"));
                     e[j] = 0.0;
                 }
                 let (values, vectors) = full_eigen(ArrayView2::from(&sigma))?;

@@ -42,10 +42,7 @@ pub fn sample_gaussians(data: &Dataset, samples: usize, seed: u64) -> Features {
 /// Power SVM radii: `r_i² = scale² · tr Σ_i / n`, the variance of the Frobenius-nearest isotropic
 /// Gaussian, as isotropic "covariances" so that `σ_i = r_i ‖w‖`.
 pub fn power_radii(data: &Dataset, scale: f64) -> Covariances {
-    match data
-        .covariances
-        .to_isotropic(data.n_samples(), data.n_features())
-    {
+    match data.covariances.to_isotropic(data.n_samples(), data.n_features()) {
         Covariances::Isotropic(mut c) => {
             c.variances.iter_mut().for_each(|v| *v *= scale * scale);
             Covariances::Isotropic(c)
@@ -56,12 +53,7 @@ pub fn power_radii(data: &Dataset, scale: f64) -> Covariances {
 
 /// The means moved to the best point of their balls for the direction `u = w/‖w‖`:
 /// `x_i + y_i r_i u` (Bi & Zhang, Lemma 1).
-pub fn shift_to_ball_optimum(
-    features: &Features,
-    y: &[f64],
-    radii2: &[f64],
-    w: &[f64],
-) -> Features {
+pub fn shift_to_ball_optimum(features: &Features, y: &[f64], radii2: &[f64], w: &[f64]) -> Features {
     let norm = crate::data::norm2(w);
     let mut x = features.to_dense();
     if norm > 0.0 {

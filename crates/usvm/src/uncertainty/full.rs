@@ -39,9 +39,7 @@ impl Full {
             }
         }
         if !self.matrices.is_standard_layout() {
-            return Err(Error::Numerical(
-                "full covariances must be in row-major layout".into(),
-            ));
+            return Err(Error::Numerical("full covariances must be in row-major layout".into()));
         }
         for i in 0..shape[0] {
             check_symmetric_psd(i, self.matrix(i))?;
@@ -53,26 +51,20 @@ impl Full {
     pub(super) fn to_low_rank(&self) -> LowRank {
         let factors = (0..self.matrices.shape()[0])
             .map(|i| {
-                let (values, vectors) =
-                    symmetric_eigen(self.matrix(i)).expect("validated covariance");
+                let (values, vectors) = symmetric_eigen(self.matrix(i)).expect("validated covariance");
                 let keep: Vec<usize> = (0..values.len()).filter(|&k| values[k] > 0.0).collect();
                 Array2::from_shape_fn((vectors.nrows(), keep.len()), |(r, c)| {
                     vectors[[r, keep[c]]] * values[keep[c]].sqrt()
                 })
             })
             .collect();
-        LowRank {
-            factors,
-            diagonal: None,
-        }
+        LowRank { factors, diagonal: None }
     }
 }
 
 impl Covariance for Full {
     fn bilinear(&self, i: usize, u: &[f64], v: &[f64]) -> f64 {
-        (0..u.len().min(self.matrices.shape()[1]))
-            .map(|j| u[j] * dot(self.row(i, j), v))
-            .sum()
+        (0..u.len().min(self.matrices.shape()[1])).map(|j| u[j] * dot(self.row(i, j), v)).sum()
     }
     fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]) {
         for (j, o) in out.iter_mut().enumerate().take(self.matrices.shape()[1]) {
@@ -90,11 +82,7 @@ pub(crate) fn check_symmetric_psd(index: usize, a: ArrayView2<'_, f64>) -> Resul
     let mut scale: f64 = 0.0;
     for &v in a.iter() {
         if !v.is_finite() {
-            return Err(Error::NonFinite {
-                what: "full covariance",
-                index,
-                value: v,
-            });
+            return Err(Error::NonFinite { what: "full covariance", index, value: v });
         }
         scale = scale.max(v.abs());
     }
@@ -102,12 +90,7 @@ pub(crate) fn check_symmetric_psd(index: usize, a: ArrayView2<'_, f64>) -> Resul
         for c in 0..r {
             let difference = (a[[r, c]] - a[[c, r]]).abs();
             if difference > PSD_TOLERANCE * scale {
-                return Err(Error::AsymmetricCovariance {
-                    index,
-                    row: r,
-                    col: c,
-                    difference,
-                });
+                return Err(Error::AsymmetricCovariance { index, row: r, col: c, difference });
             }
         }
     }
@@ -117,10 +100,7 @@ pub(crate) fn check_symmetric_psd(index: usize, a: ArrayView2<'_, f64>) -> Resul
     let (values, _) = symmetric_eigen(a)?;
     let smallest = values.iter().copied().fold(f64::INFINITY, f64::min);
     if smallest < -PSD_TOLERANCE * scale * n as f64 {
-        return Err(Error::NotPositiveSemidefinite {
-            index,
-            eigenvalue: smallest,
-        });
+        return Err(Error::NotPositiveSemidefinite { index, eigenvalue: smallest });
     }
     Ok(())
 }

@@ -25,11 +25,7 @@ impl LowRank {
                 });
             }
             if let Some(&v) = u.iter().find(|v| !v.is_finite()) {
-                return Err(Error::NonFinite {
-                    what: "low-rank covariance factor",
-                    index: i,
-                    value: v,
-                });
+                return Err(Error::NonFinite { what: "low-rank covariance factor", index: i, value: v });
             }
         }
         if let Some(d) = &self.diagonal {
@@ -41,9 +37,7 @@ impl LowRank {
                 });
             }
             if !d.is_standard_layout() {
-                return Err(Error::Numerical(
-                    "low-rank diagonal must be in row-major layout".into(),
-                ));
+                return Err(Error::Numerical("low-rank diagonal must be in row-major layout".into()));
             }
             for (i, row) in d.rows().into_iter().enumerate() {
                 check_variances(i, row.iter())?;
@@ -55,9 +49,7 @@ impl LowRank {
     /// The diagonal part of example `i`, if any.
     #[inline]
     pub fn diagonal_row(&self, i: usize) -> Option<&[f64]> {
-        self.diagonal
-            .as_ref()
-            .map(|d| d.row(i).to_slice().expect("standard layout"))
+        self.diagonal.as_ref().map(|d| d.row(i).to_slice().expect("standard layout"))
     }
 }
 
@@ -95,7 +87,6 @@ impl Covariance for LowRank {
     }
 
     fn trace(&self, i: usize, _: usize) -> f64 {
-        self.factors[i].iter().map(|x| x * x).sum::<f64>()
-            + self.diagonal_row(i).map_or(0.0, |d| d.iter().sum())
+        self.factors[i].iter().map(|x| x * x).sum::<f64>() + self.diagonal_row(i).map_or(0.0, |d| d.iter().sum())
     }
 }

@@ -143,11 +143,7 @@ impl Covariances {
     pub fn validate(&self, n_samples: usize, n_features: usize) -> Result<()> {
         if let Some(found) = self.n_samples() {
             if found != n_samples {
-                return Err(Error::DimensionMismatch {
-                    what: "covariances (examples)",
-                    expected: n_samples,
-                    found,
-                });
+                return Err(Error::DimensionMismatch { what: "covariances (examples)", expected: n_samples, found });
             }
         }
         match self {
@@ -166,11 +162,7 @@ impl Covariances {
             return Covariances::None;
         }
         let c = self.as_dyn();
-        Covariances::isotropic(
-            (0..n_samples)
-                .map(|i| c.trace(i, n_features) / n_features as f64)
-                .collect(),
-        )
+        Covariances::isotropic((0..n_samples).map(|i| c.trace(i, n_features) / n_features as f64).collect())
     }
 
     /// The same covariances in factored form `F_i F_iᵀ + diag(v_i)` (full matrices through their
@@ -178,24 +170,17 @@ impl Covariances {
     pub fn to_low_rank(&self, n_samples: usize, n_features: usize) -> LowRank {
         let zeros = || Array2::zeros((n_features, 0));
         match self {
-            Covariances::None => LowRank {
-                factors: vec![zeros(); n_samples],
-                diagonal: None,
-            },
+            Covariances::None => LowRank { factors: vec![zeros(); n_samples], diagonal: None },
             Covariances::Isotropic(c) => LowRank {
                 factors: vec![zeros(); n_samples],
-                diagonal: Some(Array2::from_shape_fn((n_samples, n_features), |(i, _)| {
-                    c.variances[i]
-                })),
+                diagonal: Some(Array2::from_shape_fn((n_samples, n_features), |(i, _)| c.variances[i])),
             },
-            Covariances::Diagonal(c) => LowRank {
-                factors: vec![zeros(); n_samples],
-                diagonal: Some(c.variances.clone()),
-            },
-            Covariances::SparseDiagonal(c) => LowRank {
-                factors: vec![zeros(); n_samples],
-                diagonal: Some(c.variances.to_dense()),
-            },
+            Covariances::Diagonal(c) => {
+                LowRank { factors: vec![zeros(); n_samples], diagonal: Some(c.variances.clone()) }
+            }
+            Covariances::SparseDiagonal(c) => {
+                LowRank { factors: vec![zeros(); n_samples], diagonal: Some(c.variances.to_dense()) }
+            }
             Covariances::LowRank(c) => c.clone(),
             Covariances::Full(c) => c.to_low_rank(),
         }
@@ -205,12 +190,8 @@ impl Covariances {
     pub fn select(&self, idx: &[usize]) -> Covariances {
         match self {
             Covariances::None => Covariances::None,
-            Covariances::Isotropic(c) => {
-                Covariances::isotropic(idx.iter().map(|&i| c.variances[i]).collect())
-            }
-            Covariances::Diagonal(c) => {
-                Covariances::diagonal(c.variances.select(ndarray::Axis(0), idx))
-            }
+            Covariances::Isotropic(c) => Covariances::isotropic(idx.iter().map(|&i| c.variances[i]).collect()),
+            Covariances::Diagonal(c) => Covariances::diagonal(c.variances.select(ndarray::Axis(0), idx)),
             Covariances::SparseDiagonal(c) => {
                 match crate::data::Features::Sparse(c.variances.clone()).select_rows(idx) {
                     crate::data::Features::Sparse(m) => Covariances::sparse_diagonal(m),
@@ -247,17 +228,10 @@ pub(crate) fn dot3(a: &[f64], b: &[f64], c: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
-pub(crate) fn check_variances<'a>(
-    index: usize,
-    values: impl IntoIterator<Item = &'a f64>,
-) -> Result<()> {
+pub(crate) fn check_variances<'a>(index: usize, values: impl IntoIterator<Item = &'a f64>) -> Result<()> {
     for &v in values {
         if !v.is_finite() {
-            return Err(Error::NonFinite {
-                what: "variances",
-                index,
-                value: v,
-            });
+            return Err(Error::NonFinite { what: "variances", index, value: v });
         }
         if v < 0.0 {
             return Err(Error::NegativeVariance { index, value: v });

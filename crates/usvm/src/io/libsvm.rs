@@ -1,0 +1,280 @@
+//! LIBSVM / svmlight: one example per line, `label j:v j:v ... [# comment]` with 1-based, strictly
+//! ascending indices (absent features are zero). Blank and comment-only lines are skipped; ranking
+//! `qid:` tokens are rejected.
+//!
+//! Variance file: the same layout, data line for data line, with per-feature variances `j:s²` (absent
+//! variances are zero). Its label column is required and must equal the data file's label on the
+//! matching line, a cheap guard against misaligned files.
+
+use std::io::{BufRead, Write};
+
+use super::{CsrBuilder, LineReader, Loc, ParseError, empty_input, parse_label, parse_pair};
+use crate::data::{Dataset, Features};
+use crate::uncertainty::Covariances;
+
+/// Reads a LIBSVM/svmlight file into a dataset with sparse features and no covariances.
+/// `n_features` fixes the dimension (larger indices are errors); by default it is the largest index.
+pub fn read_libsvm(data: impl BufRead, source: &str, n_features: Option<usize>) -> Result<Dataset, ParseError> {
+    read(data, source, None::<(&[u8], &str)>, n_features)
+}
+
+/// Reads a LIBSVM/svmlight file and its variance file (same layout, same labels, line for line) into
+/// a dataset with sparse diagonal covariances.
+pub fn read_libsvm_with_variances(
+    data: impl BufRead,
+    source: &str,
+    variances: impl BufRead,
+    variances_source: &str,
+    n_features: Option<usize>,
+) -> Result<Dataset, ParseError> {
+    read(data, source, Some((variances, variances_source)), n_features)
+}
+
+fn read<R: BufRead, V: BufRead>(
+    data: R,
+    source: &str,
+    variances: Option<(V, &str)>,
+    n_features: Option<usize>,
+) -> Result<Dataset, ParseError> {
+    let mut lines = LineReader::new(data);
+    let mut x = CsrBuilder::new();
+    let mut labels = Vec::new();
+    let mut var = variances.map(|(r, s)| (LineReader::new(r), s, CsrBuilder::new()));
+    while let Some((line, label)) = next_record(&mut lines, source, n_features, false, &mut x)? {
+        labels.push(label);
+        if let Some((var_lines, var_source, v)) = &mut var {
+            let loc = Loc { source: var_source, line: 0 };
+            match next_record(var_lines, var_source, n_features, true, v)? {
+                Some((var_line, var_label)) if var_label != label => {
+                    return Err(Loc { line: var_line, ..loc }.err(
+                        &var_label.to_string(),
+                        format!("label differs from label {label} on {source} line {line}"),
+                    ));
+                }
+                Some(_) => {}
+                None => {
+                    return Err(loc.err("", format!("fewer data lines than {source} (which has a data line {line})")));
+                }
+            }
+        }
+    }
+    if labels.is_empty() {
+        return Err(empty_input(source));
+    }
+    let mut width = x.width;
+    let covariances = match var {
+        None => Covariances::None,
+        Some((mut var_lines, var_source, mut v)) => {
+            if let Some((line, _)) = next_record(&mut var_lines, var_source, n_features, true, &mut v)? {
+                return Err(Loc { source: var_source, line }
+                    .err("", format!("more data lines than {source} ({} examples)", labels.len())));
+            }
+            width = width.max(v.width);
+            Covariances::sparse_diagonal(v.finish(n_features.unwrap_or(width)))
+        }
+    };
+    Ok(Dataset {
+        features: Features::Sparse(x.finish(n_features.unwrap_or(width))),
+        labels,
+        weights: None,
+        covariances,
+    })
+}
+
+/// Parses the next data line into `out` (one row) and returns its line number and label.
+fn next_record<R: BufRead>(
+    lines: &mut LineReader<R>,
+    source: &str,
+    n_features: Option<usize>,
+    variances: bool,
+    out: &mut CsrBuilder,
+) -> Result<Option<(usize, i64)>, ParseError> {
+    while let Some((line, text)) = lines.next_line(source)? {
+        let loc = Loc { source, line };
+        let data = text.split('#').next().unwrap_or_default();
+        let mut tokens = data.split_ascii_whitespace();
+        let Some(label) = tokens.next() else {
+            continue;
+        };
+        let label = parse_label(loc, label)?;
+        let mut previous: Option<usize> = None;
+        for token in tokens {
+            if token.starts_with("qid:") {
+                return Err(loc.err(token, "qid (ranking query id) tokens are not supported"));
+            }
+            let (j, v) = parse_pair(loc, token, n_features)?;
+            if variances && v < 0.0 {
+                return Err(loc.err(token, "negative variance"));
+            }
+            if let Some(p) = previous
+                && j <= p
+            {
+                return Err(loc.err(token, format!("indices must be strictly ascending (previous index {})", p + 1)));
+            }
+            previous = Some(j);
+            out.push(j, v);
+        }
+        out.end_row();
+        return Ok(Some((line, label)));
+    }
+    Ok(None)
+}
+
+/// Writes the dataset's labels and means as LIBSVM lines (zeros omitted, floats in round-trip form).
+pub fn write_libsvm(data: &Dataset, out: &mut impl Write) -> std::io::Result<()> {
+    for (i, &label) in data.labels.iter().enumerate() {
+        match &data.features {
+            Features::Sparse(m) => {
+                let (idx, val) = m.row(i);
+                write_row(out, label, idx.iter().copied().zip(val.iter().copied()))?;
+            }
+            Features::Dense(a) => write_row(out, label, a.row(i).iter().copied().enumerate())?,
+        }
+    }
+    Ok(())
+}
+
+/// Writes the dataset's per-feature variances in the layout [`read_libsvm_with_variances`] reads.
+/// Only diagonal forms (none, isotropic, diagonal, sparse diagonal) can be written; others give an
+/// `InvalidInput` error.
+pub fn write_libsvm_variances(data: &Dataset, out: &mut impl Write) -> std::io::Result<()> {
+    let n = data.n_features();
+    for (i, &label) in data.labels.iter().enumerate() {
+        match &data.covariances {
+            Covariances::None => write_row(out, label, std::iter::empty())?,
+            Covariances::Isotropic(c) => write_row(out, label, (0..n).map(|j| (j, c.variances[i])))?,
+            Covariances::Diagonal(c) => write_row(out, label, c.variances.row(i).iter().copied().enumerate())?,
+            Covariances::SparseDiagonal(c) => {
+                let (idx, val) = c.variances.row(i);
+                write_row(out, label, idx.iter().copied().zip(val.iter().copied()))?;
+            }
+            Covariances::LowRank(_) | Covariances::Full(_) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "only diagonal covariances can be written as a LIBSVM variance file",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_row(out: &mut impl Write, label: i64, entries: impl Iterator<Item = (usize, f64)>) -> std::io::Result<()> {
+    write!(out, "{label}")?;
+    for (j, v) in entries.filter(|&(_, v)| v != 0.0) {
+        write!(out, " {}:{}", j + 1, format_f64(v))?;
+    }
+    writeln!(out)
+}
+
+/// Shortest round-trip form: integers without a fraction, others in Rust's `Debug` form (which uses an
+/// exponent for very large or small magnitudes).
+fn format_f64(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v}") } else { format!("{v:?}") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_str(text: &str) -> Result<Dataset, ParseError> {
+        read_libsvm(text.as_bytes(), "d.svm", None)
+    }
+
+    fn read_var(text: &str, var: &str) -> Result<Dataset, ParseError> {
+        read_libsvm_with_variances(text.as_bytes(), "d.svm", var.as_bytes(), "v.svm", None)
+    }
+
+    fn assert_err(r: Result<Dataset, ParseError>, source: &str, line: usize, field: &str, msg: &str) {
+        let e = r.unwrap_err();
+        assert_eq!((e.source.as_str(), e.line, e.field.as_str()), (source, line, field), "{e}");
+        assert!(e.message.contains(msg), "{e}");
+    }
+
+    #[test]
+    fn reads_sparse_with_comments_and_blank_lines() {
+        let d = read_str("# header\n+1 1:0.5 4:-2 # trailing\n\n-1\n1.0 2:3e-1\n").unwrap();
+        assert_eq!(d.labels, vec![1, -1, 1]);
+        let Features::Sparse(m) = &d.features else { panic!("LIBSVM input must stay sparse") };
+        assert_eq!(m.n_cols, 4);
+        assert_eq!(m.indptr, vec![0, 2, 2, 3]);
+        assert_eq!(m.indices, vec![0, 3, 1]);
+        assert_eq!(m.values, vec![0.5, -2.0, 0.3]);
+        assert_eq!(d.covariances, Covariances::None);
+    }
+
+    #[test]
+    fn caller_gives_the_dimension() {
+        let d = read_libsvm("1 2:1\n".as_bytes(), "d", Some(5)).unwrap();
+        assert_eq!(d.n_features(), 5);
+        assert_err(read_libsvm("1 2:1\n-1 6:1\n".as_bytes(), "d", Some(5)), "d", 2, "6:1", "exceeds");
+    }
+
+    #[test]
+    fn errors_name_file_line_and_token() {
+        assert_err(read_str("1 1:1\n-1 2:x\n"), "d.svm", 2, "2:x", "not a number");
+        assert_err(read_str("1 1:NaN\n"), "d.svm", 1, "1:NaN", "non-finite value");
+        assert_err(read_str("1 1:inf\n"), "d.svm", 1, "1:inf", "non-finite value");
+        assert_err(read_str("1 0:1\n"), "d.svm", 1, "0:1", "1-based");
+        assert_err(read_str("1 3\n"), "d.svm", 1, "3", "INDEX:VALUE");
+        assert_err(read_str("1 3:1 2:1\n"), "d.svm", 1, "2:1", "ascending");
+        assert_err(read_str("1 3:1 3:2\n"), "d.svm", 1, "3:2", "ascending");
+        assert_err(read_str("1 qid:3 1:1\n"), "d.svm", 1, "qid:3", "qid");
+        assert_err(read_str("abc 1:1\n"), "d.svm", 1, "abc", "not an integer");
+        assert_err(read_str("1.5 1:1\n"), "d.svm", 1, "1.5", "not an integer");
+        assert_err(read_str(""), "d.svm", 0, "", "empty input");
+        assert_err(read_str("# only a comment\n\n"), "d.svm", 0, "", "empty input");
+    }
+
+    #[test]
+    fn variances_become_sparse_diagonal() {
+        let d = read_var("1 1:1 2:2\n-1 3:1\n", "1 2:0.5\n-1 1:0 4:0.25\n").unwrap();
+        assert_eq!(d.n_features(), 4);
+        let Covariances::SparseDiagonal(c) = &d.covariances else { panic!("expected sparse diagonal covariances") };
+        assert_eq!(c.variances.n_cols, 4);
+        assert_eq!(c.variances.row(1), (&[0, 3][..], &[0.0, 0.25][..]));
+        d.validate().unwrap();
+    }
+
+    #[test]
+    fn variance_errors() {
+        assert_err(read_var("1 1:1\n", "1 1:-0.5\n"), "v.svm", 1, "1:-0.5", "negative variance");
+        assert_err(read_var("1 1:1\n", "1 1:nan\n"), "v.svm", 1, "1:nan", "non-finite");
+        assert_err(read_var("1 1:1\n-1 1:1\n", "1 1:1\n1 1:1\n"), "v.svm", 2, "1", "label differs");
+        assert_err(read_var("1 1:1\n-1 1:1\n", "1 1:1\n"), "v.svm", 0, "", "fewer data lines");
+        assert_err(read_var("1 1:1\n", "1 1:1\n\n-1 1:1\n"), "v.svm", 3, "", "more data lines");
+    }
+
+    #[test]
+    fn write_then_read_round_trips() {
+        let text = "1 1:0.1 3:-2.5e-300 4:1e300\n-1\n1 2:3\n";
+        let d = read_var(text, "1 1:0.5\n-1 2:1\n1\n").unwrap();
+        let mut out = Vec::new();
+        write_libsvm(&d, &mut out).unwrap();
+        let mut var = Vec::new();
+        write_libsvm_variances(&d, &mut var).unwrap();
+        let back = read_libsvm_with_variances(&out[..], "o", &var[..], "v", Some(4)).unwrap();
+        assert_eq!(back, d);
+        assert_eq!(String::from_utf8(out).unwrap(), "1 1:0.1 3:-2.5e-300 4:1e300\n-1\n1 2:3\n");
+    }
+
+    #[test]
+    fn writes_dense_features() {
+        let d = Dataset::dense(ndarray::array![[0.0, 1.5], [2.0, 0.0]], vec![1, -1]);
+        let mut out = Vec::new();
+        write_libsvm(&d, &mut out).unwrap();
+        assert_eq!(String::from_utf8(out).unwrap(), "1 2:1.5\n-1 1:2\n");
+    }
+
+    #[test]
+    fn golden_fixture() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
+        let data = std::fs::read(format!("{dir}toy.svm")).unwrap();
+        let var = std::fs::read(format!("{dir}toy.var.svm")).unwrap();
+        let d = read_libsvm_with_variances(&data[..], "toy.svm", &var[..], "toy.var.svm", None).unwrap();
+        assert_eq!(d.labels, vec![1, -1, 1, -1]);
+        assert_eq!(d.n_features(), 3);
+        assert_eq!(d.features.row_dense(2), vec![0.0, 0.0, -1.25]);
+        d.validate().unwrap();
+    }
+}

@@ -1,0 +1,268 @@
+//! Text formats (DESIGN 6): parsing and writing only. The caller opens the files and hands over a
+//! [`BufRead`] plus a `source` name (usually the path) that every [`ParseError`] carries.
+//!
+//! | format | reader | features | covariances |
+//! |---|---|---|---|
+//! | svm-gsu: means `<id> j:v ...`, labels `<id> <label>`, covariances `<id> i,j:v ...` | [`read_svmgsu`] | sparse | none, sparse diagonal or full |
+//! | LIBSVM/svmlight `label j:v ...` (+ variance file of the same layout) | [`read_libsvm`], [`read_libsvm_with_variances`] | sparse | none or sparse diagonal |
+//! | CSV with a header row (+ variance CSV) | [`read_csv`], [`read_csv_with_variances`] | dense | none or diagonal |
+//! | svm-gsu linear model file | [`read_svmgsu_model`] | | |
+//!
+//! Common rules: feature indices are 1-based; labels are integers (`+1`, `-1`, `2`, `1.0` are accepted,
+//! `1.5` and `abc` are not); every number must be finite; variances must be non-negative; an input
+//! without data lines is an error. Input is parsed line by line, never held whole.
+//!
+//! ```
+//! let text = "+1 1:0.5 3:2\n-1 2:1 # a comment\n";
+//! let data = usvm::io::read_libsvm(text.as_bytes(), "train.txt", None).unwrap();
+//! assert_eq!((data.n_samples(), data.n_features()), (2, 3));
+//! let err = usvm::io::read_libsvm("1 1:nan\n".as_bytes(), "bad.txt", None).unwrap_err();
+//! assert_eq!(err.to_string(), "bad.txt:1: field '1:nan': non-finite value");
+//! ```
+
+mod csv;
+mod libsvm;
+mod svmgsu;
+
+pub use csv::{read_csv, read_csv_with_variances};
+pub use libsvm::{read_libsvm, read_libsvm_with_variances, write_libsvm, write_libsvm_variances};
+pub use svmgsu::{SvmGsuData, read_svmgsu, read_svmgsu_model};
+
+use std::fmt;
+use std::io::BufRead;
+
+/// A malformed input: file, 1-based line (0 when the file as a whole is at fault, e.g. empty input),
+/// the offending token and what is wrong with it. Displays as `FILE:LINE: field 'TOKEN': MESSAGE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    pub source: String,
+    pub line: usize,
+    pub field: String,
+    pub message: String,
+}
+
+// Written by hand: `thiserror` would take a field named `source` for the underlying error.
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: field '{}': {}", self.source, self.line, self.field, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// A position in an input, for building errors.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Loc<'a> {
+    pub source: &'a str,
+    pub line: usize,
+}
+
+impl Loc<'_> {
+    pub fn err(self, field: &str, message: impl Into<String>) -> ParseError {
+        ParseError {
+            source: self.source.to_string(),
+            line: self.line,
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The error for an input without data lines.
+pub(crate) fn empty_input(source: &str) -> ParseError {
+    Loc { source, line: 0 }.err("", "empty input: no data lines")
+}
+
+/// Reads one line at a time into a reused buffer (no copy of the whole text is ever held).
+pub(crate) struct LineReader<R> {
+    reader: R,
+    buf: String,
+    line: usize,
+}
+
+impl<R: BufRead> LineReader<R> {
+    pub fn new(reader: R) -> Self {
+        LineReader { reader, buf: String::new(), line: 0 }
+    }
+
+    /// The next line without its terminator (and without a leading byte-order mark on line 1), with
+    /// its 1-based number; `None` at the end. Read failures (including invalid UTF-8) are errors.
+    pub fn next_line(&mut self, source: &str) -> Result<Option<(usize, &str)>, ParseError> {
+        self.buf.clear();
+        match self.reader.read_line(&mut self.buf) {
+            Ok(0) => Ok(None),
+            Ok(_) => {
+                self.line += 1;
+                Ok(Some((self.line, self.text())))
+            }
+            Err(e) => Err(Loc { source, line: self.line + 1 }.err("", format!("cannot read: {e}"))),
+        }
+    }
+
+    /// The next line that is not blank (whitespace only), as [`Self::next_line`].
+    pub fn next_nonblank(&mut self, source: &str) -> Result<Option<(usize, &str)>, ParseError> {
+        loop {
+            match self.next_line(source)? {
+                None => return Ok(None),
+                Some((_, text)) if text.trim().is_empty() => {}
+                Some(_) => break,
+            }
+        }
+        Ok(Some((self.line, self.text())))
+    }
+
+    /// The current line without its terminator (and BOM).
+    fn text(&self) -> &str {
+        let text = self.buf.trim_end_matches(['\n', '\r']);
+        if self.line == 1 { text.trim_start_matches('\u{feff}') } else { text }
+    }
+}
+
+/// A finite `f64`.
+pub(crate) fn parse_value(loc: Loc, field: &str, text: &str) -> Result<f64, ParseError> {
+    let v: f64 = text.parse().map_err(|_| loc.err(field, "not a number"))?;
+    if !v.is_finite() {
+        return Err(loc.err(field, "non-finite value"));
+    }
+    Ok(v)
+}
+
+/// A finite, non-negative `f64`.
+pub(crate) fn parse_variance(loc: Loc, field: &str, text: &str) -> Result<f64, ParseError> {
+    let v = parse_value(loc, field, text)?;
+    if v < 0.0 {
+        return Err(loc.err(field, "negative variance"));
+    }
+    Ok(v)
+}
+
+/// An integer class label: `+1`, `-1`, `3`, or an integral float such as `1.0`.
+pub(crate) fn parse_label(loc: Loc, text: &str) -> Result<i64, ParseError> {
+    if let Ok(v) = text.parse::<i64>() {
+        return Ok(v);
+    }
+    let v = parse_value(loc, text, text).map_err(|e| match e.message.as_str() {
+        "not a number" => loc.err(text, "label is not an integer"),
+        _ => e,
+    })?;
+    // 2^63 is exactly representable; every integral f64 strictly inside ±2^63 fits an i64.
+    if v.fract() != 0.0 || v.abs() >= 9_223_372_036_854_775_808.0 {
+        return Err(loc.err(text, "label is not an integer"));
+    }
+    Ok(v as i64)
+}
+
+/// A 1-based feature index, returned 0-based; it must be `≤ n_features` when that is given.
+pub(crate) fn parse_index(loc: Loc, field: &str, text: &str, n_features: Option<usize>) -> Result<usize, ParseError> {
+    let j: usize = text.parse().map_err(|_| loc.err(field, format!("index '{text}' is not a positive integer")))?;
+    if j == 0 {
+        return Err(loc.err(field, "feature indices are 1-based: index 0 is invalid"));
+    }
+    if let Some(n) = n_features {
+        if j > n {
+            return Err(loc.err(field, format!("index {j} exceeds the number of features ({n})")));
+        }
+    }
+    Ok(j - 1)
+}
+
+/// A sparse `j:v` token: 0-based index and finite value.
+pub(crate) fn parse_pair(loc: Loc, token: &str, n_features: Option<usize>) -> Result<(usize, f64), ParseError> {
+    let (j, v) = token.split_once(':').ok_or_else(|| loc.err(token, "expected INDEX:VALUE"))?;
+    Ok((parse_index(loc, token, j, n_features)?, parse_value(loc, token, v)?))
+}
+
+/// Rows of `(column, value)` pairs accumulated straight into CSR arrays.
+#[derive(Debug, Default)]
+pub(crate) struct CsrBuilder {
+    indptr: Vec<usize>,
+    indices: Vec<usize>,
+    values: Vec<f64>,
+    /// One past the largest column seen.
+    pub width: usize,
+}
+
+impl CsrBuilder {
+    pub fn new() -> Self {
+        CsrBuilder { indptr: vec![0], ..Default::default() }
+    }
+
+    pub fn push(&mut self, j: usize, v: f64) {
+        self.width = self.width.max(j + 1);
+        self.indices.push(j);
+        self.values.push(v);
+    }
+
+    pub fn end_row(&mut self) {
+        self.indptr.push(self.indices.len());
+    }
+
+    pub fn finish(self, n_cols: usize) -> crate::data::CsrMatrix {
+        debug_assert!(n_cols >= self.width);
+        crate::data::CsrMatrix { n_cols, indptr: self.indptr, indices: self.indices, values: self.values }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const L: Loc = Loc { source: "f.txt", line: 7 };
+
+    #[test]
+    fn display_names_file_line_and_token() {
+        let e = L.err("3:x", "not a number");
+        assert_eq!(e.to_string(), "f.txt:7: field '3:x': not a number");
+    }
+
+    #[test]
+    fn labels() {
+        for (t, v) in [("+1", 1), ("-1", -1), ("1.0", 1), ("-2.0", -2), ("7", 7), ("1e0", 1)] {
+            assert_eq!(parse_label(L, t).unwrap(), v, "{t}");
+        }
+        for t in ["abc", "1.5", "nan", "inf", "1e300", ""] {
+            let e = parse_label(L, t).unwrap_err();
+            assert_eq!(e.field, t);
+            assert!(e.message == "label is not an integer" || e.message == "non-finite value", "{t}: {}", e.message);
+        }
+        assert_eq!(parse_label(L, "NaN").unwrap_err().message, "non-finite value");
+    }
+
+    #[test]
+    fn values_and_pairs() {
+        assert_eq!(parse_pair(L, "3:-0.5", None).unwrap(), (2, -0.5));
+        assert_eq!(parse_pair(L, "3:inf", None).unwrap_err().message, "non-finite value");
+        assert_eq!(parse_pair(L, "3:NaN", None).unwrap_err().message, "non-finite value");
+        assert_eq!(parse_pair(L, "3:1e999", None).unwrap_err().message, "non-finite value");
+        assert_eq!(parse_pair(L, "3", None).unwrap_err().message, "expected INDEX:VALUE");
+        assert_eq!(parse_pair(L, "3:", None).unwrap_err().message, "not a number");
+        assert!(parse_pair(L, "0:1", None).unwrap_err().message.contains("1-based"));
+        assert!(parse_pair(L, "-1:1", None).unwrap_err().message.contains("positive integer"));
+        assert!(parse_pair(L, "a:1", None).unwrap_err().message.contains("positive integer"));
+        assert!(parse_pair(L, "5:1", Some(4)).unwrap_err().message.contains("exceeds"));
+        assert_eq!(parse_pair(L, "4:1", Some(4)).unwrap(), (3, 1.0));
+        assert_eq!(parse_variance(L, "v", "-0.1").unwrap_err().message, "negative variance");
+        assert_eq!(parse_variance(L, "v", "0").unwrap(), 0.0);
+    }
+
+    #[test]
+    fn line_reader_strips_terminators_and_bom() {
+        let mut r = LineReader::new("\u{feff}a\r\nb\n\nc".as_bytes());
+        let mut got = Vec::new();
+        while let Some((n, t)) = r.next_line("x").unwrap() {
+            got.push((n, t.to_string()));
+        }
+        let want = [(1, "a"), (2, "b"), (3, ""), (4, "c")];
+        assert_eq!(got, want.map(|(n, t)| (n, t.to_string())));
+    }
+
+    #[test]
+    fn line_reader_reports_invalid_utf8() {
+        let bytes: &[u8] = b"ok\n\xff\xfe\n";
+        let mut r = LineReader::new(bytes);
+        assert!(r.next_line("bin.dat").unwrap().is_some());
+        let e = r.next_line("bin.dat").unwrap_err();
+        assert_eq!((e.source.as_str(), e.line), ("bin.dat", 2));
+        assert!(e.message.starts_with("cannot read"));
+    }
+}

@@ -1,0 +1,535 @@
+//! The svm-gsu format (the reference C++ code, DESIGN 6): three whitespace-separated files joined by
+//! example id.
+//!
+//! - means: `<id> j:v j:v ...`, 1-based sparse indices in any order (each at most once);
+//! - labels: `<id> <label>`;
+//! - covariances (optional): `<id> i,j:v ...`, 1-based, sparse. An entry `(i,j)` sets both `(i,j)` and
+//!   `(j,i)`; giving both with different values is an error. A line whose entries are all on the
+//!   diagonal is a diagonal matrix.
+//!
+//! The files are joined with hash maps in O(ℓ), in the order of the labels file. An id missing from
+//! one of the files is skipped and reported; a repeated id within one file is an error. Blank lines
+//! are skipped.
+//!
+//! Covariances become [`Covariances::SparseDiagonal`] when every kept example is diagonal, otherwise
+//! dense [`Covariances::Full`]. While reading, each covariance is held once, as its upper-triangle
+//! entries; each example's entries are released as it is copied into the dense array.
+
+use std::collections::HashMap;
+use std::io::BufRead;
+
+use ndarray::{Array2, Array3};
+
+use super::{CsrBuilder, LineReader, Loc, ParseError, empty_input, parse_index, parse_label, parse_pair, parse_value};
+use crate::data::{Dataset, Features};
+use crate::model::LinearModel;
+use crate::uncertainty::Covariances;
+
+/// A joined svm-gsu input.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SvmGsuData {
+    /// The examples found in every file, in labels-file order.
+    pub dataset: Dataset,
+    /// The id of every example of `dataset`.
+    pub ids: Vec<String>,
+    /// One message (`FILE:LINE: id '...' has no ...; skipped`) per skipped line.
+    pub skipped: Vec<String>,
+}
+
+/// Reads and joins svm-gsu means, labels and (optionally) covariance files, each given as
+/// `(reader, source name)`. `n_features` fixes the dimension (larger indices are errors); by default
+/// it is the largest index seen in the means and covariance files.
+pub fn read_svmgsu(
+    means: (impl BufRead, &str),
+    labels: (impl BufRead, &str),
+    covariances: Option<(&mut dyn BufRead, &str)>,
+    n_features: Option<usize>,
+) -> Result<SvmGsuData, ParseError> {
+    let (labels_reader, labels_src) = labels;
+    let (means_reader, means_src) = means;
+    let labelled = read_labels(labels_reader, labels_src)?;
+    let (mut mean_rows, mean_width) = read_means(means_reader, means_src, n_features)?;
+    let mut cov_rows = match covariances {
+        Some((reader, src)) => Some((read_covariances(reader, src, n_features)?, src)),
+        None => None,
+    };
+
+    let mut ids = Vec::new();
+    let mut y = Vec::new();
+    let mut x = CsrBuilder::new();
+    let mut kept_cov = Vec::new();
+    let mut skipped = Vec::new();
+    for (id, label, line) in labelled {
+        match (mean_rows.remove(&id), cov_rows.as_mut().map(|(rows, _)| rows.map.remove(&id))) {
+            (Some(mean), cov @ (None | Some(Some(_)))) => {
+                for (j, v) in mean.entries {
+                    x.push(j, v);
+                }
+                x.end_row();
+                kept_cov.extend(cov.flatten());
+                ids.push(id);
+                y.push(label);
+            }
+            (mean, cov) => {
+                let mut missing = Vec::new();
+                if mean.is_none() {
+                    missing.push(format!("mean vector in {means_src}"));
+                }
+                if let (Some(None), Some((_, src))) = (cov, &cov_rows) {
+                    missing.push(format!("covariance in {src}"));
+                }
+                skipped.push(format!("{labels_src}:{line}: id '{id}' has no {}; skipped", missing.join(" and no ")));
+            }
+        }
+    }
+    report_unlabelled(&mut skipped, mean_rows.into_iter().map(|(id, r)| (r.line, id)), means_src, labels_src);
+    let has_covariances = cov_rows.is_some();
+    let cov_width = match cov_rows {
+        Some((rows, src)) => {
+            report_unlabelled(&mut skipped, rows.map.into_iter().map(|(id, r)| (r.line, id)), src, labels_src);
+            rows.width
+        }
+        None => 0,
+    };
+    if ids.is_empty() {
+        return Err(Loc { source: labels_src, line: 0 }.err("", "no id appears in every input file"));
+    }
+
+    let n = n_features.unwrap_or(mean_width.max(cov_width));
+    let covariances = if has_covariances { assemble_covariances(kept_cov, n) } else { Covariances::None };
+    Ok(SvmGsuData {
+        dataset: Dataset { features: Features::Sparse(x.finish(n)), labels: y, weights: None, covariances },
+        ids,
+        skipped,
+    })
+}
+
+/// Reads an svm-gsu *linear* model file:
+///
+/// ```text
+/// SVM-GSU Model_File
+/// kernel_type linear
+/// lambda 0.001
+/// sigmA -0.16095
+/// sigmB 3.00825
+/// cov_mat_type diagonal
+/// w 2.09625 1.63941 ...
+/// b 33.0391
+/// ```
+///
+/// The result is a binary model with classes `[-1, 1]` and `f(x) = wᵀx + b`. `lambda` and
+/// `cov_mat_type` are informational and ignored; so are `sigmA`/`sigmB`, the reference code's sigmoid,
+/// which has a sign bug and is fitted on training scores (DESIGN 4): refit Platt scaling with
+/// [`crate::calibration`] instead. Kernel (`rbf`) model files are rejected.
+pub fn read_svmgsu_model(text: &str, source: &str) -> Result<LinearModel, ParseError> {
+    let mut lines = text.lines().enumerate().map(|(k, l)| (k + 1, l.trim())).filter(|(_, l)| !l.is_empty());
+    let Some((line, header)) = lines.next() else {
+        return Err(empty_input(source));
+    };
+    if header != "SVM-GSU Model_File" {
+        return Err(Loc { source, line }.err(header, "expected the header 'SVM-GSU Model_File'"));
+    }
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let (mut w, mut b) = (None, None);
+    for (line, text) in lines {
+        let loc = Loc { source, line };
+        let mut tokens = text.split_ascii_whitespace();
+        let key = tokens.next().unwrap_or_default();
+        if let Some(first) = seen.insert(key, line) {
+            return Err(loc.err(key, format!("repeated key (first on line {first})")));
+        }
+        let values: Vec<&str> = tokens.collect();
+        match key {
+            "kernel_type" => match values[..] {
+                ["linear"] => {}
+                [kind] => {
+                    return Err(loc.err(kind, "only linear svm-gsu models can be read"));
+                }
+                _ => return Err(loc.err(key, "expected one kernel name")),
+            },
+            "lambda" | "sigmA" | "sigmB" => {
+                let [v] = values[..] else {
+                    return Err(loc.err(key, "expected one number"));
+                };
+                parse_value(loc, v, v)?;
+            }
+            "cov_mat_type" => {}
+            "w" => {
+                let w_values: Result<Vec<f64>, _> = values.iter().map(|v| parse_value(loc, v, v)).collect();
+                w = Some(w_values?);
+            }
+            "b" => {
+                let [v] = values[..] else {
+                    return Err(loc.err(key, "expected one number"));
+                };
+                b = Some(parse_value(loc, v, v)?);
+            }
+            _ => return Err(loc.err(key, "unknown key in an svm-gsu linear model file")),
+        }
+    }
+    let whole = Loc { source, line: 0 };
+    if !seen.contains_key("kernel_type") {
+        return Err(whole.err("kernel_type", "missing"));
+    }
+    let w = w.ok_or_else(|| whole.err("w", "missing"))?;
+    let b = b.ok_or_else(|| whole.err("b", "missing"))?;
+    let n = w.len();
+    Ok(LinearModel {
+        classes: vec![-1, 1],
+        coef: Array2::from_shape_vec((1, n), w).expect("1 × n from n values"),
+        intercept: vec![b],
+    })
+}
+
+/// A first-seen line number per id, for duplicate detection.
+fn check_duplicate(seen: &mut HashMap<String, usize>, loc: Loc, id: &str) -> Result<(), ParseError> {
+    if let Some(first) = seen.get(id) {
+        return Err(loc.err(id, format!("duplicate id (first on line {first})")));
+    }
+    seen.insert(id.to_string(), loc.line);
+    Ok(())
+}
+
+/// `(id, label, line)` in file order.
+fn read_labels(reader: impl BufRead, source: &str) -> Result<Vec<(String, i64, usize)>, ParseError> {
+    let mut lines = LineReader::new(reader);
+    let mut seen = HashMap::new();
+    let mut out = Vec::new();
+    while let Some((line, text)) = lines.next_line(source)? {
+        let loc = Loc { source, line };
+        let tokens: Vec<&str> = text.split_ascii_whitespace().collect();
+        match tokens[..] {
+            [] => continue,
+            [id, label] => {
+                check_duplicate(&mut seen, loc, id)?;
+                out.push((id.to_string(), parse_label(loc, label)?, line));
+            }
+            [id] => return Err(loc.err(id, "missing label: expected '<id> <label>'")),
+            [_, _, extra, ..] => {
+                return Err(loc.err(extra, "unexpected token: expected '<id> <label>'"));
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(empty_input(source));
+    }
+    Ok(out)
+}
+
+struct MeanRow {
+    line: usize,
+    /// `(j, x_j)`, 0-based, ascending.
+    entries: Vec<(usize, f64)>,
+}
+
+/// Rows by id, and one past the largest index seen.
+fn read_means(
+    reader: impl BufRead,
+    source: &str,
+    n_features: Option<usize>,
+) -> Result<(HashMap<String, MeanRow>, usize), ParseError> {
+    let mut lines = LineReader::new(reader);
+    let mut seen = HashMap::new();
+    let mut rows = HashMap::new();
+    let mut width = 0;
+    while let Some((line, text)) = lines.next_line(source)? {
+        let loc = Loc { source, line };
+        let mut tokens = text.split_ascii_whitespace();
+        let Some(id) = tokens.next() else { continue };
+        check_duplicate(&mut seen, loc, id)?;
+        let mut entries = Vec::new();
+        for (k, token) in tokens.clone().enumerate() {
+            let (j, v) = parse_pair(loc, token, n_features)?;
+            entries.push((j, v, k));
+        }
+        entries.sort_by_key(|e| (e.0, e.2));
+        if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
+            let token = tokens.nth(w[1].2).unwrap_or_default();
+            return Err(loc.err(token, format!("index {} repeated", w[1].0 + 1)));
+        }
+        width = width.max(entries.last().map_or(0, |e| e.0 + 1));
+        let entries = entries.into_iter().map(|(j, v, _)| (j, v)).collect();
+        rows.insert(id.to_string(), MeanRow { line, entries });
+    }
+    if rows.is_empty() {
+        return Err(empty_input(source));
+    }
+    Ok((rows, width))
+}
+
+struct CovRow {
+    line: usize,
+    /// Upper-triangle entries `(i, j, Σ_ij)`, `i ≤ j`, 0-based, sorted, distinct.
+    entries: Vec<(u32, u32, f64)>,
+}
+
+impl CovRow {
+    fn is_diagonal(&self) -> bool {
+        self.entries.iter().all(|&(i, j, _)| i == j)
+    }
+}
+
+struct CovRows {
+    map: HashMap<String, CovRow>,
+    width: usize,
+}
+
+fn read_covariances(reader: &mut dyn BufRead, source: &str, n_features: Option<usize>) -> Result<CovRows, ParseError> {
+    let mut lines = LineReader::new(reader);
+    let mut seen = HashMap::new();
+    let mut map = HashMap::new();
+    let mut width = 0;
+    while let Some((line, text)) = lines.next_line(source)? {
+        let loc = Loc { source, line };
+        let mut tokens = text.split_ascii_whitespace();
+        let Some(id) = tokens.next() else { continue };
+        check_duplicate(&mut seen, loc, id)?;
+        let mut entries = Vec::new();
+        for (k, token) in tokens.clone().enumerate() {
+            let (i, j, v) = parse_cov_entry(loc, token, n_features)?;
+            entries.push((i.min(j), i.max(j), v, k));
+        }
+        // Stable sort: entries for the same unordered pair stay in line order.
+        entries.sort_by_key(|e| (e.0, e.1));
+        if let Some(w) = entries.windows(2).find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1) && w[0].2 != w[1].2) {
+            let token = tokens.nth(w[1].3).unwrap_or_default();
+            return Err(loc.err(
+                token,
+                format!(
+                    "conflicts with the value {} given earlier for entry ({},{}) or its transpose",
+                    w[0].2,
+                    w[0].0 + 1,
+                    w[0].1 + 1
+                ),
+            ));
+        }
+        entries.dedup_by_key(|e| (e.0, e.1));
+        width = width.max(entries.iter().map(|e| e.1 + 1).max().unwrap_or(0));
+        let entries = entries
+            .into_iter()
+            .map(|(i, j, v, k)| match (u32::try_from(i), u32::try_from(j)) {
+                (Ok(i), Ok(j)) => Ok((i, j, v)),
+                _ => Err(loc.err(tokens.clone().nth(k).unwrap_or_default(), "index too large")),
+            })
+            .collect::<Result<_, _>>()?;
+        map.insert(id.to_string(), CovRow { line, entries });
+    }
+    if map.is_empty() {
+        return Err(empty_input(source));
+    }
+    Ok(CovRows { map, width })
+}
+
+/// An `i,j:v` token: 0-based `(i, j)` and a finite value, non-negative on the diagonal.
+fn parse_cov_entry(loc: Loc, token: &str, n_features: Option<usize>) -> Result<(usize, usize, f64), ParseError> {
+    let malformed = || loc.err(token, "expected ROW,COL:VALUE");
+    let (ij, v) = token.split_once(':').ok_or_else(malformed)?;
+    let (i, j) = ij.split_once(',').ok_or_else(malformed)?;
+    let i = parse_index(loc, token, i, n_features)?;
+    let j = parse_index(loc, token, j, n_features)?;
+    let v = parse_value(loc, token, v)?;
+    if i == j && v < 0.0 {
+        return Err(loc.err(token, "negative variance"));
+    }
+    Ok((i, j, v))
+}
+
+/// Reports the `(line, id)` rows of `source` whose id has no label, in line order.
+fn report_unlabelled(
+    skipped: &mut Vec<String>,
+    rows: impl Iterator<Item = (usize, String)>,
+    source: &str,
+    labels_src: &str,
+) {
+    let mut left: Vec<(usize, String)> = rows.collect();
+    left.sort_unstable();
+    skipped.extend(
+        left.into_iter().map(|(line, id)| format!("{source}:{line}: id '{id}' has no label in {labels_src}; skipped")),
+    );
+}
+
+/// Sparse diagonal when every example is diagonal, dense full matrices otherwise.
+fn assemble_covariances(rows: Vec<CovRow>, n: usize) -> Covariances {
+    if rows.iter().all(CovRow::is_diagonal) {
+        let mut b = CsrBuilder::new();
+        for row in &rows {
+            for &(i, _, v) in &row.entries {
+                b.push(i as usize, v);
+            }
+            b.end_row();
+        }
+        return Covariances::sparse_diagonal(b.finish(n));
+    }
+    let mut m = Array3::zeros((rows.len(), n, n));
+    for (k, row) in rows.into_iter().enumerate() {
+        for (i, j, v) in row.entries {
+            let (i, j) = (i as usize, j as usize);
+            m[[k, i, j]] = v;
+            m[[k, j, i]] = v;
+        }
+    }
+    Covariances::full(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::array;
+
+    fn read(means: &str, labels: &str, cov: Option<&str>, n: Option<usize>) -> Result<SvmGsuData, ParseError> {
+        let mut cov = cov.map(str::as_bytes);
+        read_svmgsu(
+            (means.as_bytes(), "m.txt"),
+            (labels.as_bytes(), "l.txt"),
+            cov.as_mut().map(|r| (r as &mut dyn BufRead, "c.txt")),
+            n,
+        )
+    }
+
+    fn assert_err(r: Result<SvmGsuData, ParseError>, source: &str, line: usize, field: &str, msg: &str) {
+        let e = r.unwrap_err();
+        assert_eq!((e.source.as_str(), e.line, e.field.as_str()), (source, line, field), "{e}");
+        assert!(e.message.contains(msg), "{e}");
+    }
+
+    #[test]
+    fn joins_by_id_in_labels_order_and_reports_missing_ids() {
+        let d = read("a 1:1\nb 2:2 1:1\n\nc 3:3\n", "c -1\nz 1\na +1\n", None, None).unwrap();
+        assert_eq!(d.ids, ["c", "a"]);
+        assert_eq!(d.dataset.labels, [-1, 1]);
+        assert_eq!(d.dataset.n_features(), 3);
+        let Features::Sparse(m) = &d.dataset.features else { panic!("svm-gsu means must stay sparse") };
+        assert_eq!(m.row(0), (&[2][..], &[3.0][..]));
+        assert_eq!(m.row(1), (&[0][..], &[1.0][..]));
+        assert_eq!(d.dataset.covariances, Covariances::None);
+        assert_eq!(
+            d.skipped,
+            ["l.txt:2: id 'z' has no mean vector in m.txt; skipped", "m.txt:2: id 'b' has no label in l.txt; skipped",]
+        );
+    }
+
+    #[test]
+    fn unsorted_indices_are_sorted() {
+        let d = read("a 3:3 1:1\n", "a 1\n", None, None).unwrap();
+        assert_eq!(d.dataset.features.row_dense(0), vec![1.0, 0.0, 3.0]);
+    }
+
+    #[test]
+    fn diagonal_covariances_stay_sparse() {
+        let d = read("a 1:1\nb 2:1\n", "a 1\nb -1\n", Some("b 4,4:0.5\na 1,1:0.25 2,2:0\n"), None).unwrap();
+        assert_eq!(d.dataset.n_features(), 4);
+        let Covariances::SparseDiagonal(c) = &d.dataset.covariances else { panic!("expected sparse diagonal") };
+        assert_eq!(c.variances.row(0), (&[0, 1][..], &[0.25, 0.0][..]));
+        assert_eq!(c.variances.row(1), (&[3][..], &[0.5][..]));
+        d.dataset.validate().unwrap();
+    }
+
+    #[test]
+    fn one_full_example_makes_all_full() {
+        let d =
+            read("a 1:1\nb 2:1\n", "a 1\nb -1\n", Some("a 1,1:2\nb 1,1:1 2,1:0.5 2,2:1 1,2:0.5\n"), Some(2)).unwrap();
+        let Covariances::Full(c) = &d.dataset.covariances else { panic!("expected full") };
+        assert_eq!(c.matrices, array![[[2.0, 0.0], [0.0, 0.0]], [[1.0, 0.5], [0.5, 1.0]]]);
+        d.dataset.validate().unwrap();
+    }
+
+    #[test]
+    fn one_triangle_sets_both() {
+        let d = read("a 1:1\n", "a 1\n", Some("a 1,1:1 2,2:1 2,1:-0.5\n"), None).unwrap();
+        let Covariances::Full(c) = &d.dataset.covariances else { panic!("expected full") };
+        assert_eq!(c.matrices, array![[[1.0, -0.5], [-0.5, 1.0]]]);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_token() {
+        let ok_m = "a 1:1\nb 1:2\n";
+        let ok_l = "a 1\nb -1\n";
+        assert_err(read("a 1:1\nb 1:x\n", ok_l, None, None), "m.txt", 2, "1:x", "not a number");
+        assert_err(read("a 1:1\nb 1:nan\n", ok_l, None, None), "m.txt", 2, "1:nan", "non-finite");
+        assert_err(read("a 1:1\nb 1-2\n", ok_l, None, None), "m.txt", 2, "1-2", "INDEX:VALUE");
+        assert_err(read("a 0:1\n", ok_l, None, None), "m.txt", 1, "0:1", "1-based");
+        assert_err(read("a 2:1 1:1 2:3\n", ok_l, None, None), "m.txt", 1, "2:3", "index 2 repeated");
+        assert_err(read("a 1:1\n\na 1:2\n", ok_l, None, None), "m.txt", 3, "a", "duplicate id (first on line 1)");
+        assert_err(read(ok_m, "a 1\na -1\n", None, None), "l.txt", 2, "a", "duplicate id");
+        assert_err(read(ok_m, "a 1\nb 1.5\n", None, None), "l.txt", 2, "1.5", "not an integer");
+        assert_err(read(ok_m, "a abc\n", None, None), "l.txt", 1, "abc", "not an integer");
+        assert_err(read(ok_m, "a\n", None, None), "l.txt", 1, "a", "missing label");
+        assert_err(read(ok_m, "a 1 2\n", None, None), "l.txt", 1, "2", "unexpected token");
+        assert_err(read(ok_m, "", None, None), "l.txt", 0, "", "empty input");
+        assert_err(read("\n\n", ok_l, None, None), "m.txt", 0, "", "empty input");
+        assert_err(read(ok_m, ok_l, Some(""), None), "c.txt", 0, "", "empty input");
+        assert_err(read(ok_m, ok_l, Some("a 1,1:-1\n"), None), "c.txt", 1, "1,1:-1", "negative variance");
+        assert_err(read(ok_m, ok_l, Some("a 1,1:inf\n"), None), "c.txt", 1, "1,1:inf", "non-finite");
+        assert_err(read(ok_m, ok_l, Some("a 1:1\n"), None), "c.txt", 1, "1:1", "ROW,COL:VALUE");
+        assert_err(read(ok_m, ok_l, Some("a 1,0:1\n"), None), "c.txt", 1, "1,0:1", "1-based");
+        assert_err(read(ok_m, ok_l, Some("a 1,1:1\na 1,1:1\n"), None), "c.txt", 2, "a", "duplicate id");
+        assert_err(read(ok_m, ok_l, Some("a 1,2:0.5 1,1:1 2,1:0.4\n"), None), "c.txt", 1, "2,1:0.4", "conflicts");
+        assert_err(read(ok_m, ok_l, Some("a 3,1:1\n"), Some(2)), "c.txt", 1, "3,1:1", "exceeds");
+        assert_err(read("a 3:1\n", ok_l, None, Some(2)), "m.txt", 1, "3:1", "exceeds");
+        assert_err(read("x 1:1\n", ok_l, None, None), "l.txt", 0, "", "no id appears");
+    }
+
+    #[test]
+    fn golden_fixture() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
+        let file = |name: &str| std::fs::read(format!("{dir}{name}")).unwrap();
+        let (means, labels, cov) = (file("toy.means"), file("toy.labels"), file("toy.cov"));
+        let d =
+            read_svmgsu((&means[..], "toy.means"), (&labels[..], "toy.labels"), Some((&mut &cov[..], "toy.cov")), None)
+                .unwrap();
+        assert_eq!(d.ids, ["doc_5", "doc_3", "doc_7"]);
+        assert_eq!(d.dataset.labels, [-1, 1, -1]);
+        assert_eq!(
+            d.skipped,
+            [
+                "toy.labels:3: id 'doc_6' has no mean vector in toy.means and no covariance in toy.cov; skipped",
+                "toy.labels:4: id 'doc_1' has no covariance in toy.cov; skipped",
+            ]
+        );
+        assert_eq!(d.dataset.features.row_dense(1), vec![-0.21, 0.1, -0.43]);
+        let Covariances::Full(c) = &d.dataset.covariances else { panic!("doc_7 is not diagonal") };
+        assert_eq!(
+            c.matrices,
+            array![
+                [[0.25, 0.0, 0.0], [0.0, 0.01, 0.0], [0.0, 0.0, 0.1]],
+                [[0.25, 0.0, 0.0], [0.0, 0.01, 0.0], [0.0, 0.0, 0.1]],
+                [[0.5, 0.1, 0.0], [0.1, 0.5, 0.0], [0.0, 0.0, 0.0]],
+            ]
+        );
+        d.dataset.validate().unwrap();
+
+        let model = read_svmgsu_model(&String::from_utf8(file("toy.model")).unwrap(), "toy.model").unwrap();
+        assert_eq!(model.classes, [-1, 1]);
+        assert_eq!(model.coef, array![[2.5, -1.0, 0.125]]);
+        assert_eq!(model.intercept, [0.75]);
+        // f(doc_3) = 2.5·(-0.21) - 0.1 + 0.125·(-0.43) + 0.75
+        let f = model.decision_function(&d.dataset.features).unwrap();
+        assert!((f[[1, 0]] - (2.5 * -0.21 - 0.1 + 0.125 * -0.43 + 0.75)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn model_file_errors() {
+        let good = "SVM-GSU Model_File\nkernel_type linear\nw 1 2\nb 0.5\n";
+        let m = read_svmgsu_model(good, "m").unwrap();
+        assert_eq!((m.n_features(), m.intercept[0]), (2, 0.5));
+        let err = |text: &str| read_svmgsu_model(text, "m").unwrap_err();
+        let e = err("");
+        assert_eq!((e.line, e.message.as_str()), (0, "empty input: no data lines"));
+        let e = err("LIBSVM\n");
+        assert_eq!((e.line, e.field.as_str()), (1, "LIBSVM"));
+        let e = err("SVM-GSU Model_File\nkernel_type rbf\n");
+        assert_eq!((e.line, e.field.as_str()), (2, "rbf"));
+        let e = err("SVM-GSU Model_File\nkernel_type linear\nw 1 nan\nb 0\n");
+        assert_eq!((e.line, e.field.as_str(), e.message.as_str()), (3, "nan", "non-finite value"));
+        let e = err("SVM-GSU Model_File\nkernel_type linear\nw 1\nb 0 1\n");
+        assert_eq!((e.line, e.field.as_str()), (4, "b"));
+        let e = err("SVM-GSU Model_File\nkernel_type linear\nw 1\nw 2\nb 0\n");
+        assert!(e.message.contains("repeated key"));
+        let e = err("SVM-GSU Model_File\nkernel_type linear\nb 0\n");
+        assert_eq!((e.line, e.field.as_str(), e.message.as_str()), (0, "w", "missing"));
+        let e = err("SVM-GSU Model_File\nkernel_type linear\nw 1\nb 0\nSV\n");
+        assert_eq!((e.line, e.field.as_str()), (5, "SV"));
+        let e = err("SVM-GSU Model_File\nw 1\nb 0\n");
+        assert_eq!(e.field, "kernel_type");
+    }
+}
