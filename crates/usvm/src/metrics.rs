@@ -290,7 +290,7 @@ mod tests {
             0.0, 0.0, 0.0, -0.5, -0.0, 0.5, -0.5, -0.0, -1.0, -0.5, -1.0, -0.0, -0.5, 0.0, 0.0, -0.0, -1.5, -0.5, -0.0,
             0.0,
         ];
-        assert_abs_diff_eq!(average_precision(&y, &s), 0.64438502673796794, epsilon = 1e-15);
+        assert_abs_diff_eq!(average_precision(&y, &s), 0.6443850267379679, epsilon = 1e-15);
         let m = Metrics::from_scores(&y, &s);
         assert_eq!(m.precision, 1.0);
         assert_abs_diff_eq!(m.recall, 0.09090909090909091, epsilon = 1e-16);

@@ -142,12 +142,15 @@ fn check_variance_header<R: BufRead>(
     Ok(label_pos)
 }
 
+/// A line number and the fields of that line.
+type Record<'a> = (usize, Vec<Cow<'a, str>>);
+
 /// The next non-blank line split into exactly `width` fields.
 fn next_record<'a, R: BufRead>(
     lines: &'a mut LineReader<R>,
     source: &str,
     width: usize,
-) -> Result<Option<(usize, Vec<Cow<'a, str>>)>, ParseError> {
+) -> Result<Option<Record<'a>>, ParseError> {
     let Some((line, text)) = lines.next_nonblank(source)? else {
         return Ok(None);
     };

@@ -158,10 +158,10 @@ pub(crate) fn parse_index(loc: Loc, field: &str, text: &str, n_features: Option<
     if j == 0 {
         return Err(loc.err(field, "feature indices are 1-based: index 0 is invalid"));
     }
-    if let Some(n) = n_features {
-        if j > n {
-            return Err(loc.err(field, format!("index {j} exceeds the number of features ({n})")));
-        }
+    if let Some(n) = n_features
+        && j > n
+    {
+        return Err(loc.err(field, format!("index {j} exceeds the number of features ({n})")));
     }
     Ok(j - 1)
 }

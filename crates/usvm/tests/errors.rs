@@ -1,0 +1,154 @@
+//! Bad input gives typed errors, never panics.
+
+mod common;
+
+use ndarray::{Array2, Array3, array};
+use usvm::solver::pegasos::SgdSettings;
+use usvm::{Covariances, CsrMatrix, Dataset, Error, Features, LinearMethod, LinearSvmParams, Solver};
+
+fn fit(data: &Dataset) -> Result<usvm::LinearFit, Error> {
+    LinearSvmParams::default().fit(data)
+}
+
+fn base() -> Dataset {
+    Dataset::dense(array![[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]], vec![1, 1, 0, 0])
+}
+
+#[test]
+fn empty_data() {
+    let d = Dataset::dense(Array2::zeros((0, 2)), vec![]);
+    assert!(matches!(fit(&d), Err(Error::Empty(_))));
+    let d = Dataset::dense(Array2::zeros((3, 0)), vec![0, 1, 0]);
+    assert!(matches!(fit(&d), Err(Error::Empty(_))));
+}
+
+#[test]
+fn single_class() {
+    let d = Dataset::dense(array![[1.0], [2.0]], vec![3, 3]);
+    assert_eq!(fit(&d).unwrap_err(), Error::SingleClass { label: 3 });
+}
+
+#[test]
+fn label_count_mismatch() {
+    let d = Dataset { labels: vec![0, 1, 0], ..base() };
+    assert!(matches!(fit(&d), Err(Error::DimensionMismatch { what: "labels", expected: 4, found: 3 })));
+}
+
+#[test]
+fn non_finite_features() {
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        let mut d = base();
+        if let Features::Dense(x) = &mut d.features {
+            x[[2, 1]] = bad;
+        }
+        assert!(matches!(fit(&d), Err(Error::NonFinite { what: "features", index: 2, .. })), "{bad}");
+    }
+    let sparse = Features::Sparse(CsrMatrix::from_rows(2, &[vec![(0, 1.0)], vec![(1, f64::NAN)]]).unwrap());
+    let d = Dataset { features: sparse, labels: vec![0, 1], weights: None, covariances: Covariances::None };
+    assert!(matches!(fit(&d), Err(Error::NonFinite { index: 1, .. })));
+}
+
+#[test]
+fn covariance_problems() {
+    let cases: Vec<(Covariances, fn(&Error) -> bool)> = vec![
+        (Covariances::isotropic(vec![1.0, -0.5, 1.0, 1.0]), |e| matches!(e, Error::NegativeVariance { index: 1, .. })),
+        (Covariances::isotropic(vec![1.0, 1.0, f64::NAN, 1.0]), |e| matches!(e, Error::NonFinite { index: 2, .. })),
+        (Covariances::isotropic(vec![1.0; 3]), |e| matches!(e, Error::DimensionMismatch { expected: 4, found: 3, .. })),
+        (Covariances::diagonal(Array2::from_elem((4, 3), 1.0)), |e| {
+            matches!(e, Error::DimensionMismatch { expected: 2, found: 3, .. })
+        }),
+        (Covariances::diagonal(array![[1.0, 1.0], [1.0, 1.0], [1.0, -1.0], [1.0, 1.0]]), |e| {
+            matches!(e, Error::NegativeVariance { index: 2, .. })
+        }),
+        (
+            Covariances::sparse_diagonal(
+                CsrMatrix::from_rows(2, &[vec![(0, 1.0)], vec![], vec![(1, -2.0)], vec![]]).unwrap(),
+            ),
+            |e| matches!(e, Error::NegativeVariance { index: 2, .. }),
+        ),
+        (Covariances::low_rank(vec![Array2::zeros((3, 1)); 4], None), |e| {
+            matches!(e, Error::DimensionMismatch { expected: 2, found: 3, .. })
+        }),
+        (Covariances::low_rank(vec![Array2::zeros((2, 1)); 4], Some(Array2::from_elem((4, 2), -1.0))), |e| {
+            matches!(e, Error::NegativeVariance { index: 0, .. })
+        }),
+    ];
+    for (cov, check) in cases {
+        let err = fit(&base().with_covariances(cov.clone())).unwrap_err();
+        assert!(check(&err), "{cov:?}: {err}");
+    }
+}
+
+#[test]
+fn full_covariance_must_be_symmetric_and_psd() {
+    let mut m = Array3::zeros((4, 2, 2));
+    for i in 0..4 {
+        m[[i, 0, 0]] = 1.0;
+        m[[i, 1, 1]] = 1.0;
+    }
+    let mut asym = m.clone();
+    asym[[1, 0, 1]] = 0.5;
+    let err = fit(&base().with_covariances(Covariances::full(asym))).unwrap_err();
+    assert!(matches!(err, Error::AsymmetricCovariance { index: 1, .. }), "{err}");
+    let mut indefinite = m.clone();
+    indefinite[[3, 0, 1]] = 2.0;
+    indefinite[[3, 1, 0]] = 2.0; // eigenvalues 3 and -1
+    let err = fit(&base().with_covariances(Covariances::full(indefinite))).unwrap_err();
+    match err {
+        Error::NotPositiveSemidefinite { index: 3, eigenvalue } => assert!((eigenvalue + 1.0).abs() < 1e-12),
+        other => panic!("{other}"),
+    }
+    // PSD but singular is fine; round-off asymmetry is tolerated.
+    let mut singular = m.clone();
+    singular[[0, 1, 1]] = 0.0;
+    singular[[2, 0, 1]] = 1e-17;
+    assert!(fit(&base().with_covariances(Covariances::full(singular))).is_ok());
+}
+
+#[test]
+fn weights() {
+    for (w, index) in [(vec![1.0, -1.0, 1.0, 1.0], 1), (vec![1.0, 1.0, f64::NAN, 1.0], 2), (vec![0.0; 4], 0)] {
+        let d = base().with_weights(w);
+        assert!(matches!(fit(&d), Err(Error::InvalidWeight { index: i, .. }) if i == index));
+    }
+    let d = base().with_weights(vec![1.0; 3]);
+    assert!(matches!(fit(&d), Err(Error::DimensionMismatch { what: "weights", .. })));
+}
+
+#[test]
+fn invalid_parameters() {
+    let bad = [
+        LinearSvmParams { lambda: 0.0, ..Default::default() },
+        LinearSvmParams { lambda: f64::NAN, ..Default::default() },
+        LinearSvmParams { method: LinearMethod::GsuSubspace { variance_fraction: 1.5 }, ..Default::default() },
+        LinearSvmParams { method: LinearMethod::Sampling { samples: 0, seed: 0 }, ..Default::default() },
+        LinearSvmParams { method: LinearMethod::Power { radius_scale: -1.0 }, ..Default::default() },
+        LinearSvmParams {
+            solver: Solver::Sgd(SgdSettings { iterations: 0, ..Default::default() }),
+            ..Default::default()
+        },
+        LinearSvmParams { solver: Solver::Sgd(SgdSettings { batch: 0, ..Default::default() }), ..Default::default() },
+    ];
+    for p in bad {
+        assert!(matches!(p.fit(&base()), Err(Error::InvalidParameter { .. })), "{p:?}");
+    }
+    // Subspace learning needs directions.
+    let d = base().with_covariances(Covariances::isotropic(vec![1.0; 4]));
+    let p = LinearSvmParams { method: LinearMethod::GsuSubspace { variance_fraction: 0.9 }, ..Default::default() };
+    assert!(matches!(p.fit(&d), Err(Error::InvalidParameter { name: "subspace_variance", .. })));
+}
+
+#[test]
+fn prediction_with_too_many_features() {
+    let model = fit(&base()).unwrap().model;
+    let wide = Features::Dense(Array2::zeros((2, 3)));
+    assert!(matches!(model.predict(&wide), Err(Error::DimensionMismatch { expected: 2, found: 3, .. })));
+}
+
+#[test]
+fn zero_variance_everywhere_is_fine() {
+    // Zero covariances (all σ_i = 0) are a valid input: LSVM-GSU is then the hinge SVM.
+    let d = base().with_covariances(Covariances::diagonal(Array2::zeros((4, 2))));
+    let fit = fit(&d).unwrap();
+    assert!(fit.reports[0].converged);
+}
