@@ -106,10 +106,9 @@ fn read_header<R: BufRead>(lines: &mut LineReader<R>, source: &str) -> Result<(u
     let loc = Loc { source, line };
     let names: Vec<String> =
         split_record(text).map_err(|m| loc.err(&excerpt(text), m))?.into_iter().map(Cow::into_owned).collect();
-    for (k, name) in names.iter().enumerate() {
-        if names[..k].contains(name) {
-            return Err(loc.err(name, "duplicate column name"));
-        }
+    let mut seen = std::collections::HashSet::new();
+    if let Some(name) = names.iter().find(|&name| !seen.insert(name)) {
+        return Err(loc.err(name, "duplicate column name"));
     }
     Ok((line, names))
 }
