@@ -127,7 +127,8 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
         let (l, n, dim) = (p.n_samples(), p.n_features(), self.dim());
         let w = &theta[..n];
         let with_cov = !p.covariances.is_zero();
-        let partial: Vec<(Vec<f64>, f64, Vec<(usize, [f64; 5])>)> = chunks(l)
+        type Partial = (Vec<f64>, f64, Vec<(usize, [f64; 5])>);
+        let partial: Vec<Partial> = chunks(l)
             .map(|r| {
                 let mut g = vec![0.0; dim];
                 let mut value = 0.0;

@@ -1,6 +1,8 @@
 //! The expected hinge loss: closed form against Monte Carlo and 50-digit reference values, derivatives
 //! against finite differences, bounds, and finiteness over extreme inputs.
 
+#![allow(clippy::excessive_precision)]
+
 mod common;
 
 use std::f64::consts::PI;

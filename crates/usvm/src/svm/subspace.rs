@@ -93,9 +93,8 @@ pub fn project_to_subspaces(data: &Dataset, p: f64) -> Result<(Features, Covaria
                 let z = u.t().dot(&x);
                 means.row_mut(i).assign(&u.dot(&z));
                 let mut f = u;
-                for k in 0..d {
-                    let scale = values[k].max(0.0).sqrt();
-                    f.column_mut(k).iter_mut().for_each(|v| *v *= scale);
+                for (mut column, value) in f.columns_mut().into_iter().zip(&values) {
+                    column.iter_mut().for_each(|v| *v *= value.max(0.0).sqrt());
                 }
                 factors.push(f);
             }

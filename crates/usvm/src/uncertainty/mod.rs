@@ -141,10 +141,8 @@ impl Covariances {
 
     /// Checks shape against `ℓ × n`, finiteness, non-negative variances, symmetry and PSD.
     pub fn validate(&self, n_samples: usize, n_features: usize) -> Result<()> {
-        if let Some(found) = self.n_samples() {
-            if found != n_samples {
-                return Err(Error::DimensionMismatch { what: "covariances (examples)", expected: n_samples, found });
-            }
+        if let Some(found) = self.n_samples().filter(|&found| found != n_samples) {
+            return Err(Error::DimensionMismatch { what: "covariances (examples)", expected: n_samples, found });
         }
         match self {
             Covariances::None => Ok(()),
