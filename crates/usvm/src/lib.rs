@@ -29,6 +29,7 @@ pub mod io;
 pub mod loss;
 pub mod metrics;
 pub mod model;
+pub mod model_selection;
 pub mod objective;
 pub mod solver;
 pub mod svm;

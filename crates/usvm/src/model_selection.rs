@@ -1,0 +1,147 @@
+//! Seeded, stratified splits and cross-validation.
+//!
+//! Every split is stratified (each class is shuffled on its own and dealt out in proportion) and seeded:
+//! same seed, same indices. Cross-validation runs its folds in parallel and returns results in fold order.
+//!
+//! ```
+//! use usvm::model_selection::stratified_k_fold;
+//! let labels = vec![0, 0, 0, 0, 1, 1, 1, 1];
+//! let folds = stratified_k_fold(&labels, 4, 7);
+//! assert_eq!(folds.len(), 4);
+//! assert!(folds.iter().all(|f| f.len() == 2 && labels[f[0]] != labels[f[1]]));
+//! ```
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+
+use crate::data::Dataset;
+use crate::error::{Result, invalid};
+use crate::svm::{LinearFit, LinearSvmParams};
+
+/// Indices of each class, in class order, each shuffled with one seeded generator.
+fn shuffled_by_class(labels: &[i64], seed: u64) -> Vec<Vec<usize>> {
+    let mut classes: Vec<i64> = labels.to_vec();
+    classes.sort_unstable();
+    classes.dedup();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    classes
+        .iter()
+        .map(|&c| {
+            let mut idx: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == c).collect();
+            idx.shuffle(&mut rng);
+            idx
+        })
+        .collect()
+}
+
+/// `k` disjoint test folds covering every example; each class is spread over the folds as evenly as
+/// possible (fold sizes differ by at most one per class). Indices within a fold are sorted.
+pub fn stratified_k_fold(labels: &[i64], k: usize, seed: u64) -> Vec<Vec<usize>> {
+    let k = k.max(1);
+    let mut folds = vec![Vec::new(); k];
+    let mut next = 0;
+    for class in shuffled_by_class(labels, seed) {
+        for i in class {
+            folds[next % k].push(i);
+            next += 1;
+        }
+    }
+    folds.iter_mut().for_each(|f| f.sort_unstable());
+    folds
+}
+
+/// A stratified `(train, test)` split with `round(test_fraction · n_c)` test examples of each class `c`
+/// (at least one of a class with two or more examples, and never all of them).
+pub fn stratified_split(labels: &[i64], test_fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize>) {
+    let (mut train, mut test) = (Vec::new(), Vec::new());
+    for class in shuffled_by_class(labels, seed) {
+        let n = class.len();
+        let t = ((test_fraction * n as f64).round() as usize).clamp(usize::from(n >= 2), n.saturating_sub(1));
+        test.extend_from_slice(&class[..t]);
+        train.extend_from_slice(&class[t..]);
+    }
+    train.sort_unstable();
+    test.sort_unstable();
+    (train, test)
+}
+
+/// The complement of `test` in `0..n` (sorted).
+pub fn complement(n: usize, test: &[usize]) -> Vec<usize> {
+    let mut in_test = vec![false; n];
+    test.iter().for_each(|&i| in_test[i] = true);
+    (0..n).filter(|&i| !in_test[i]).collect()
+}
+
+/// The result of one cross-validation fold.
+#[derive(Debug, Clone)]
+pub struct FoldResult {
+    pub test: Vec<usize>,
+    pub fit: LinearFit,
+    /// Decision values of the held-out examples (`test.len() × K`).
+    pub decision: ndarray::Array2<f64>,
+    pub accuracy: f64,
+}
+
+/// Fits `params` on each fold's complement and evaluates on the fold, in parallel, in fold order.
+pub fn cross_validate(params: &LinearSvmParams, data: &Dataset, k: usize, seed: u64) -> Result<Vec<FoldResult>> {
+    if k < 2 || k > data.n_samples() {
+        return Err(invalid("folds", k, "must be at least 2 and at most the number of examples"));
+    }
+    let folds = stratified_k_fold(&data.labels, k, seed);
+    folds
+        .into_par_iter()
+        .map(|test| {
+            let train = complement(data.n_samples(), &test);
+            let held_out = data.select(&test);
+            let fit = params.fit(&data.select(&train))?;
+            let decision = fit.model.decision_function(&held_out.features)?;
+            let predicted = fit.model.predict(&held_out.features)?;
+            let correct = predicted.iter().zip(&held_out.labels).filter(|(p, y)| p == y).count();
+            Ok(FoldResult { accuracy: correct as f64 / test.len() as f64, test, fit, decision })
+        })
+        .collect()
+}
+
+/// Out-of-fold decision values of a binary problem, in example order (for Platt scaling, which must
+/// not be fitted on training scores).
+pub fn cross_val_decision(params: &LinearSvmParams, data: &Dataset, k: usize, seed: u64) -> Result<Vec<f64>> {
+    let mut values = vec![0.0; data.n_samples()];
+    for fold in cross_validate(params, data, k, seed)? {
+        for (r, &i) in fold.test.iter().enumerate() {
+            values[i] = fold.decision[[r, 0]];
+        }
+    }
+    Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_partition_and_stratify() {
+        let labels: Vec<i64> = (0..103).map(|i| if i % 3 == 0 { 5 } else { -1 }).collect();
+        let folds = stratified_k_fold(&labels, 10, 3);
+        let mut all: Vec<usize> = folds.concat();
+        all.sort_unstable();
+        assert_eq!(all, (0..103).collect::<Vec<_>>());
+        for f in &folds {
+            let pos = f.iter().filter(|&&i| labels[i] == 5).count();
+            assert!((3..=4).contains(&pos), "{pos}");
+        }
+        assert_eq!(folds, stratified_k_fold(&labels, 10, 3));
+        assert_ne!(folds, stratified_k_fold(&labels, 10, 4));
+    }
+
+    #[test]
+    fn split_is_stratified_and_disjoint() {
+        let labels: Vec<i64> = (0..569).map(|i| i64::from(i < 212)).collect();
+        let (train, test) = stratified_split(&labels, 0.1, 0);
+        assert_eq!(train.len() + test.len(), 569);
+        assert_eq!(test.iter().filter(|&&i| labels[i] == 1).count(), 21);
+        assert_eq!(test.iter().filter(|&&i| labels[i] == 0).count(), 36);
+        assert_eq!(complement(569, &test), train);
+    }
+}
