@@ -260,23 +260,30 @@ impl<L: MarginLoss> Line<L> {
     /// `(φ(α), φ'(α), φ''(α))`.
     pub fn eval(&self, alpha: f64) -> (f64, f64, f64) {
         let [ww, ws, ss] = self.reg;
-        let (mut v, mut dv, mut ddv) = (0.0, 0.0, 0.0);
-        for &[c, d0, a, q0, q1, q2] in &self.terms {
-            let d = d0 + alpha * a;
-            let var = (q0 + alpha * (2.0 * q1 + alpha * q2)).max(0.0) + self.floor2;
-            let s = var.sqrt();
-            let ld = self.loss.derivatives(d, s);
-            // σ' = (q₁ + αq₂)/σ, σ'' = (q₂ - σ'²)/σ.
-            let (s1, s2) = if s > 0.0 {
-                let s1 = (q1 + alpha * q2) / s;
-                (s1, (q2 - s1 * s1) / s)
-            } else {
-                (0.0, 0.0)
-            };
-            v += c * ld.value;
-            dv += c * (ld.d * a + ld.s * s1);
-            ddv += c * (ld.dd * a * a + 2.0 * ld.ds * a * s1 + ld.ss * s1 * s1 + ld.s * s2);
-        }
+        let partial: Vec<[f64; 3]> = self
+            .terms
+            .par_chunks(CHUNK)
+            .map(|terms| {
+                let mut acc = [0.0; 3];
+                for &[c, d0, a, q0, q1, q2] in terms {
+                    let d = d0 + alpha * a;
+                    let s = ((q0 + alpha * (2.0 * q1 + alpha * q2)).max(0.0) + self.floor2).sqrt();
+                    let ld = self.loss.derivatives(d, s);
+                    // σ' = (q₁ + αq₂)/σ, σ'' = (q₂ - σ'²)/σ.
+                    let (s1, s2) = if s > 0.0 {
+                        let s1 = (q1 + alpha * q2) / s;
+                        (s1, (q2 - s1 * s1) / s)
+                    } else {
+                        (0.0, 0.0)
+                    };
+                    acc[0] += c * ld.value;
+                    acc[1] += c * (ld.d * a + ld.s * s1);
+                    acc[2] += c * (ld.dd * a * a + 2.0 * ld.ds * a * s1 + ld.ss * s1 * s1 + ld.s * s2);
+                }
+                acc
+            })
+            .collect();
+        let [v, dv, ddv] = partial.iter().fold([0.0; 3], |t, p| [t[0] + p[0], t[1] + p[1], t[2] + p[2]]);
         let reg = 0.5 * self.lambda * (ww + alpha * (2.0 * ws + alpha * ss));
         (reg + v * self.inv_l, self.lambda * (ws + alpha * ss) + dv * self.inv_l, self.lambda * ss + ddv * self.inv_l)
     }

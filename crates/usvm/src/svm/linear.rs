@@ -12,6 +12,8 @@
 //! assert_eq!(fit.model.predict(&data.features).unwrap(), vec![1, 1, 0, 0]);
 //! ```
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use super::transform::{power_radii, sample_gaussians, shift_to_ball_optimum};
@@ -100,11 +102,11 @@ pub struct LinearFit {
     pub reports: Vec<FitReport>,
 }
 
-/// The method's inputs to the objective.
-struct Prepared {
-    features: Features,
-    covariances: Covariances,
-    weights: Option<Vec<f64>>,
+/// The method's inputs to the objective, borrowed from the dataset where the method keeps them.
+struct Prepared<'d> {
+    features: Cow<'d, Features>,
+    covariances: Cow<'d, Covariances>,
+    weights: Option<Cow<'d, [f64]>>,
     /// The example each row comes from.
     source: Vec<usize>,
 }
@@ -168,53 +170,38 @@ impl LinearSvmParams {
         Ok(LinearFit { model: LinearModel { classes, coef, intercept }, reports })
     }
 
-    fn prepare(&self, data: &Dataset) -> Result<Prepared> {
+    fn prepare<'d>(&self, data: &'d Dataset) -> Result<Prepared<'d>> {
         let l = data.n_samples();
-        let identity = || (0..l).collect::<Vec<_>>();
+        let same = |covariances: Cow<'d, Covariances>| Prepared {
+            features: Cow::Borrowed(&data.features),
+            covariances,
+            weights: data.weights.as_deref().map(Cow::Borrowed),
+            source: (0..l).collect(),
+        };
         Ok(match &self.method {
-            LinearMethod::Gsu => Prepared {
-                features: data.features.clone(),
-                covariances: data.covariances.clone(),
-                weights: data.weights.clone(),
-                source: identity(),
-            },
+            LinearMethod::Gsu => same(Cow::Borrowed(&data.covariances)),
+            LinearMethod::Hinge => same(Cow::Owned(Covariances::None)),
+            LinearMethod::Iso => same(Cow::Owned(data.covariances.to_isotropic(l, data.n_features()))),
+            LinearMethod::Power { radius_scale } => same(Cow::Owned(power_radii(data, *radius_scale))),
             LinearMethod::GsuSubspace { variance_fraction } => {
                 let (features, covariances) = super::project_to_subspaces(data, *variance_fraction)?;
-                Prepared { features, covariances, weights: data.weights.clone(), source: identity() }
+                Prepared { features: Cow::Owned(features), ..same(Cow::Owned(covariances)) }
             }
-            LinearMethod::Hinge => Prepared {
-                features: data.features.clone(),
-                covariances: Covariances::None,
-                weights: data.weights.clone(),
-                source: identity(),
-            },
-            LinearMethod::Iso => Prepared {
-                features: data.features.clone(),
-                covariances: data.covariances.to_isotropic(l, data.n_features()),
-                weights: data.weights.clone(),
-                source: identity(),
-            },
             LinearMethod::Sampling { samples, seed } => {
                 // (1/ℓ) Σ_i c_i · (1/N) Σ_s L_is is the mean over the ℓN rows of c_i L_is: same λ, same weights.
                 let source: Vec<usize> = (0..l).flat_map(|i| std::iter::repeat_n(i, *samples)).collect();
-                let weights = data.weights.as_ref().map(|w| source.iter().map(|&i| w[i]).collect());
+                let weights = data.weights.as_ref().map(|w| Cow::Owned(source.iter().map(|&i| w[i]).collect()));
                 Prepared {
-                    features: sample_gaussians(data, *samples, *seed),
-                    covariances: Covariances::None,
+                    features: Cow::Owned(sample_gaussians(data, *samples, *seed)),
+                    covariances: Cow::Owned(Covariances::None),
                     weights,
                     source,
                 }
             }
-            LinearMethod::Power { radius_scale } => Prepared {
-                features: data.features.clone(),
-                covariances: power_radii(data, *radius_scale),
-                weights: data.weights.clone(),
-                source: identity(),
-            },
         })
     }
 
-    fn fit_binary(&self, prepared: &Prepared, y: &[f64]) -> Result<(Vec<f64>, FitReport)> {
+    fn fit_binary(&self, prepared: &Prepared<'_>, y: &[f64]) -> Result<(Vec<f64>, FitReport)> {
         let problem = Problem {
             features: &prepared.features,
             y,
