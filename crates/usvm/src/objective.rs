@@ -25,6 +25,8 @@ use crate::uncertainty::Covariance;
 
 /// Examples per parallel work unit; partial sums are added in a fixed order.
 const CHUNK: usize = 256;
+/// Below this many chunks a pass runs on the calling thread (thread hand-off costs more than it saves).
+const PARALLEL_MIN_CHUNKS: usize = 8;
 
 /// The data term's inputs: means, labels `±1`, optional weights `c_i`, covariances.
 #[derive(Clone, Copy)]
@@ -109,15 +111,13 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
     /// `J(θ)`.
     pub fn value(&self, theta: &[f64]) -> f64 {
         let l = self.problem.n_samples();
-        let partial: Vec<f64> = chunks(l)
-            .map(|r| {
-                r.map(|i| {
-                    let (d, s) = self.margin(theta, i);
-                    self.problem.weight(i) * self.loss.value(d, s)
-                })
-                .sum()
+        let partial: Vec<f64> = map_chunks(l, |r| {
+            r.map(|i| {
+                let (d, s) = self.margin(theta, i);
+                self.problem.weight(i) * self.loss.value(d, s)
             })
-            .collect();
+            .sum()
+        });
         self.regulariser(theta) + partial.iter().sum::<f64>() / l as f64
     }
 
@@ -128,22 +128,20 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
         let w = &theta[..n];
         let with_cov = !p.covariances.is_zero();
         type Partial = (Vec<f64>, f64, Vec<(usize, [f64; 5])>);
-        let partial: Vec<Partial> = chunks(l)
-            .map(|r| {
-                let mut g = vec![0.0; dim];
-                let mut value = 0.0;
-                let mut terms = Vec::new();
-                for i in r {
-                    let c = p.weight(i);
-                    let (ld, s) = self.add_example_gradient(theta, i, c, &mut g);
-                    value += c * ld.value;
-                    if ld.dd != 0.0 || ld.ds != 0.0 || ld.ss != 0.0 || (with_cov && s > 0.0 && ld.s != 0.0) {
-                        terms.push((i, [s, ld.s, ld.dd, ld.ds, ld.ss]));
-                    }
+        let partial: Vec<Partial> = map_chunks(l, |r| {
+            let mut g = vec![0.0; dim];
+            let mut value = 0.0;
+            let mut terms = Vec::new();
+            for i in r {
+                let c = p.weight(i);
+                let (ld, s) = self.add_example_gradient(theta, i, c, &mut g);
+                value += c * ld.value;
+                if ld.dd != 0.0 || ld.ds != 0.0 || ld.ss != 0.0 || (with_cov && s > 0.0 && ld.s != 0.0) {
+                    terms.push((i, [s, ld.s, ld.dd, ld.ds, ld.ss]));
                 }
-                (g, value, terms)
-            })
-            .collect();
+            }
+            (g, value, terms)
+        });
         let inv_l = 1.0 / l as f64;
         grad.iter_mut().for_each(|g| *g = 0.0);
         let mut value = 0.0;
@@ -198,35 +196,32 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
         let (w, _) = self.split(theta);
         let (vw, vb) = self.split(v);
         let with_cov = !p.covariances.is_zero();
-        let partial: Vec<Vec<f64>> = curvature
-            .terms
-            .par_chunks(CHUNK)
-            .map(|terms| {
-                let mut acc = vec![0.0; dim];
-                let mut mix = vec![0.0; if with_cov { n } else { 0 }];
-                for &(i, [s, ls, ldd, lds, lss]) in terms {
-                    let (yi, c) = (p.y[i], p.weight(i));
-                    let pu = -yi * (p.features.row_dot(i, vw) + vb);
-                    let q = if with_cov && s > 0.0 { p.covariances.bilinear(i, w, vw) / s } else { 0.0 };
-                    let alpha = ldd * pu + lds * q;
-                    if alpha != 0.0 {
-                        p.features.row_axpy(i, -c * alpha * yi, &mut acc[..n]);
-                        if self.fit_intercept {
-                            acc[n] -= c * alpha * yi;
-                        }
-                    }
-                    if with_cov && s > 0.0 {
-                        // Σ_i (β/σ · w + L_σ/σ · v), β = L_dσ p + L_σσ q - (L_σ/σ) q.
-                        let beta = lds * pu + lss * q - ls / s * q;
-                        for ((m, &wj), &vj) in mix.iter_mut().zip(w).zip(vw) {
-                            *m = beta / s * wj + ls / s * vj;
-                        }
-                        p.covariances.apply_add(i, c, &mix, &mut acc[..n]);
+        let partial: Vec<Vec<f64>> = map_chunks(curvature.terms.len(), |r| {
+            let terms = &curvature.terms[r];
+            let mut acc = vec![0.0; dim];
+            let mut mix = vec![0.0; if with_cov { n } else { 0 }];
+            for &(i, [s, ls, ldd, lds, lss]) in terms {
+                let (yi, c) = (p.y[i], p.weight(i));
+                let pu = -yi * (p.features.row_dot(i, vw) + vb);
+                let q = if with_cov && s > 0.0 { p.covariances.bilinear(i, w, vw) / s } else { 0.0 };
+                let alpha = ldd * pu + lds * q;
+                if alpha != 0.0 {
+                    p.features.row_axpy(i, -c * alpha * yi, &mut acc[..n]);
+                    if self.fit_intercept {
+                        acc[n] -= c * alpha * yi;
                     }
                 }
-                acc
-            })
-            .collect();
+                if with_cov && s > 0.0 {
+                    // Σ_i (β/σ · w + L_σ/σ · v), β = L_dσ p + L_σσ q - (L_σ/σ) q.
+                    let beta = lds * pu + lss * q - ls / s * q;
+                    for ((m, &wj), &vj) in mix.iter_mut().zip(w).zip(vw) {
+                        *m = beta / s * wj + ls / s * vj;
+                    }
+                    p.covariances.apply_add(i, c, &mix, &mut acc[..n]);
+                }
+            }
+            acc
+        });
         out.iter_mut().for_each(|o| *o = 0.0);
         for acc in partial {
             axpy(1.0, &acc, out);
@@ -237,9 +232,17 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
     }
 }
 
-/// The example index ranges of the parallel work units, in order.
-fn chunks(l: usize) -> impl IndexedParallelIterator<Item = std::ops::Range<usize>> {
-    (0..l.div_ceil(CHUNK)).into_par_iter().map(move |k| k * CHUNK..((k + 1) * CHUNK).min(l))
+/// `f` over the consecutive ranges `0..CHUNK, CHUNK..2·CHUNK, …` of `0..n`, results in range order: in
+/// parallel when there are enough ranges to pay for it, sequentially otherwise. Both give the same bits,
+/// since the caller adds the per-range results in order either way.
+fn map_chunks<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync + Send) -> Vec<T> {
+    let range = |k: usize| k * CHUNK..((k + 1) * CHUNK).min(n);
+    let count = n.div_ceil(CHUNK);
+    if count < PARALLEL_MIN_CHUNKS {
+        (0..count).map(|k| f(range(k))).collect()
+    } else {
+        (0..count).into_par_iter().map(|k| f(range(k))).collect()
+    }
 }
 
 /// `J(θ + α s)` as a function of the step `α` alone. Each example's margin is affine in `α` and its
@@ -260,29 +263,26 @@ impl<L: MarginLoss> Line<L> {
     /// `(φ(α), φ'(α), φ''(α))`.
     pub fn eval(&self, alpha: f64) -> (f64, f64, f64) {
         let [ww, ws, ss] = self.reg;
-        let partial: Vec<[f64; 3]> = self
-            .terms
-            .par_chunks(CHUNK)
-            .map(|terms| {
-                let mut acc = [0.0; 3];
-                for &[c, d0, a, q0, q1, q2] in terms {
-                    let d = d0 + alpha * a;
-                    let s = ((q0 + alpha * (2.0 * q1 + alpha * q2)).max(0.0) + self.floor2).sqrt();
-                    let ld = self.loss.derivatives(d, s);
-                    // σ' = (q₁ + αq₂)/σ, σ'' = (q₂ - σ'²)/σ.
-                    let (s1, s2) = if s > 0.0 {
-                        let s1 = (q1 + alpha * q2) / s;
-                        (s1, (q2 - s1 * s1) / s)
-                    } else {
-                        (0.0, 0.0)
-                    };
-                    acc[0] += c * ld.value;
-                    acc[1] += c * (ld.d * a + ld.s * s1);
-                    acc[2] += c * (ld.dd * a * a + 2.0 * ld.ds * a * s1 + ld.ss * s1 * s1 + ld.s * s2);
-                }
-                acc
-            })
-            .collect();
+        let partial: Vec<[f64; 3]> = map_chunks(self.terms.len(), |r| {
+            let terms = &self.terms[r];
+            let mut acc = [0.0; 3];
+            for &[c, d0, a, q0, q1, q2] in terms {
+                let d = d0 + alpha * a;
+                let s = ((q0 + alpha * (2.0 * q1 + alpha * q2)).max(0.0) + self.floor2).sqrt();
+                let ld = self.loss.derivatives(d, s);
+                // σ' = (q₁ + αq₂)/σ, σ'' = (q₂ - σ'²)/σ.
+                let (s1, s2) = if s > 0.0 {
+                    let s1 = (q1 + alpha * q2) / s;
+                    (s1, (q2 - s1 * s1) / s)
+                } else {
+                    (0.0, 0.0)
+                };
+                acc[0] += c * ld.value;
+                acc[1] += c * (ld.d * a + ld.s * s1);
+                acc[2] += c * (ld.dd * a * a + 2.0 * ld.ds * a * s1 + ld.ss * s1 * s1 + ld.s * s2);
+            }
+            acc
+        });
         let [v, dv, ddv] = partial.iter().fold([0.0; 3], |t, p| [t[0] + p[0], t[1] + p[1], t[2] + p[2]]);
         let reg = 0.5 * self.lambda * (ww + alpha * (2.0 * ws + alpha * ss));
         (reg + v * self.inv_l, self.lambda * (ws + alpha * ss) + dv * self.inv_l, self.lambda * ss + ddv * self.inv_l)
@@ -296,25 +296,20 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
         let (w, _) = self.split(theta);
         let (sw, sb) = self.split(dir);
         let with_cov = !p.covariances.is_zero();
-        let terms: Vec<[f64; 6]> = chunks(p.n_samples())
-            .flat_map_iter(|r| {
-                r.map(|i| {
-                    let (d, _) = self.margin(theta, i);
-                    let a = -p.y[i] * (p.features.row_dot(i, sw) + sb);
-                    let (q0, q1, q2) = if with_cov {
-                        (
-                            p.covariances.quad_form(i, w),
-                            p.covariances.bilinear(i, w, sw),
-                            p.covariances.quad_form(i, sw),
-                        )
-                    } else {
-                        (0.0, 0.0, 0.0)
-                    };
-                    [p.weight(i), d, a, q0, q1, q2]
-                })
-                .collect::<Vec<_>>()
+        let terms: Vec<[f64; 6]> = map_chunks(p.n_samples(), |r| {
+            r.map(|i| {
+                let (d, _) = self.margin(theta, i);
+                let a = -p.y[i] * (p.features.row_dot(i, sw) + sb);
+                let (q0, q1, q2) = if with_cov {
+                    (p.covariances.quad_form(i, w), p.covariances.bilinear(i, w, sw), p.covariances.quad_form(i, sw))
+                } else {
+                    (0.0, 0.0, 0.0)
+                };
+                [p.weight(i), d, a, q0, q1, q2]
             })
-            .collect();
+            .collect::<Vec<_>>()
+        })
+        .concat();
         Line {
             loss: self.loss,
             lambda: self.lambda,

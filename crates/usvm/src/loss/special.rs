@@ -24,11 +24,13 @@ pub fn norm_pdf(t: f64) -> f64 {
 const TAIL: f64 = 4.0;
 
 /// `K(u) = 1/(u + 2/(u + 3/(u + …)))` for `u ≥ TAIL`, so that the Mills ratio is `R(u) = 1/(u + K(u))`
-/// and `1 - uR(u) = K/(u + K)`. Evaluated backwards from a fixed depth (converged to round-off for u ≥ 4).
+/// and `1 - uR(u) = K/(u + K)`. Evaluated backwards from a depth that converges to round-off
+/// (60 terms at u = 4, fewer as u grows: the fraction's error falls roughly like exp(-2u√depth)).
 #[inline]
 fn mills_tail(u: f64) -> f64 {
+    let depth = (8.0 + 850.0 / (u * u)).min(60.0) as usize;
     let mut tail = 0.0;
-    for k in (2..=60).rev() {
+    for k in (2..=depth).rev() {
         tail = k as f64 / (u + tail);
     }
     1.0 / (u + tail)
@@ -58,6 +60,8 @@ pub fn sigma_g(d: f64, sigma: f64) -> f64 {
         // For t slightly above -TAIL the two terms cancel by at most a factor ~300: still ~1e-13 relative.
         v.max(0.0)
     } else {
-        (sigma.ln() + ln_g_lower_tail(t)).exp()
+        // exp underflows below -745: skip the continued fraction when even its largest value would.
+        let bound = sigma.ln() - 0.5 * t * t - LN_SQRT_2PI;
+        if bound < -746.0 { 0.0 } else { (sigma.ln() + ln_g_lower_tail(t)).exp() }
     }
 }

@@ -37,6 +37,8 @@ impl Default for ExactSettings {
 const FIRST_FLOOR: f64 = 0.1;
 /// Intermediate stages stop at this relative gradient norm.
 const STAGE_TOL: f64 = 1e-3;
+/// Each stage multiplies the floor by this factor.
+const STAGE_FACTOR: f64 = 0.1;
 
 struct Smooth<'a, 'o, L> {
     objective: &'o Objective<'a, L>,
@@ -110,10 +112,10 @@ pub fn solve<L: MarginLoss>(
             return (x, report);
         }
         // Next stage: ten times smaller, snapping to the final floor (no stage just above it).
-        floor = if floor_is_negligible(&stage, &x, floor) || floor * 0.1 < 1.5 * final_floor {
+        floor = if floor_is_negligible(&stage, &x, floor) || floor * STAGE_FACTOR < 1.5 * final_floor {
             final_floor
         } else {
-            floor * 0.1
+            floor * STAGE_FACTOR
         };
     }
 }
