@@ -25,6 +25,7 @@
 pub mod calibration;
 pub mod data;
 pub mod error;
+pub mod experiments;
 pub mod io;
 pub mod loss;
 pub mod metrics;

@@ -104,6 +104,44 @@ pub fn cross_validate(params: &LinearSvmParams, data: &Dataset, k: usize, seed: 
         .collect()
 }
 
+/// Cross-validation accuracy (correct held-out predictions over all examples) for each λ in `lambdas`,
+/// in that order. Each fold walks the λ path from the largest to the smallest value, warm-starting every
+/// fit from the previous solution; folds run in parallel.
+pub fn cross_validate_path(
+    params: &LinearSvmParams,
+    lambdas: &[f64],
+    data: &Dataset,
+    k: usize,
+    seed: u64,
+    on_fit: &(dyn Fn() + Sync),
+) -> Result<Vec<f64>> {
+    if k < 2 || k > data.n_samples() {
+        return Err(invalid("folds", k, "must be at least 2 and at most the number of examples"));
+    }
+    let mut order: Vec<usize> = (0..lambdas.len()).collect();
+    order.sort_by(|&a, &b| lambdas[b].total_cmp(&lambdas[a]));
+    let per_fold: Vec<Vec<usize>> = stratified_k_fold(&data.labels, k, seed)
+        .into_par_iter()
+        .map(|test| {
+            let (train, held_out) = (data.select(&complement(data.n_samples(), &test)), data.select(&test));
+            let mut correct = vec![0; lambdas.len()];
+            let mut previous: Option<LinearFit> = None;
+            for &j in &order {
+                let p = LinearSvmParams { lambda: lambdas[j], ..params.clone() };
+                let fit = p.fit_from(&train, previous.as_ref().map(|f| &f.model))?;
+                let predicted = fit.model.predict(&held_out.features)?;
+                correct[j] = predicted.iter().zip(&held_out.labels).filter(|(p, y)| p == y).count();
+                previous = Some(fit);
+                on_fit();
+            }
+            Ok(correct)
+        })
+        .collect::<Result<_>>()?;
+    Ok((0..lambdas.len())
+        .map(|j| per_fold.iter().map(|c| c[j]).sum::<usize>() as f64 / data.n_samples() as f64)
+        .collect())
+}
+
 /// Out-of-fold decision values of a binary problem, in example order (for Platt scaling, which must
 /// not be fitted on training scores).
 pub fn cross_val_decision(params: &LinearSvmParams, data: &Dataset, k: usize, seed: u64) -> Result<Vec<f64>> {

@@ -305,3 +305,30 @@ fn weights_zero_removes_an_example() {
         assert!((u - v).abs() < 1e-6 * v.abs().max(1.0), "{u} vs {v}");
     }
 }
+
+#[test]
+fn warm_start_reaches_the_same_optimum() {
+    let data = common::random_dataset(18, "diag", 150, 5);
+    for method in [LinearMethod::Gsu, LinearMethod::Hinge] {
+        let near = params(method.clone(), 0.02).fit(&data).unwrap().model;
+        let cold = params(method.clone(), 0.01).fit(&data).unwrap();
+        let warm = params(method.clone(), 0.01).fit_from(&data, Some(&near)).unwrap();
+        assert!(warm.reports[0].converged, "{:?}", warm.reports[0]);
+        let (a, b) = (cold.reports[0].objective, warm.reports[0].objective);
+        assert!(common::rel_diff(a, b) < 1e-8, "{method:?}: cold {a} warm {b}");
+    }
+}
+
+#[test]
+fn cross_validation_path_matches_independent_folds() {
+    let data = common::random_dataset(19, "diag", 120, 4);
+    let lambdas = [0.5, 0.01, 0.1];
+    let path =
+        usvm::model_selection::cross_validate_path(&params(LinearMethod::Gsu, 1.0), &lambdas, &data, 4, 2, &|| {})
+            .unwrap();
+    for (j, &lambda) in lambdas.iter().enumerate() {
+        let folds = usvm::model_selection::cross_validate(&params(LinearMethod::Gsu, lambda), &data, 4, 2).unwrap();
+        let accuracy = folds.iter().map(|f| f.accuracy * f.test.len() as f64).sum::<f64>() / 120.0;
+        assert!((accuracy - path[j]).abs() < 1e-12, "λ={lambda}: {accuracy} vs {}", path[j]);
+    }
+}

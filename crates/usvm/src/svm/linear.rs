@@ -92,6 +92,9 @@ impl Default for LinearSvmParams {
     }
 }
 
+/// Power SVM's alternating rounds stop when a round lowers the objective by less than this, relatively.
+const POWER_TOL: f64 = 1e-6;
+
 /// What fitting one binary problem reports.
 pub type FitReport = SolverReport;
 
@@ -151,6 +154,13 @@ impl LinearSvmParams {
 
     /// Fits the classifier: binary for two classes (`classes[1]` positive), one-vs-rest otherwise.
     pub fn fit(&self, data: &Dataset) -> Result<LinearFit> {
+        self.fit_from(data, None)
+    }
+
+    /// [`Self::fit`] warm-started from a model of the same classes and features (e.g. the solution for a
+    /// nearby λ on a regularisation path); a model that does not match is ignored. The exact solver then
+    /// skips its coarsest smoothing stages, and Power SVM starts its rounds from the given hyperplane.
+    pub fn fit_from(&self, data: &Dataset, start: Option<&LinearModel>) -> Result<LinearFit> {
         self.validate()?;
         data.validate()?;
         let prepared = self.prepare(data)?;
@@ -159,10 +169,18 @@ impl LinearSvmParams {
         let mut coef = ndarray::Array2::zeros((positives.len(), data.n_features()));
         let mut intercept = Vec::with_capacity(positives.len());
         let mut reports = Vec::with_capacity(positives.len());
+        let start = start.filter(|m| m.classes == classes && m.n_features() == data.n_features());
         for (k, &positive) in positives.iter().enumerate() {
             let y: Vec<f64> =
                 prepared.source.iter().map(|&i| if data.labels[i] == positive { 1.0 } else { -1.0 }).collect();
-            let (theta, report) = self.fit_binary(&prepared, &y)?;
+            let theta0 = start.map(|m| {
+                let mut t = m.coef.row(k).to_vec();
+                if self.fit_intercept {
+                    t.push(m.intercept[k]);
+                }
+                t
+            });
+            let (theta, report) = self.fit_binary(&prepared, &y, theta0)?;
             coef.row_mut(k).assign(&ndarray::ArrayView1::from(&theta[..data.n_features()]));
             intercept.push(if self.fit_intercept { theta[data.n_features()] } else { 0.0 });
             reports.push(report);
@@ -201,7 +219,7 @@ impl LinearSvmParams {
         })
     }
 
-    fn fit_binary(&self, prepared: &Prepared<'_>, y: &[f64]) -> Result<(Vec<f64>, FitReport)> {
+    fn fit_binary(&self, prepared: &Prepared<'_>, y: &[f64], start: Option<Vec<f64>>) -> Result<(Vec<f64>, FitReport)> {
         let problem = Problem {
             features: &prepared.features,
             y,
@@ -210,8 +228,8 @@ impl LinearSvmParams {
         };
         let lambda = self.lambda;
         match self.method {
-            LinearMethod::Power { .. } => self.fit_power(problem, lambda, &prepared.covariances),
-            _ => Ok(self.run_solver(problem, ExpectedHinge, lambda, None)),
+            LinearMethod::Power { .. } => self.fit_power(problem, lambda, &prepared.covariances, start),
+            _ => Ok(self.run_solver(problem, ExpectedHinge, lambda, start)),
         }
     }
 
@@ -239,10 +257,16 @@ impl LinearSvmParams {
     /// `Δx_i = y_i r_i w/‖w‖` and solve a hinge SVM on `x_i + Δx_i`; repeat while the objective decreases.
     /// Each round cannot increase the objective, and the trace records it. With the SGD solver the
     /// non-convex objective is run through Algorithm 1 directly.
-    fn fit_power(&self, problem: Problem<'_>, lambda: f64, radii: &Covariances) -> Result<(Vec<f64>, FitReport)> {
+    fn fit_power(
+        &self,
+        problem: Problem<'_>,
+        lambda: f64,
+        radii: &Covariances,
+        start: Option<Vec<f64>>,
+    ) -> Result<(Vec<f64>, FitReport)> {
         let power = self.objective(problem, BallHinge, lambda);
         if let Solver::Sgd(_) = self.solver {
-            return Ok(self.run_solver(problem, BallHinge, lambda, None));
+            return Ok(self.run_solver(problem, BallHinge, lambda, start));
         }
         let radii2 = match radii {
             Covariances::Isotropic(c) => &c.variances,
@@ -252,14 +276,18 @@ impl LinearSvmParams {
             let p = Problem { features, covariances: &NoCovariance, ..problem };
             self.run_solver(p, ExpectedHinge, lambda, start)
         };
-        let (mut theta, mut report) = hinge(problem.features, None);
+        let n = problem.n_features();
+        let shifted = |theta: &[f64]| shift_to_ball_optimum(problem.features, problem.y, radii2, &theta[..n]);
+        // The first hyperplane: the hinge SVM on the unperturbed means, or one round from the given start.
+        let (mut theta, mut report) = match start {
+            Some(t) => hinge(&shifted(&t), Some(t)),
+            None => hinge(problem.features, None),
+        };
         let mut value = power.value(&theta);
         let mut trace = vec![value];
         let mut n_iter = report.n_iter;
-        let n = problem.n_features();
         for _ in 0..self.max_rounds {
-            let shifted = shift_to_ball_optimum(problem.features, problem.y, radii2, &theta[..n]);
-            let (next, next_report) = hinge(&shifted, Some(theta.clone()));
+            let (next, next_report) = hinge(&shifted(&theta), Some(theta.clone()));
             n_iter += next_report.n_iter;
             let next_value = power.value(&next);
             if !(next_value < value) {
@@ -270,7 +298,7 @@ impl LinearSvmParams {
             report = next_report;
             value = next_value;
             trace.push(value);
-            if decrease <= 1e-10 * value.abs() {
+            if decrease <= POWER_TOL * value.abs() {
                 break;
             }
         }

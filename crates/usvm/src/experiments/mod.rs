@@ -1,0 +1,3 @@
+//! Experiment protocols of DESIGN section 8, on data embedded in the library (nothing is read from disk).
+
+pub mod wdbc;

@@ -1,0 +1,205 @@
+//! The WDBC protocol (thesis 3.5.3, Table 3.2; DESIGN section 8) on the embedded Wisconsin Diagnostic
+//! Breast Cancer data (`data/README.md` has its provenance).
+//!
+//! Per split (seeded, stratified 90/10): standardise the 30 features with the training split's mean and
+//! (population) standard deviation; give mean-feature `j < 10` the variance
+//! `(0.8 · range_j · se_ij / max_train se_j)² / var_j` — its standard error `se` (column `10 + j`, a
+//! standard deviation) rescaled so that the training maximum is 80% of the training range of raw feature
+//! `j`, squared, then divided by the feature's training variance because the features are standardised —
+//! and every other feature `σ₀² = 1e-6`. Choose λ on the grid `2^-12..2^2` by stratified k-fold
+//! cross-validation accuracy on the training split (ties: the larger λ), refit, and score the test split.
+
+use ndarray::{Array2, Axis};
+use rayon::prelude::*;
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::model_selection::{cross_validate_path, stratified_split};
+use crate::svm::{LinearMethod, LinearSvmParams};
+use crate::uncertainty::Covariances;
+
+const CSV: &str = include_str!("../../data/breast_cancer.csv");
+/// Variance of the features that have no standard-error column.
+pub const SIGMA0_SQ: f64 = 1e-6;
+
+/// The protocol's settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WdbcProtocol {
+    /// Splits use seeds `0..splits`.
+    pub splits: u64,
+    pub folds: usize,
+    pub test_fraction: f64,
+    /// Candidate λ values.
+    pub grid: Vec<f64>,
+}
+
+impl Default for WdbcProtocol {
+    fn default() -> Self {
+        WdbcProtocol { splits: 10, folds: 10, test_fraction: 0.1, grid: (-12..=2).map(|e| 2f64.powi(e)).collect() }
+    }
+}
+
+/// Alternating rounds allowed to Power SVM in the protocol: its objective is non-convex and each round is
+/// a full hinge-SVM solve, so the protocol's 1,510 Power fits are capped at this many rounds each.
+pub const POWER_ROUNDS: usize = 3;
+
+/// The four classifiers of Table 3.2 with the thesis' test accuracies.
+pub fn methods() -> [(&'static str, LinearMethod, f64); 4] {
+    [
+        ("LSVM", LinearMethod::Hinge, 0.9515),
+        ("LSVM-iso", LinearMethod::Iso, 0.9653),
+        ("Power SVM", LinearMethod::Power { radius_scale: 1.0 }, 0.9637),
+        ("LSVM-GSU", LinearMethod::Gsu, 0.9714),
+    ]
+}
+
+/// One method's results over the splits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MethodResult {
+    pub method: &'static str,
+    pub paper_accuracy: f64,
+    /// Test accuracy of each split.
+    pub accuracies: Vec<f64>,
+    /// λ chosen on each split.
+    pub lambdas: Vec<f64>,
+}
+
+impl MethodResult {
+    pub fn mean(&self) -> f64 {
+        self.accuracies.iter().sum::<f64>() / self.accuracies.len() as f64
+    }
+    /// Sample standard deviation over the splits (0 for one split).
+    pub fn std(&self) -> f64 {
+        let n = self.accuracies.len();
+        if n < 2 {
+            return 0.0;
+        }
+        let m = self.mean();
+        (self.accuracies.iter().map(|a| (a - m).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+    }
+}
+
+/// The raw 569 × 30 features and labels (0 malignant, 1 benign).
+pub fn load() -> (Array2<f64>, Vec<i64>) {
+    let mut lines = CSV.lines().filter(|l| !l.trim().is_empty());
+    let header: Vec<usize> =
+        lines.next().unwrap_or_default().split(',').take(2).filter_map(|v| v.trim().parse().ok()).collect();
+    let (n, d) = (header[0], header[1]);
+    let mut x = Array2::zeros((n, d));
+    let mut labels = Vec::with_capacity(n);
+    for (i, line) in lines.enumerate() {
+        let fields: Vec<f64> = line.split(',').map(|v| v.trim().parse().expect("embedded data parses")).collect();
+        x.row_mut(i).iter_mut().zip(&fields).for_each(|(a, b)| *a = *b);
+        labels.push(fields[d] as i64);
+    }
+    (x, labels)
+}
+
+/// The standardised means and diagonal variances of every row, from the statistics of rows `train`.
+pub fn uncertain_dataset(x: &Array2<f64>, labels: &[i64], train: &[usize]) -> Dataset {
+    let xt = x.select(Axis(0), train);
+    let mean = xt.mean_axis(Axis(0)).expect("non-empty training split");
+    let std = xt.std_axis(Axis(0), 0.0).mapv(|s| if s > 0.0 { s } else { 1.0 });
+    let z = (x - &mean) / &std;
+    let mut var = Array2::from_elem(x.dim(), SIGMA0_SQ);
+    for j in 0..10 {
+        let col = xt.column(j);
+        let range = col.fold(f64::NEG_INFINITY, |a, &b| a.max(b)) - col.fold(f64::INFINITY, |a, &b| a.min(b));
+        let max_se = xt.column(10 + j).fold(0.0, |a: f64, &b| a.max(b));
+        let scale = if max_se > 0.0 { 0.8 * range / max_se } else { 0.0 };
+        for i in 0..x.nrows() {
+            var[[i, j]] = (scale * x[[i, 10 + j]]).powi(2) / (std[j] * std[j]);
+        }
+    }
+    Dataset::dense(z, labels.to_vec()).with_covariances(Covariances::diagonal(var))
+}
+
+impl WdbcProtocol {
+    /// Number of fits [`Self::run`] performs (for progress reporting).
+    pub fn n_fits(&self) -> usize {
+        methods().len() * self.splits as usize * (self.grid.len() * self.folds + 1)
+    }
+
+    /// Runs the protocol; `on_fit` is called after every fit (from any thread).
+    pub fn run(&self, on_fit: &(dyn Fn() + Sync)) -> Result<Vec<MethodResult>> {
+        if self.grid.is_empty() || self.splits == 0 {
+            return Err(Error::Empty("λ grid or splits"));
+        }
+        let (x, labels) = load();
+        let splits: Vec<(Dataset, Dataset)> = (0..self.splits)
+            .map(|seed| {
+                let (train, test) = stratified_split(&labels, self.test_fraction, seed);
+                let data = uncertain_dataset(&x, &labels, &train);
+                (data.select(&train), data.select(&test))
+            })
+            .collect();
+        methods()
+            .into_iter()
+            .map(|(name, method, paper)| {
+                let per_split: Vec<(f64, f64)> = splits
+                    .par_iter()
+                    .enumerate()
+                    .map(|(seed, (train, test))| self.evaluate(&method, train, test, seed as u64, on_fit))
+                    .collect::<Result<_>>()?;
+                Ok(MethodResult {
+                    method: name,
+                    paper_accuracy: paper,
+                    accuracies: per_split.iter().map(|p| p.0).collect(),
+                    lambdas: per_split.iter().map(|p| p.1).collect(),
+                })
+            })
+            .collect()
+    }
+
+    /// `(test accuracy, chosen λ)` of one method on one split.
+    fn evaluate(
+        &self,
+        method: &LinearMethod,
+        train: &Dataset,
+        test: &Dataset,
+        seed: u64,
+        on_fit: &(dyn Fn() + Sync),
+    ) -> Result<(f64, f64)> {
+        let params =
+            |lambda| LinearSvmParams { method: method.clone(), lambda, max_rounds: POWER_ROUNDS, ..Default::default() };
+        let cv = cross_validate_path(&params(1.0), &self.grid, train, self.folds, seed, on_fit)?;
+        let best = (0..cv.len()).fold(0, |b, k| if cv[k] >= cv[b] { k } else { b });
+        let model = params(self.grid[best]).fit(train)?.model;
+        on_fit();
+        let predicted = model.predict(&test.features)?;
+        let correct = predicted.iter().zip(&test.labels).filter(|(p, y)| p == y).count();
+        Ok((correct as f64 / test.n_samples() as f64, self.grid[best]))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_data_is_wdbc() {
+        let (x, labels) = load();
+        assert_eq!(x.dim(), (569, 30));
+        assert_eq!(labels.iter().filter(|&&c| c == 0).count(), 212);
+        assert_eq!(labels.iter().filter(|&&c| c == 1).count(), 357);
+    }
+
+    #[test]
+    fn variances_use_training_statistics_only() {
+        let (x, labels) = load();
+        let (train, _) = stratified_split(&labels, 0.1, 0);
+        let data = uncertain_dataset(&x, &labels, &train);
+        let Covariances::Diagonal(d) = &data.covariances else { panic!() };
+        // The largest training standard error of feature 0 maps to a standard deviation of 80% of its range.
+        let xt = x.select(Axis(0), &train);
+        let col = xt.column(0);
+        let range = col.fold(f64::MIN, |a, &b| a.max(b)) - col.fold(f64::MAX, |a, &b| a.min(b));
+        let std = xt.std_axis(Axis(0), 0.0)[0];
+        let max_var = train.iter().map(|&i| d.variances[[i, 0]]).fold(0.0, f64::max);
+        assert!((max_var - (0.8 * range / std).powi(2)).abs() < 1e-9 * max_var);
+        assert!(d.variances.column(25).iter().all(|&v| v == SIGMA0_SQ));
+        // Standardised training features have mean 0 and variance 1.
+        let z = data.select(&train).features.to_dense();
+        assert!(z.mean_axis(Axis(0)).unwrap().iter().all(|m| m.abs() < 1e-12));
+    }
+}
