@@ -38,7 +38,7 @@ const FIRST_FLOOR: f64 = 0.1;
 /// The first floor when starting from a given nonzero point.
 const WARM_FIRST_FLOOR: f64 = 1e-4;
 /// Intermediate stages stop at this relative gradient norm.
-const STAGE_TOL: f64 = 1e-3;
+const STAGE_TOL: f64 = 1e-2;
 /// Each stage multiplies the floor by this factor.
 const STAGE_FACTOR: f64 = 0.1;
 
