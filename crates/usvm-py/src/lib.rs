@@ -1,0 +1,529 @@
+//! `usvm._usvm`: the PyO3 bindings under the Python package `usvm` (python/src/usvm).
+//!
+//! Deliberately thin: numpy / scipy arrays are converted to a [`usvm::Dataset`] and its
+//! [`usvm::Covariances`], [`usvm::LinearSvmParams::fit`] runs with the GIL released, and the fitted
+//! hyperplanes come back as numpy arrays in a dict. Everything scikit-learn-shaped (validation, label
+//! encoding, metadata routing, Platt cross-validation) lives in Python.
+//!
+//! Arrays cross without needless copies: each input array is read once, with the GIL released, into the owned
+//! row-major `f64` storage that the core's `Dataset` holds (float32 is widened and Fortran or strided order
+//! transposed in that same single pass; C-ordered float64 is one memcpy), and `fit` borrows that dataset.
+//! That one copy is the core's ownership model (`Dataset` owns `Array2<f64>`): a borrowed-view variant of
+//! `Features`/`Covariances` in the core would let C-ordered float64 arrays through with none. Errors of the
+//! core arrive as `ValueError` carrying the core's message; arrays of an unsupported type as `TypeError`.
+
+use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
+use numpy::{IntoPyArray, PyReadonlyArray, PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use usvm::solver::exact::ExactSettings;
+use usvm::solver::pegasos::SgdSettings;
+use usvm::{Covariances, CsrMatrix, Dataset, Features, LinearMethod, LinearSvmParams, Solver};
+
+fn value_error(e: usvm::Error) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// numpy → ndarray without needless copies
+
+/// A borrowed float64 or float32 numpy array of dimension `D`.
+enum Float<'py, D: Dimension> {
+    F64(PyReadonlyArray<'py, f64, D>),
+    F32(PyReadonlyArray<'py, f32, D>),
+}
+
+/// A view of a [`Float`] (`Send`, so that the copy can run with the GIL released).
+enum FloatView<'a, D: Dimension> {
+    F64(ArrayView<'a, f64, D>),
+    F32(ArrayView<'a, f32, D>),
+}
+
+impl<'py, D: Dimension> Float<'py, D> {
+    fn extract(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
+        if let Ok(a) = obj.extract::<PyReadonlyArray<'py, f64, D>>() {
+            return Ok(Float::F64(a));
+        }
+        if let Ok(a) = obj.extract::<PyReadonlyArray<'py, f32, D>>() {
+            return Ok(Float::F32(a));
+        }
+        Err(PyTypeError::new_err(format!(
+            "{what} must be a {}-dimensional numpy array of float64 or float32, got {}",
+            D::NDIM.map_or("n".to_string(), |n| n.to_string()),
+            describe(obj)
+        )))
+    }
+
+    fn view(&self) -> FloatView<'_, D> {
+        match self {
+            Float::F64(a) => FloatView::F64(a.as_array()),
+            Float::F32(a) => FloatView::F32(a.as_array()),
+        }
+    }
+}
+
+impl<D: Dimension> FloatView<'_, D> {
+    fn shape(&self) -> &[usize] {
+        match self {
+            FloatView::F64(a) => a.shape(),
+            FloatView::F32(a) => a.shape(),
+        }
+    }
+
+    /// One pass into owned row-major f64: a memcpy for C-ordered float64, otherwise widening and/or
+    /// transposing while copying.
+    fn to_owned_c(&self) -> Array<f64, D> {
+        match self {
+            FloatView::F64(a) if a.is_standard_layout() => a.to_owned(),
+            FloatView::F64(a) => copy_into_c(a, |x| x),
+            FloatView::F32(a) => copy_into_c(a, f64::from),
+        }
+    }
+}
+
+fn copy_into_c<T: Copy, D: Dimension>(a: &ArrayView<'_, T, D>, f: impl Fn(T) -> f64) -> Array<f64, D> {
+    let mut out = Array::<f64, D>::uninit(a.raw_dim());
+    Zip::from(&mut out).and(a).for_each(|o, &x| {
+        o.write(f(x));
+    });
+    // SAFETY: Zip visited every element of `out` exactly once.
+    unsafe { out.assume_init() }
+}
+
+fn describe(obj: &Bound<'_, PyAny>) -> String {
+    match obj.cast::<PyUntypedArray>() {
+        Ok(a) => format!(
+            "an array of dtype {} with {} dimension(s)",
+            a.dtype().str().map_or("?".into(), |s| s.to_string()),
+            a.ndim()
+        ),
+        Err(_) => obj.get_type().name().map_or("an object".into(), |n| format!("an object of type {n}")),
+    }
+}
+
+/// An integer index array (scipy uses int32 or int64).
+enum Index<'py> {
+    I32(PyReadonlyArray1<'py, i32>),
+    I64(PyReadonlyArray1<'py, i64>),
+}
+
+impl<'py> Index<'py> {
+    fn extract(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
+        if let Ok(a) = obj.extract::<PyReadonlyArray1<'py, i32>>() {
+            return Ok(Index::I32(a));
+        }
+        if let Ok(a) = obj.extract::<PyReadonlyArray1<'py, i64>>() {
+            return Ok(Index::I64(a));
+        }
+        Err(PyTypeError::new_err(format!("{what} must be a 1-dimensional int32 or int64 array, got {}", describe(obj))))
+    }
+}
+
+/// A scipy.sparse CSR matrix, borrowed.
+struct Csr<'py> {
+    data: Float<'py, Ix1>,
+    indices: Index<'py>,
+    indptr: Index<'py>,
+    n_cols: usize,
+}
+
+/// A view of a [`Csr`].
+struct CsrView<'a> {
+    data: FloatView<'a, Ix1>,
+    indices: IndexView<'a>,
+    indptr: IndexView<'a>,
+    n_cols: usize,
+}
+
+enum IndexView<'a> {
+    I32(ArrayView<'a, i32, Ix1>),
+    I64(ArrayView<'a, i64, Ix1>),
+}
+
+impl Index<'_> {
+    fn view(&self) -> IndexView<'_> {
+        match self {
+            Index::I32(a) => IndexView::I32(a.as_array()),
+            Index::I64(a) => IndexView::I64(a.as_array()),
+        }
+    }
+}
+
+impl IndexView<'_> {
+    fn to_usize(&self, what: &'static str) -> usvm::Result<Vec<usize>> {
+        let bad = |v: i64| usvm::Error::Numerical(format!("negative entry {v} in {what}"));
+        match self {
+            IndexView::I32(a) => a.iter().map(|&v| usize::try_from(v).map_err(|_| bad(v.into()))).collect(),
+            IndexView::I64(a) => a.iter().map(|&v| usize::try_from(v).map_err(|_| bad(v))).collect(),
+        }
+    }
+}
+
+impl<'py> Csr<'py> {
+    fn is_csr(obj: &Bound<'py, PyAny>) -> PyResult<bool> {
+        if !obj.hasattr("indptr")? {
+            return Ok(false);
+        }
+        let format: String = obj.getattr("format")?.extract()?;
+        if format != "csr" {
+            return Err(PyTypeError::new_err(format!("sparse matrices must be in CSR format, got {format}")));
+        }
+        Ok(true)
+    }
+
+    fn extract(obj: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
+        let data = Float::extract(&obj.getattr("data")?, what)?;
+        let indices = Index::extract(&obj.getattr("indices")?, "CSR indices")?;
+        let indptr = Index::extract(&obj.getattr("indptr")?, "CSR indptr")?;
+        let (_, n_cols): (usize, usize) = obj.getattr("shape")?.extract()?;
+        Ok(Csr { data, indices, indptr, n_cols })
+    }
+
+    fn view(&self) -> CsrView<'_> {
+        CsrView {
+            data: self.data.view(),
+            indices: self.indices.view(),
+            indptr: self.indptr.view(),
+            n_cols: self.n_cols,
+        }
+    }
+}
+
+impl CsrView<'_> {
+    fn to_matrix(&self, what: &'static str) -> usvm::Result<CsrMatrix> {
+        let values = match &self.data {
+            FloatView::F64(a) => a.to_vec(),
+            FloatView::F32(a) => a.iter().map(|&v| f64::from(v)).collect(),
+        };
+        let m = CsrMatrix {
+            n_cols: self.n_cols,
+            indptr: self.indptr.to_usize("CSR indptr")?,
+            indices: self.indices.to_usize("CSR indices")?,
+            values,
+        };
+        m.validate(what)?;
+        Ok(m)
+    }
+}
+
+/// The example means as borrowed from Python.
+enum Means<'py> {
+    Dense(Float<'py, Ix2>),
+    Sparse(Csr<'py>),
+}
+
+/// The covariances as borrowed from Python; the form follows the shape.
+enum Cov<'py> {
+    None,
+    Isotropic(Float<'py, Ix1>),
+    Diagonal(Float<'py, Ix2>),
+    SparseDiagonal(Csr<'py>),
+    Full(Float<'py, Ix3>),
+    LowRank(Float<'py, Ix3>, Option<Float<'py, Ix2>>),
+}
+
+impl<'py> Cov<'py> {
+    /// `None`; an `(n,)` array (isotropic `s_i² I`); an `(n, d)` array or CSR matrix (diagonal); an `(n, d, d)`
+    /// array (full); a pair `(U, v)` with `U` of shape `(n, d, r)` and `v` of shape `(n, d)` or `None`
+    /// (`Σ_i = U_i U_iᵀ + diag(v_i)`).
+    fn extract(obj: Option<&Bound<'py, PyAny>>) -> PyResult<Self> {
+        let Some(obj) = obj.filter(|o| !o.is_none()) else { return Ok(Cov::None) };
+        if obj.cast::<PyTuple>().is_ok() || obj.cast::<PyList>().is_ok() {
+            let (u, v): (Bound<'py, PyAny>, Bound<'py, PyAny>) = obj.extract().map_err(|_| {
+                PyTypeError::new_err(
+                    "a low-rank covariance is a pair (U, v): U of shape (n, d, r), v of shape (n, d) or None",
+                )
+            })?;
+            let v = if v.is_none() { None } else { Some(Float::extract(&v, "low-rank diagonal v")?) };
+            return Ok(Cov::LowRank(Float::extract(&u, "low-rank factors U")?, v));
+        }
+        if Csr::is_csr(obj)? {
+            return Ok(Cov::SparseDiagonal(Csr::extract(obj, "X_cov")?));
+        }
+        let ndim = obj.cast::<PyUntypedArray>().map(|a| a.ndim()).map_err(|_| {
+            PyTypeError::new_err(format!(
+                "X_cov must be a numpy array, a CSR matrix or a pair (U, v), got {}",
+                describe(obj)
+            ))
+        })?;
+        Ok(match ndim {
+            1 => Cov::Isotropic(Float::extract(obj, "X_cov")?),
+            2 => Cov::Diagonal(Float::extract(obj, "X_cov")?),
+            3 => Cov::Full(Float::extract(obj, "X_cov")?),
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "X_cov must have shape (n,), (n, d) or (n, d, d); got {ndim} dimensions"
+                )));
+            }
+        })
+    }
+}
+
+/// Means, covariances and weights as borrowed from Python (alive while the GIL is released).
+struct Borrowed<'py> {
+    means: Means<'py>,
+    cov: Cov<'py>,
+    weights: Option<Float<'py, Ix1>>,
+}
+
+fn borrow_data<'py>(
+    x: &Bound<'py, PyAny>,
+    cov: Option<&Bound<'py, PyAny>>,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+) -> PyResult<Borrowed<'py>> {
+    let means =
+        if Csr::is_csr(x)? { Means::Sparse(Csr::extract(x, "X")?) } else { Means::Dense(Float::extract(x, "X")?) };
+    let weights = match sample_weight.filter(|w| !w.is_none()) {
+        Some(w) => Some(Float::extract(w, "sample_weight")?),
+        None => None,
+    };
+    Ok(Borrowed { means, cov: Cov::extract(cov)?, weights })
+}
+
+/// Views of everything the core needs: `Send`, so that the one copy into the core's storage happens with
+/// the GIL released.
+struct Views<'a> {
+    means: MeansView<'a>,
+    cov: CovView<'a>,
+    weights: Option<FloatView<'a, Ix1>>,
+}
+
+enum MeansView<'a> {
+    Dense(FloatView<'a, Ix2>),
+    Sparse(CsrView<'a>),
+}
+
+enum CovView<'a> {
+    None,
+    Isotropic(FloatView<'a, Ix1>),
+    Diagonal(FloatView<'a, Ix2>),
+    SparseDiagonal(CsrView<'a>),
+    Full(FloatView<'a, Ix3>),
+    LowRank(FloatView<'a, Ix3>, Option<FloatView<'a, Ix2>>),
+}
+
+impl Borrowed<'_> {
+    fn views(&self) -> Views<'_> {
+        let means = match &self.means {
+            Means::Dense(a) => MeansView::Dense(a.view()),
+            Means::Sparse(m) => MeansView::Sparse(m.view()),
+        };
+        let cov = match &self.cov {
+            Cov::None => CovView::None,
+            Cov::Isotropic(a) => CovView::Isotropic(a.view()),
+            Cov::Diagonal(a) => CovView::Diagonal(a.view()),
+            Cov::SparseDiagonal(m) => CovView::SparseDiagonal(m.view()),
+            Cov::Full(a) => CovView::Full(a.view()),
+            Cov::LowRank(u, v) => CovView::LowRank(u.view(), v.as_ref().map(Float::view)),
+        };
+        Views { means, cov, weights: self.weights.as_ref().map(Float::view) }
+    }
+}
+
+fn to_vec(a: &FloatView<'_, Ix1>) -> Vec<f64> {
+    match a {
+        FloatView::F64(a) => a.to_vec(),
+        FloatView::F32(a) => a.iter().map(|&v| f64::from(v)).collect(),
+    }
+}
+
+impl Views<'_> {
+    /// The core's dataset: each array copied once into owned row-major f64.
+    fn to_dataset(&self, labels: Vec<i64>) -> usvm::Result<Dataset> {
+        let features = match &self.means {
+            MeansView::Dense(a) => Features::Dense(a.to_owned_c()),
+            MeansView::Sparse(m) => Features::Sparse(m.to_matrix("features")?),
+        };
+        let covariances = match &self.cov {
+            CovView::None => Covariances::None,
+            CovView::Isotropic(a) => Covariances::isotropic(to_vec(a)),
+            CovView::Diagonal(a) => Covariances::diagonal(a.to_owned_c()),
+            CovView::SparseDiagonal(m) => Covariances::sparse_diagonal(m.to_matrix("variances")?),
+            CovView::Full(a) => {
+                let s = a.shape();
+                if s[1] != s[2] {
+                    return Err(usvm::Error::DimensionMismatch {
+                        what: "full covariances (columns)",
+                        expected: s[1],
+                        found: s[2],
+                    });
+                }
+                Covariances::full(a.to_owned_c())
+            }
+            CovView::LowRank(u, v) => {
+                // One (d × r) row-major factor per example, copied straight from the (n, d, r) array.
+                let factors = match u {
+                    FloatView::F64(u) => u.outer_iter().map(|f| f.as_standard_layout().into_owned()).collect(),
+                    FloatView::F32(u) => u.outer_iter().map(|f| f.mapv(f64::from)).collect(),
+                };
+                Covariances::low_rank(factors, v.as_ref().map(FloatView::to_owned_c))
+            }
+        };
+        Ok(Dataset { features, labels, weights: self.weights.as_ref().map(to_vec), covariances })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+fn method(
+    name: &str,
+    subspace_variance: Option<f64>,
+    samples: usize,
+    seed: u64,
+    radius_scale: f64,
+) -> PyResult<LinearMethod> {
+    Ok(match (name, subspace_variance) {
+        ("gsu", None) => LinearMethod::Gsu,
+        ("gsu", Some(p)) => LinearMethod::GsuSubspace { variance_fraction: p },
+        ("hinge", _) => LinearMethod::Hinge,
+        ("iso", _) => LinearMethod::Iso,
+        ("sampling", _) => LinearMethod::Sampling { samples, seed },
+        ("power", _) => LinearMethod::Power { radius_scale },
+        _ => {
+            return Err(PyValueError::new_err(format!(
+                "method must be one of 'gsu', 'hinge', 'iso', 'sampling', 'power'; got {name:?}"
+            )));
+        }
+    })
+}
+
+/// Fits a linear classifier (LSVM-GSU or a baseline) on integer labels; see the Python package for the maths.
+///
+/// Returns a dict: `coef` (K × d), `intercept` (K,), `classes` (sorted distinct labels; K = 1 for two
+/// classes, else one-vs-rest), and per binary problem `objective`, `n_iter`, `converged`, `gradient_norm`,
+/// `initial_gradient_norm`, `sigma_floor`, `objective_trace`.
+#[pyfunction]
+#[pyo3(signature = (
+    x, y, *, cov=None, sample_weight=None, method="gsu", lam=0.01, fit_intercept=true, solver="exact",
+    tol=1e-6, max_iter=1000, iterations=1000, batch=100, samples=10, seed=0, radius_scale=1.0,
+    subspace_variance=None, max_rounds=100
+))]
+#[allow(clippy::too_many_arguments)]
+fn fit_linear<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    y: PyReadonlyArray1<'py, i64>,
+    cov: Option<&Bound<'py, PyAny>>,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+    method: &str,
+    lam: f64,
+    fit_intercept: bool,
+    solver: &str,
+    tol: f64,
+    max_iter: usize,
+    iterations: usize,
+    batch: usize,
+    samples: usize,
+    seed: u64,
+    radius_scale: f64,
+    subspace_variance: Option<f64>,
+    max_rounds: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let params = LinearSvmParams {
+        method: self::method(method, subspace_variance, samples, seed, radius_scale)?,
+        lambda: lam,
+        fit_intercept,
+        solver: match solver {
+            "exact" => Solver::Exact(ExactSettings { tol, max_iter, ..ExactSettings::default() }),
+            "sgd" => Solver::Sgd(SgdSettings { iterations, batch, seed }),
+            _ => return Err(PyValueError::new_err(format!("solver must be 'exact' or 'sgd'; got {solver:?}"))),
+        },
+        max_rounds,
+    };
+    let data = borrow_data(x, cov, sample_weight)?;
+    let (views, labels) = (data.views(), y.as_array());
+    // Copies and fit with the GIL released: other Python threads run meanwhile.
+    let fit = py.detach(|| params.fit(&views.to_dataset(labels.to_vec())?)).map_err(value_error)?;
+    let out = PyDict::new(py);
+    out.set_item("coef", fit.model.coef.into_pyarray(py))?;
+    out.set_item("intercept", Array1::from(fit.model.intercept).into_pyarray(py))?;
+    out.set_item("classes", fit.model.classes)?;
+    let r = &fit.reports;
+    out.set_item("objective", r.iter().map(|r| r.objective).collect::<Vec<_>>())?;
+    out.set_item("n_iter", r.iter().map(|r| r.n_iter).collect::<Vec<_>>())?;
+    out.set_item("converged", r.iter().map(|r| r.converged).collect::<Vec<_>>())?;
+    out.set_item("gradient_norm", r.iter().map(|r| r.gradient_norm).collect::<Vec<_>>())?;
+    out.set_item("initial_gradient_norm", r.iter().map(|r| r.initial_gradient_norm).collect::<Vec<_>>())?;
+    out.set_item("sigma_floor", r.iter().map(|r| r.sigma_floor).collect::<Vec<_>>())?;
+    out.set_item("objective_trace", r.iter().map(|r| r.objective_trace.clone()).collect::<Vec<_>>())?;
+    Ok(out)
+}
+
+/// `J(w, b) = λ/2‖w‖² + (1/ℓ) Σ c_i L(d_i, σ_i)` with the expected hinge loss `L` (the hinge where `σ_i = 0`)
+/// for labels `y_i ∈ {-1, +1}`, evaluated by the core's objective (no smoothing floor).
+#[pyfunction]
+#[pyo3(signature = (x, y, coef, intercept, *, cov=None, sample_weight=None, lam=0.01, fit_intercept=true))]
+#[allow(clippy::too_many_arguments)]
+fn objective<'py>(
+    py: Python<'py>,
+    x: &Bound<'py, PyAny>,
+    y: PyReadonlyArray1<'py, f64>,
+    coef: PyReadonlyArray1<'py, f64>,
+    intercept: f64,
+    cov: Option<&Bound<'py, PyAny>>,
+    sample_weight: Option<&Bound<'py, PyAny>>,
+    lam: f64,
+    fit_intercept: bool,
+) -> PyResult<f64> {
+    use usvm::loss::ExpectedHinge;
+    use usvm::objective::{Objective, Problem};
+    let data = borrow_data(x, cov, sample_weight)?;
+    let (views, y, coef) = (data.views(), y.as_array(), coef.as_array());
+    py.detach(|| {
+        let dataset = views.to_dataset(vec![0; y.len()])?;
+        let (l, n) = (dataset.n_samples(), dataset.n_features());
+        if y.len() != l {
+            return Err(usvm::Error::DimensionMismatch { what: "labels", expected: l, found: y.len() });
+        }
+        if coef.len() != n {
+            return Err(usvm::Error::DimensionMismatch { what: "coef", expected: n, found: coef.len() });
+        }
+        if let Some(w) = &dataset.weights
+            && w.len() != l
+        {
+            return Err(usvm::Error::DimensionMismatch { what: "weights", expected: l, found: w.len() });
+        }
+        if let Features::Dense(a) = &dataset.features
+            && let Some(&value) = a.iter().find(|v| !v.is_finite())
+        {
+            return Err(usvm::Error::NonFinite { what: "features", index: 0, value });
+        }
+        dataset.covariances.validate(l, n)?;
+        let y = y.to_vec();
+        let problem = Problem {
+            features: &dataset.features,
+            y: &y,
+            weights: dataset.weights.as_deref(),
+            covariances: dataset.covariances.as_dyn(),
+        };
+        let objective = Objective { fit_intercept, ..Objective::new(problem, ExpectedHinge, lam) };
+        let mut theta = coef.to_vec();
+        if fit_intercept {
+            theta.push(intercept);
+        }
+        Ok(objective.value(&theta))
+    })
+    .map_err(value_error)
+}
+
+/// Platt scaling fitted to decision values (LIBSVM's `sigmoid_train`): returns `(a, b, n_iter, converged)`
+/// of `P(y = 1 | f) = 1/(1 + exp(a f + b))`.
+#[pyfunction]
+fn fit_platt(
+    scores: PyReadonlyArray1<'_, f64>,
+    positive: PyReadonlyArray1<'_, bool>,
+) -> PyResult<(f64, f64, usize, bool)> {
+    let fit = usvm::calibration::fit_platt(&scores.as_array().to_vec(), &positive.as_array().to_vec())
+        .map_err(value_error)?;
+    Ok((fit.platt.a, fit.platt.b, fit.n_iter, fit.converged))
+}
+
+#[pymodule]
+fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
+    m.add_function(wrap_pyfunction!(objective, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_platt, m)?)?;
+    Ok(())
+}

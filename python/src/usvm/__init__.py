@@ -1,0 +1,20 @@
+"""usvm: maximum-margin learning from uncertain data.
+
+scikit-learn estimators over the usvm Rust core. Training examples are Gaussians ``N(x_i, Σ_i)``:
+pass the means as ``X`` and the covariances as ``X_cov`` to ``fit``.
+
+>>> import numpy as np
+>>> from usvm import GSUClassifier
+>>> rng = np.random.default_rng(0)
+>>> X = np.vstack([rng.normal(1, 1, (20, 3)), rng.normal(-1, 1, (20, 3))])
+>>> y = np.repeat([1, 0], 20)
+>>> V = rng.uniform(0.1, 0.5, X.shape)   # per-feature variances (diagonal Σ_i)
+>>> clf = GSUClassifier(lam=0.01).fit(X, y, X_cov=V)
+>>> bool(clf.score(X, y) > 0.8)
+True
+"""
+
+from ._estimators import GSUClassifier, LowRankCovariance
+from ._usvm import __version__
+
+__all__ = ["GSUClassifier", "LowRankCovariance", "__version__"]

@@ -1,0 +1,560 @@
+"""scikit-learn estimators over the usvm Rust core."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import expit, ndtr
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedKFold
+from sklearn.utils import check_random_state
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from . import _usvm
+
+__all__ = ["GSUClassifier", "LowRankCovariance"]
+
+_METHODS = ("gsu", "hinge", "iso", "sampling", "power")
+_SOLVERS = ("exact", "sgd")
+_FLOATS = [np.float64, np.float32]
+# Probabilists' Gauss-Hermite rule for E[g(Z)], Z ~ N(0, 1): exact for polynomials of degree < 80.
+_GH_NODES, _GH_WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
+_GH_WEIGHTS = _GH_WEIGHTS / _GH_WEIGHTS.sum()
+
+
+class LowRankCovariance:
+    """Per-example covariances ``Σ_i = U_i U_iᵀ + diag(v_i)`` in factored form.
+
+    ``factors`` has shape ``(n, d, r)`` (``U_i`` is ``factors[i]``, ``d × r``) and ``diagonal`` shape
+    ``(n, d)`` or is ``None``. Computing ``wᵀΣ_i w = ‖U_iᵀw‖² + Σ_j v_ij w_j²`` costs ``O(d r)``
+    instead of ``O(d²)`` for a full matrix: the form for rank-2 image-translation covariances or
+    covariances estimated from a few observations.
+
+    It indexes along the examples like an array (``len``, ``shape``, ``cov[idx]``), so scikit-learn's
+    metadata routing splits it together with ``X`` in ``cross_val_score`` or ``GridSearchCV``. (A plain
+    tuple ``(U, v)`` is also accepted by ``fit`` but cannot be split by cross-validation.)
+
+    >>> import numpy as np
+    >>> cov = LowRankCovariance(np.ones((4, 3, 2)), np.full((4, 3), 0.1))
+    >>> len(cov), cov.shape, cov[[0, 2]].shape
+    (4, (4, 3, 2), (2, 3, 2))
+    """
+
+    def __init__(self, factors: Any, diagonal: Any = None) -> None:
+        factors = np.asarray(factors)
+        if factors.ndim != 3:
+            raise ValueError(
+                f"low-rank factors must have shape (n, d, r); got an array of shape {factors.shape}"
+            )
+        if diagonal is not None:
+            diagonal = np.asarray(diagonal)
+            if diagonal.shape != factors.shape[:2]:
+                raise ValueError(
+                    f"low-rank diagonal must have shape {factors.shape[:2]} (n, d); got {diagonal.shape}"
+                )
+        self.factors = factors
+        self.diagonal = diagonal
+
+    @property
+    def shape(self) -> tuple[int, int, int]:
+        return tuple(self.factors.shape)  # type: ignore[return-value]
+
+    def __len__(self) -> int:
+        return self.factors.shape[0]
+
+    def __getitem__(self, key: Any) -> LowRankCovariance:
+        if isinstance(key, tuple):  # scikit-learn's _safe_indexing asks for cov[idx, ...]
+            key = key[0]
+        key = np.arange(len(self))[key]
+        if key.ndim == 0:
+            key = key[None]
+        return LowRankCovariance(self.factors[key], None if self.diagonal is None else self.diagonal[key])
+
+    def __repr__(self) -> str:
+        n, d, r = self.shape
+        return f"LowRankCovariance(n={n}, d={d}, rank={r}, diagonal={self.diagonal is not None})"
+
+
+def _as_cov(X_cov: Any, n_samples: int, n_features: int, *, name: str = "X_cov") -> Any:
+    """Validates covariances of ``n_samples × n_features`` data; returns what the binding accepts:
+    ``None``, a float array of shape (n,), (n, d) or (n, d, d), a CSR matrix (n, d), or a pair (U, v)."""
+    if X_cov is None:
+        return None
+    if isinstance(X_cov, LowRankCovariance):
+        X_cov = (X_cov.factors, X_cov.diagonal)
+    if isinstance(X_cov, tuple):
+        if len(X_cov) != 2:
+            raise ValueError(f"a low-rank {name} is a pair (U, v); got a tuple of length {len(X_cov)}")
+        U, v = X_cov
+        U = check_array(U, ensure_2d=False, allow_nd=True, dtype=_FLOATS, input_name=f"{name} factors")
+        if U.ndim != 3 or U.shape[:2] != (n_samples, n_features):
+            raise ValueError(
+                f"low-rank {name} factors must have shape ({n_samples}, {n_features}, r); got {U.shape} "
+                "(cross-validation cannot split a (U, v) tuple: pass a LowRankCovariance instead)"
+            )
+        if v is not None:
+            v = check_array(v, dtype=_FLOATS, input_name=f"{name} diagonal")
+            if v.shape != (n_samples, n_features):
+                raise ValueError(
+                    f"low-rank {name} diagonal must have shape ({n_samples}, {n_features}); got {v.shape}"
+                )
+        return (U, v)
+    cov = check_array(
+        X_cov,
+        accept_sparse="csr",
+        ensure_2d=False,
+        allow_nd=True,
+        dtype=_FLOATS,
+        input_name=name,
+        ensure_min_samples=0,
+    )
+    expected = {1: (n_samples,), 2: (n_samples, n_features), 3: (n_samples, n_features, n_features)}
+    if cov.ndim not in expected or cov.shape != expected[cov.ndim]:
+        raise ValueError(
+            f"{name} must have shape ({n_samples},) (isotropic), ({n_samples}, {n_features}) (diagonal "
+            f"variances) or ({n_samples}, {n_features}, {n_features}) (full), or be a low-rank pair; "
+            f"got {cov.shape}"
+        )
+    # Negative variances, asymmetric or indefinite matrices: the core's validation says which example.
+    return cov
+
+
+def _take_cov(cov: Any, idx: np.ndarray) -> Any:
+    if cov is None:
+        return None
+    if isinstance(cov, tuple):
+        U, v = cov
+        return (U[idx], None if v is None else v[idx])
+    return cov[idx]
+
+
+def _margin_variance(cov: Any, coef: np.ndarray) -> np.ndarray:
+    """``wₖᵀ Σ_i wₖ`` for every example i (rows) and hyperplane k (columns)."""
+    if isinstance(cov, tuple):
+        U, v = cov
+        out = np.einsum("ndr,kd->nkr", U, coef, optimize=True)
+        out = np.einsum("nkr,nkr->nk", out, out)
+        if v is not None:
+            out += np.asarray(v, dtype=np.float64) @ (coef**2).T
+        return out
+    if sp.issparse(cov) or cov.ndim == 2:
+        return np.asarray(safe_sparse_dot(cov, (coef**2).T, dense_output=True), dtype=np.float64)
+    if cov.ndim == 1:
+        return np.asarray(cov, dtype=np.float64)[:, None] * (coef**2).sum(axis=1)[None, :]
+    return np.einsum("nij,ki,kj->nk", cov, coef, coef, optimize=True)
+
+
+def _seed(random_state: Any) -> int:
+    if isinstance(random_state, numbers.Integral) and int(random_state) >= 0:
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+class GSUClassifier(ClassifierMixin, BaseEstimator):
+    r"""Linear SVM for uncertain data: LSVM-GSU (Tzelepis et al.) and its baselines.
+
+    Each training example is a Gaussian ``X_i ~ N(x_i, Σ_i)`` (mean ``x_i`` = row ``i`` of ``X``,
+    covariance ``Σ_i`` from ``X_cov``), and the hyperplane ``f(x) = wᵀx + b`` minimises
+
+    .. math::
+
+        J(w, b) = \frac{λ}{2}\|w\|^2 + \frac{1}{\sum_i c_i} \sum_i c_i\, L(d_i, σ_i),
+        \quad d_i = 1 - y_i(w^T x_i + b),\quad σ_i = \sqrt{w^T Σ_i w},
+
+    with labels ``y_i ∈ {-1, +1}``, sample weights ``c_i`` (1 by default) and, for ``method="gsu"``,
+    the expected hinge loss in closed form (Φ, φ the standard normal CDF and density)
+
+    .. math::
+
+        L(d, σ) = E[\max(0, 1 - y(w^T X + b))] = d\,Φ(d/σ) + σ\,φ(d/σ),\qquad L(d, 0) = \max(0, d).
+
+    The bias is not regularised. ``C`` selects the equivalent C-form
+    ``½‖w‖² + C Σ_i c_i L_i`` (``λ = 1/(C n)``). Two classes give one hyperplane (``f > 0`` means
+    ``classes_[1]``); more classes are fitted one-vs-rest and predicted by the largest ``f_k``.
+
+    Methods (``method=``), all on the same objective:
+
+    - ``"gsu"``: LSVM-GSU, the expected hinge loss above. With ``subspace_variance=p`` each Gaussian is
+      first projected on its leading eigenvectors holding more than a fraction ``p`` of its variance
+      (mean included, thesis 3.2).
+    - ``"hinge"``: LSVM, the hinge loss on the means (``X_cov`` is ignored).
+    - ``"iso"``: LSVM-iso, GSU with each ``Σ_i`` replaced by ``(tr Σ_i / d) I``.
+    - ``"sampling"``: LSVM-sampling, the hinge loss on ``samples`` draws from each Gaussian
+      (seeded by ``random_state``).
+    - ``"power"``: Power SVM, the hinge at the worst point of a ball of radius
+      ``r_i = radius_scale · √(tr Σ_i / d)``: ``max(0, 1 - y_i(wᵀx_i + b) - r_i‖w‖)``.
+
+    Parameters
+    ----------
+    lam : float, default=0.01
+        Regularisation λ > 0. Ignored when ``C`` is given.
+    C : float or None, default=None
+        If given, ``λ = 1 / (C · n_samples)`` (the C-form ``½‖w‖² + C Σ c_i L_i``, in which sample
+        weights multiply C per example).
+    method : {"gsu", "hinge", "iso", "sampling", "power"}, default="gsu"
+    subspace_variance : float in (0, 1] or None, default=None
+        ``method="gsu"`` only: learn in per-example linear subspaces (needs diagonal, full or low-rank
+        ``X_cov``; without ``X_cov`` every example has zero covariance and keeps its mean).
+    solver : {"exact", "sgd"}, default="exact"
+        ``"exact"``: Newton-CG with a vanishing floor on ``σ_i``, stopping at
+        ``‖∇J‖ ≤ tol · ‖∇J(0)‖``. ``"sgd"``: the thesis' mini-batch stochastic sub-gradient method
+        (``iterations`` steps of ``batch`` examples, step ``1/(λt)``).
+    tol : float, default=1e-6
+        Relative gradient tolerance of the exact solver.
+    max_iter : int, default=1000
+        Newton iterations of the exact solver.
+    iterations : int, default=1000
+        SGD iterations ``T``.
+    batch : int, default=100
+        SGD mini-batch size ``k``.
+    samples : int, default=10
+        ``method="sampling"``: draws per example.
+    radius_scale : float, default=1.0
+        ``method="power"``: radius multiplier.
+    fit_intercept : bool, default=True
+    probability : bool, default=False
+        Fit Platt scaling ``P(y=1|f) = 1/(1 + exp(A f + B))`` on 5-fold cross-validated decision values
+        (one sigmoid per hyperplane; one-vs-rest probabilities are normalised). Enables
+        ``predict_proba``; costs five extra fits.
+    random_state : int, RandomState instance or None, default=0
+        Seeds the sampling method, the SGD solver and the Platt cross-validation split.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+        The distinct labels of ``y``, sorted.
+    n_iter_ : int
+        Solver iterations (the largest over one-vs-rest problems).
+    objective_ : ndarray of shape (n_problems,)
+        ``J(w, b)`` at the solution, per binary problem, in the λ-form ``λ_/2‖w‖² + (1/n) Σ c_i L_i``
+        with the weights actually used (normalised to mean 1 unless ``C`` is given).
+    converged_ : ndarray of bool, shape (n_problems,)
+    gradient_norm_ : ndarray of shape (n_problems,)
+        ``‖∇J‖`` at the solution.
+    lam_ : float
+        The λ actually used (from ``lam`` or ``C``).
+    probA_, probB_ : ndarray of shape (n_problems,)
+        Platt parameters (``probability=True`` only).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Only when ``X`` has string feature names.
+
+    Notes
+    -----
+    Uncertainty is passed like other sample-aligned data: ``fit(X, y, X_cov=...)``. To have
+    ``cross_val_score``, ``GridSearchCV`` and friends split ``X_cov`` together with ``X``, enable
+    metadata routing and request it::
+
+        sklearn.set_config(enable_metadata_routing=True)
+        clf = GSUClassifier().set_fit_request(X_cov=True, sample_weight=True)
+        GridSearchCV(clf, {"lam": [1e-3, 1e-2]}).fit(X, y, X_cov=V)
+
+    Use :class:`LowRankCovariance` rather than a plain ``(U, v)`` tuple when the low-rank form must be
+    split by cross-validation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from usvm import GSUClassifier
+    >>> X = np.array([[1.0, 2.0], [2.0, 3.0], [-1.0, -1.5], [-2.0, -2.0]])
+    >>> V = np.array([[0.1, 0.1], [0.2, 0.1], [0.1, 0.3], [0.1, 0.1]])  # diagonal variances
+    >>> clf = GSUClassifier(lam=0.1).fit(X, ["a", "a", "b", "b"], X_cov=V)
+    >>> clf.predict(X).tolist()
+    ['a', 'a', 'b', 'b']
+    >>> bool(clf.converged_.all()), clf.coef_.shape
+    (True, (1, 2))
+    >>> p = clf.positive_side_probability(X, X_cov=V)  # P(f(X_i) > 0), X_i ~ N(x_i, Σ_i)
+    >>> bool(p[0] < 0.5 < p[2])
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        lam: float = 0.01,
+        C: float | None = None,
+        method: str = "gsu",
+        subspace_variance: float | None = None,
+        solver: str = "exact",
+        tol: float = 1e-6,
+        max_iter: int = 1000,
+        iterations: int = 1000,
+        batch: int = 100,
+        samples: int = 10,
+        radius_scale: float = 1.0,
+        fit_intercept: bool = True,
+        probability: bool = False,
+        random_state: Any = 0,
+    ) -> None:
+        self.lam = lam
+        self.C = C
+        self.method = method
+        self.subspace_variance = subspace_variance
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.iterations = iterations
+        self.batch = batch
+        self.samples = samples
+        self.radius_scale = radius_scale
+        self.fit_intercept = fit_intercept
+        self.probability = probability
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # ----------------------------------------------------------------------------------------- fit
+
+    def _check_params(self) -> None:
+        def positive_real(name: str, value: Any, *, allow_none: bool = False) -> None:
+            if value is None and allow_none:
+                return
+            if (
+                not isinstance(value, numbers.Real)
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or value <= 0
+            ):
+                raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+
+        def positive_int(name: str, value: Any) -> None:
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+
+        positive_real("lam", self.lam)
+        positive_real("C", self.C, allow_none=True)
+        positive_real("tol", self.tol)
+        for name in ("max_iter", "iterations", "batch", "samples"):
+            positive_int(name, getattr(self, name))
+        if self.method not in _METHODS:
+            raise ValueError(f"method must be one of {_METHODS}; got {self.method!r}")
+        if self.solver not in _SOLVERS:
+            raise ValueError(f"solver must be one of {_SOLVERS}; got {self.solver!r}")
+        p = self.subspace_variance
+        if p is not None:
+            if self.method != "gsu":
+                raise ValueError(f"subspace_variance applies to method='gsu' only, not {self.method!r}")
+            if not isinstance(p, numbers.Real) or not (0 < p <= 1):
+                raise ValueError(f"subspace_variance must be in (0, 1]; got {p!r}")
+        r = self.radius_scale
+        if not isinstance(r, numbers.Real) or not math.isfinite(r) or r < 0:
+            raise ValueError(f"radius_scale must be a finite non-negative number; got {r!r}")
+
+    def fit(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        X_cov: Any = None,
+        sample_weight: Any = None,
+    ) -> GSUClassifier:
+        """Fits the hyperplane(s).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The example means. float64 and float32, C or Fortran order, and CSR matrices are read
+            without an intermediate copy.
+        y : array-like of shape (n_samples,)
+            Labels (any hashable type); at least two classes.
+        X_cov : array-like, sparse matrix, LowRankCovariance or (U, v) pair, default=None
+            Per-example covariances ``Σ_i``: an (n_samples,) array of variances ``s_i²`` (``Σ_i = s_i² I``),
+            an (n_samples, n_features) array or CSR matrix of variances (diagonal ``Σ_i``), an
+            (n_samples, n_features, n_features) array (full), or a low-rank
+            ``Σ_i = U_i U_iᵀ + diag(v_i)``. ``None`` means ``Σ_i = 0`` (plain vectors: the hinge SVM).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights ``c_i``.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order=None, ensure_min_samples=1)
+        check_classification_targets(y)
+        n, d = X.shape
+        classes, y_enc = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes in the data, but the data "
+                f"contains only one class: {classes[0]!r}"
+            )
+        cov = _as_cov(X_cov, n, d)
+        sw = None
+        if sample_weight is not None:
+            sw = np.asarray(sample_weight, dtype=np.float64)
+            if sw.ndim == 0:
+                sw = np.full(n, float(sw))
+            if sw.shape != (n,):
+                raise ValueError(f"sample_weight must have shape ({n},); got {sw.shape}")
+            if not np.all(np.isfinite(sw)) or np.any(sw < 0):
+                raise ValueError("sample_weight must be finite and non-negative")
+            if not np.any(sw > 0):
+                raise ValueError("sample_weight is zero for every sample: at least one must be positive")
+            if len(np.unique(y_enc[sw > 0])) < 2:
+                raise ValueError(
+                    "sample_weight leaves fewer than 2 classes with a positive weight: at least two "
+                    "classes are needed"
+                )
+
+        result = self._fit_core(X, y_enc, cov, sw)
+        self.classes_ = classes
+        self.coef_ = result["coef"]
+        self.intercept_ = result["intercept"]
+        self.n_iter_ = int(max(result["n_iter"]))
+        self.objective_ = np.asarray(result["objective"], dtype=np.float64)
+        self.converged_ = np.asarray(result["converged"], dtype=bool)
+        self.gradient_norm_ = np.asarray(result["gradient_norm"], dtype=np.float64)
+        self.lam_ = result["lam"]
+        if self.solver == "exact" and not self.converged_.all():
+            why = (
+                f"reached max_iter={self.max_iter}; increase it"
+                if self.n_iter_ >= self.max_iter
+                else "made no further progress: tol is below the attainable accuracy"
+            )
+            warnings.warn(
+                f"the exact solver stopped after {self.n_iter_} iterations with "
+                f"‖∇J‖ = {self.gradient_norm_.max():.3g} above tol={self.tol:g} × ‖∇J(0)‖ ({why})",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        if self.probability:
+            self.probA_, self.probB_ = self._fit_platt(X, y_enc, cov, sw, len(classes))
+        return self
+
+    def _fit_core(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> dict:
+        """One call into Rust on already validated data (integer labels 0..K-1)."""
+        n = X.shape[0]
+        if self.C is not None:
+            lam = 1.0 / (self.C * n)
+        else:
+            lam = float(self.lam)
+            if sw is not None:  # weighted mean: (1/Σc) Σ c_i L_i
+                sw = sw * (n / sw.sum())
+        subspace = self.subspace_variance if cov is not None else None
+        result = _usvm.fit_linear(
+            X,
+            np.asarray(y_enc, dtype=np.int64),
+            cov=cov,
+            sample_weight=sw,
+            method=self.method,
+            lam=lam,
+            fit_intercept=bool(self.fit_intercept),
+            solver=self.solver,
+            tol=float(self.tol),
+            max_iter=int(self.max_iter),
+            iterations=int(self.iterations),
+            batch=int(self.batch),
+            samples=int(self.samples),
+            seed=_seed(self.random_state),
+            radius_scale=float(self.radius_scale),
+            subspace_variance=None if subspace is None else float(subspace),
+        )
+        return {**result, "lam": lam}
+
+    def _fit_platt(
+        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, n_classes: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Platt sigmoids on cross-validated decision values (as LIBSVM; never on training scores
+        unless a class has a single example)."""
+        n_problems = 1 if n_classes == 2 else n_classes
+        scores = np.empty((X.shape[0], n_problems))
+        n_splits = min(5, int(np.bincount(y_enc).min()))
+        if n_splits >= 2:
+            folds = StratifiedKFold(n_splits, shuffle=True, random_state=_seed(self.random_state))
+            for train, test in folds.split(np.zeros(len(y_enc)), y_enc):
+                sw_train = None if sw is None else sw[train]
+                if sw_train is not None and len(np.unique(y_enc[train][sw_train > 0])) < 2:
+                    sw_train = None
+                fit = self._fit_core(X[train], y_enc[train], _take_cov(cov, train), sw_train)
+                scores[test] = safe_sparse_dot(X[test], fit["coef"].T) + fit["intercept"]
+        else:
+            scores[:] = safe_sparse_dot(X, self.coef_.T) + self.intercept_
+        A, B = np.empty(n_problems), np.empty(n_problems)
+        for k in range(n_problems):
+            positive = y_enc == (1 if n_problems == 1 else k)
+            A[k], B[k], _, _ = _usvm.fit_platt(np.ascontiguousarray(scores[:, k]), positive)
+        return A, B
+
+    # ----------------------------------------------------------------------------------- predict
+
+    def _scores(self, X: Any) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
+        return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True)) + self.intercept_
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``f(x) = wᵀx + b``: shape (n_samples,) for two classes (``> 0`` means ``classes_[1]``),
+        (n_samples, n_classes) one-vs-rest."""
+        scores = self._scores(X)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of each example: ``classes_[f > 0]`` for two classes, else ``argmax_k f_k``."""
+        scores = self._scores(X)
+        if scores.shape[1] == 1:
+            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+    def _check_proba(self) -> bool:
+        if not self.probability:
+            raise AttributeError("predict_proba is available only when probability=True")
+        return True
+
+    @available_if(_check_proba)
+    def predict_proba(self, X: Any, *, X_cov: Any = None) -> np.ndarray:
+        """Platt-scaled class probabilities, shape (n_samples, n_classes).
+
+        Without ``X_cov``: ``P(y = 1 | x) = 1/(1 + exp(A f(x) + B))``. With test-time covariances
+        ``X_cov`` (same forms as in ``fit``) the sigmoid is averaged over the test example's Gaussian,
+        ``E[1/(1 + exp(A f(X) + B))]`` with ``f(X) ~ N(f(x), wᵀΣw)`` (40-point Gauss-Hermite rule), which
+        equals the plain Platt probability when ``Σ = 0``. One-vs-rest probabilities are normalised to
+        sum to one.
+        """
+        scores = self._scores(X)
+        A, B = self.probA_, self.probB_
+        if X_cov is None:
+            p = expit(-(scores * A + B))
+        else:
+            s = np.sqrt(_margin_variance(_as_cov(X_cov, scores.shape[0], self.coef_.shape[1]), self.coef_))
+            z = scores[:, :, None] + s[:, :, None] * _GH_NODES
+            p = expit(-(z * A[:, None] + B[:, None])) @ _GH_WEIGHTS
+        if p.shape[1] == 1:
+            return np.hstack([1.0 - p, p])
+        total = p.sum(axis=1, keepdims=True)
+        return np.divide(p, total, out=np.full_like(p, 1.0 / p.shape[1]), where=total > 0)
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X: Any, *, X_cov: Any = None) -> np.ndarray:
+        """``log`` of :meth:`predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X, X_cov=X_cov))
+
+    def positive_side_probability(self, X: Any, X_cov: Any) -> np.ndarray:
+        """``P(f_k(X) > 0) = Φ(f_k(x) / √(w_kᵀ Σ w_k))`` for a test example ``X ~ N(x, Σ)``: the probability
+        that the noisy example falls on the positive side of each hyperplane (DESIGN 2.8; no Platt fit
+        needed). Where ``w_kᵀΣw_k = 0`` it is 1, 0 or ½ as ``f_k > 0``, ``< 0`` or ``= 0``.
+
+        Returns shape (n_samples,) for two classes (the side of ``classes_[1]``), else
+        (n_samples, n_classes), one column per one-vs-rest hyperplane (not normalised).
+        """
+        scores = self._scores(X)
+        var = _margin_variance(_as_cov(X_cov, scores.shape[0], self.coef_.shape[1]), self.coef_)
+        s = np.sqrt(np.maximum(var, 0.0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.where(s > 0, ndtr(scores / np.where(s > 0, s, 1.0)), 0.5 * (1 + np.sign(scores)))
+        return p.ravel() if p.shape[1] == 1 else p

@@ -1,0 +1,68 @@
+"""Type stubs of the compiled extension ``usvm._usvm`` (crates/usvm-py). Use :mod:`usvm` instead."""
+
+from typing import TypedDict
+
+import numpy as np
+import numpy.typing as npt
+import scipy.sparse
+
+__all__ = ["__version__", "fit_linear", "objective", "fit_platt"]
+
+__version__: str
+
+_Floats = npt.NDArray[np.float64] | npt.NDArray[np.float32]
+_Means = _Floats | scipy.sparse.csr_matrix | scipy.sparse.csr_array
+_Cov = _Floats | scipy.sparse.csr_matrix | scipy.sparse.csr_array | tuple[_Floats, _Floats | None] | None
+
+class _FitResult(TypedDict):
+    coef: npt.NDArray[np.float64]
+    intercept: npt.NDArray[np.float64]
+    classes: list[int]
+    objective: list[float]
+    n_iter: list[int]
+    converged: list[bool]
+    gradient_norm: list[float]
+    initial_gradient_norm: list[float]
+    sigma_floor: list[float]
+    objective_trace: list[list[float]]
+
+def fit_linear(
+    x: _Means,
+    y: npt.NDArray[np.int64],
+    *,
+    cov: _Cov = None,
+    sample_weight: _Floats | None = None,
+    method: str = "gsu",
+    lam: float = 0.01,
+    fit_intercept: bool = True,
+    solver: str = "exact",
+    tol: float = 1e-6,
+    max_iter: int = 1000,
+    iterations: int = 1000,
+    batch: int = 100,
+    samples: int = 10,
+    seed: int = 0,
+    radius_scale: float = 1.0,
+    subspace_variance: float | None = None,
+    max_rounds: int = 100,
+) -> _FitResult:
+    """Fits ``usvm::LinearSvmParams`` (GIL released). Raises ValueError with the core's message on bad
+    data or settings, TypeError on arrays of an unsupported dtype."""
+
+def objective(
+    x: _Means,
+    y: npt.NDArray[np.float64],
+    coef: npt.NDArray[np.float64],
+    intercept: float,
+    *,
+    cov: _Cov = None,
+    sample_weight: _Floats | None = None,
+    lam: float = 0.01,
+    fit_intercept: bool = True,
+) -> float:
+    """``λ/2‖w‖² + (1/ℓ) Σ c_i L(d_i, σ_i)`` (expected hinge; hinge where σ_i = 0), labels ±1."""
+
+def fit_platt(
+    scores: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_]
+) -> tuple[float, float, int, bool]:
+    """LIBSVM's sigmoid_train: ``(a, b, n_iter, converged)`` of ``P(y=1|f) = 1/(1 + exp(a f + b))``."""
