@@ -1,0 +1,151 @@
+//! Parse throughput of the three input formats.
+//!
+//! Writes dense data (200 features, with per-feature variances) of about 100 MB per main file in each
+//! format to a temporary directory, times each reader (best of 3, file cache warm) and prints MB/s of
+//! the main file and of all files read. Run with
+//! `cargo run --release -p usvm-cli --example bench_parse [-- MB]` (default 100 MB).
+
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const FEATURES: usize = 200;
+
+/// xorshift64*: a tiny deterministic generator (no dependency needed for test data).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+fn open(p: &Path) -> BufReader<File> {
+    BufReader::with_capacity(1 << 16, File::open(p).expect("open"))
+}
+
+fn size(p: &Path) -> f64 {
+    std::fs::metadata(p).expect("stat").len() as f64 / 1e6
+}
+
+/// Writes rows until the main file reaches `target_mb`; returns the number of rows.
+fn write_all(dir: &Path, target_mb: f64) -> usize {
+    let w = |name: &str| BufWriter::with_capacity(1 << 20, File::create(dir.join(name)).expect("create"));
+    let (mut svm, mut var, mut csv, mut vcsv) = (w("x.svm"), w("x.var.svm"), w("x.csv"), w("x.var.csv"));
+    let (mut means, mut labels, mut cov) = (w("x.means"), w("x.labels"), w("x.cov"));
+    let header: Vec<String> = (1..=FEATURES).map(|j| format!("f{j}")).collect();
+    writeln!(csv, "{},label", header.join(",")).unwrap();
+    writeln!(vcsv, "{}", header.join(",")).unwrap();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let (mut rows, mut written) = (0, 0usize);
+    while (written as f64) < target_mb * 1e6 {
+        let y = if rng.next() < 0.5 { -1 } else { 1 };
+        let x: Vec<f64> = (0..FEATURES).map(|_| 20.0 * rng.next() - 10.0).collect();
+        let v: Vec<f64> = (0..FEATURES).map(|_| rng.next()).collect();
+        let mut line = format!("{y:+}");
+        for (j, xj) in x.iter().enumerate() {
+            line.push_str(&format!(" {}:{xj:.6}", j + 1));
+        }
+        written += line.len() + 1;
+        writeln!(svm, "{line}").unwrap();
+        write!(var, "{y:+}").unwrap();
+        v.iter().enumerate().for_each(|(j, s)| write!(var, " {}:{s:.6}", j + 1).unwrap());
+        writeln!(var).unwrap();
+        let xs: Vec<String> = x.iter().map(|a| format!("{a:.6}")).collect();
+        writeln!(csv, "{},{y}", xs.join(",")).unwrap();
+        let vs: Vec<String> = v.iter().map(|a| format!("{a:.6}")).collect();
+        writeln!(vcsv, "{}", vs.join(",")).unwrap();
+        writeln!(means, "id{rows}{}", &line[2..]).unwrap();
+        writeln!(labels, "id{rows} {y:+}").unwrap();
+        write!(cov, "id{rows}").unwrap();
+        v.iter().enumerate().for_each(|(j, s)| write!(cov, " {0},{0}:{s:.6}", j + 1).unwrap());
+        writeln!(cov).unwrap();
+        rows += 1;
+    }
+    for mut f in [svm, var, csv, vcsv, means, labels, cov] {
+        f.flush().unwrap();
+    }
+    rows
+}
+
+fn best_of_3(f: impl Fn() -> usize) -> (f64, usize) {
+    (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            let n = f();
+            (t.elapsed().as_secs_f64(), n)
+        })
+        .fold((f64::INFINITY, 0), |a, b| if b.0 < a.0 { b } else { a })
+}
+
+fn main() {
+    let target: f64 = std::env::args().nth(1).map(|a| a.parse().expect("MB")).unwrap_or(100.0);
+    let dir: PathBuf = std::env::temp_dir().join(format!("usvm-bench-parse-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = Instant::now();
+    let rows = write_all(&dir, target);
+    println!("wrote {rows} × {FEATURES} examples to {} in {:.1} s", dir.display(), t.elapsed().as_secs_f64());
+    let f = |name: &str| dir.join(name);
+    let s = |name: &str| f(name).display().to_string();
+    type Case<'a> = (&'a str, Vec<&'a str>, Box<dyn Fn() -> usize + 'a>);
+    let cases: Vec<Case> = vec![
+        ("LIBSVM", vec!["x.svm"], Box::new(|| usvm::io::read_libsvm(open(&f("x.svm")), &s("x.svm"), None).unwrap().n_samples())),
+        (
+            "LIBSVM + variances",
+            vec!["x.svm", "x.var.svm"],
+            Box::new(|| {
+                usvm::io::read_libsvm_with_variances(open(&f("x.svm")), &s("x.svm"), open(&f("x.var.svm")), &s("x.var.svm"), None)
+                    .unwrap()
+                    .n_samples()
+            }),
+        ),
+        ("CSV", vec!["x.csv"], Box::new(|| usvm::io::read_csv(open(&f("x.csv")), &s("x.csv"), None).unwrap().n_samples())),
+        (
+            "CSV + variances",
+            vec!["x.csv", "x.var.csv"],
+            Box::new(|| {
+                usvm::io::read_csv_with_variances(open(&f("x.csv")), &s("x.csv"), open(&f("x.var.csv")), &s("x.var.csv"), None)
+                    .unwrap()
+                    .n_samples()
+            }),
+        ),
+        (
+            "svm-gsu means + labels",
+            vec!["x.means", "x.labels"],
+            Box::new(|| {
+                usvm::io::read_svmgsu((open(&f("x.means")), &s("x.means")), (open(&f("x.labels")), &s("x.labels")), None, None)
+                    .unwrap()
+                    .dataset
+                    .n_samples()
+            }),
+        ),
+        (
+            "svm-gsu means + labels + cov",
+            vec!["x.means", "x.labels", "x.cov"],
+            Box::new(|| {
+                let mut cov = open(&f("x.cov"));
+                usvm::io::read_svmgsu(
+                    (open(&f("x.means")), &s("x.means")),
+                    (open(&f("x.labels")), &s("x.labels")),
+                    Some((&mut cov, &s("x.cov"))),
+                    None,
+                )
+                .unwrap()
+                .dataset
+                .n_samples()
+            }),
+        ),
+    ];
+    println!("{:<30} {:>10} {:>10} {:>9} {:>12} {:>12}", "reader", "main MB", "total MB", "best s", "main MB/s", "total MB/s");
+    for (name, files, read) in &cases {
+        let main = size(&f(files[0]));
+        let total: f64 = files.iter().map(|n| size(&f(n))).sum();
+        let (secs, n) = best_of_3(read);
+        assert_eq!(n, rows);
+        println!("{name:<30} {main:>10.1} {total:>10.1} {secs:>9.3} {:>12.1} {:>12.1}", main / secs, total / secs);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,269 @@
+//! The three input formats of DESIGN 6, shared by `train`, `predict` and `cv`: exactly one of
+//! `--means M --labels L [--cov C]` (svm-gsu), `--data F [--var V]` (LIBSVM) or
+//! `--csv F [--var-csv V] [--label-col NAME]`.
+//!
+//! Every error names the file (and, for malformed content, the line and the field): missing files read
+//! `FILE: No such file or directory`, parse errors `FILE:LINE: field 'TOKEN': MESSAGE`.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, anyhow, bail};
+use clap::Args;
+use usvm::io::{read_csv, read_csv_with_variances, read_libsvm, read_libsvm_with_variances, read_svmgsu};
+use usvm::{Covariances, Dataset};
+
+#[derive(Args, Debug, Clone, Default)]
+#[command(group = clap::ArgGroup::new("input").required(true).multiple(false).args(["means", "data", "csv"]))]
+#[group(skip)]
+pub struct InputArgs {
+    /// svm-gsu means file, lines `<id> j:v ...` (1-based sparse); joined by id with --labels and --cov
+    #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    pub means: Option<PathBuf>,
+    /// svm-gsu labels file, lines `<id> <label>` (with --means)
+    #[arg(long, value_name = "FILE", requires = "means", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    pub labels: Option<PathBuf>,
+    /// svm-gsu covariance file, lines `<id> i,j:v ...` (with --means; default: no covariances)
+    #[arg(long, value_name = "FILE", requires = "means", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    pub cov: Option<PathBuf>,
+    /// LIBSVM/svmlight file, lines `label j:v ...`
+    #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    pub data: Option<PathBuf>,
+    /// LIBSVM-layout file of per-feature variances, line for line with --data (default: no variances)
+    #[arg(long, value_name = "FILE", requires = "data", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    pub var: Option<PathBuf>,
+    /// CSV file with a header row
+    #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    pub csv: Option<PathBuf>,
+    /// CSV of per-feature variances, row for row with --csv (default: no variances)
+    #[arg(long = "var-csv", value_name = "FILE", requires = "csv", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    pub var_csv: Option<PathBuf>,
+    /// Name of the CSV label column (default: the last column)
+    #[arg(long = "label-col", value_name = "NAME", requires = "csv", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    pub label_col: Option<String>,
+}
+
+/// A loaded input.
+#[derive(Debug)]
+pub struct Input {
+    pub dataset: Dataset,
+    /// Whether `dataset.labels` are real labels (false only for svm-gsu means without --labels).
+    pub labelled: bool,
+    /// The file that holds the labels (for messages).
+    pub label_source: String,
+    /// The file that holds the features (for messages).
+    pub feature_source: String,
+}
+
+/// Opens `path` for buffered reading; a failure reads `FILE: REASON` (e.g. `No such file or directory`).
+pub fn open(path: &Path) -> Result<BufReader<File>> {
+    File::open(path).map(|f| BufReader::with_capacity(1 << 16, f)).map_err(|e| io_error(path, e))
+}
+
+/// `FILE: REASON` without the `(os error N)` suffix.
+pub fn io_error(path: &Path, e: std::io::Error) -> anyhow::Error {
+    let text = e.to_string();
+    let reason = match text.find(" (os error") {
+        Some(k) => &text[..k],
+        None => &text,
+    };
+    anyhow!("{}: {reason}", path.display())
+}
+
+fn name(path: &Path) -> String {
+    path.display().to_string()
+}
+
+impl InputArgs {
+    /// Reads the input. `need_labels`: whether svm-gsu input must come with --labels (train, cv).
+    /// The svm-gsu reader's `skipped` messages are printed as warnings on standard error.
+    pub fn load(&self, need_labels: bool) -> Result<Input> {
+        if let Some(means) = &self.means {
+            let (labels_text, label_source, labelled) = match &self.labels {
+                Some(path) => (None, name(path), true),
+                None if need_labels => bail!("--means needs --labels"),
+                None => (Some(unlabelled(means)?), name(means), false),
+            };
+            let means_reader = open(means)?;
+            let mut cov_reader = self.cov.as_deref().map(open).transpose()?;
+            let cov_name = self.cov.as_deref().map(name).unwrap_or_default();
+            let cov = cov_reader.as_mut().map(|r| (r as &mut dyn BufRead, cov_name.as_str()));
+            let read = match (&labels_text, &self.labels) {
+                (Some(text), _) => read_svmgsu((means_reader, &name(means)), (text.as_bytes(), &label_source), cov, None),
+                (None, Some(path)) => read_svmgsu((means_reader, &name(means)), (open(path)?, &label_source), cov, None),
+                (None, None) => unreachable!(),
+            }?;
+            for message in &read.skipped {
+                eprintln!("warning: {message}");
+            }
+            return Ok(Input { dataset: read.dataset, labelled, label_source, feature_source: name(means) });
+        }
+        if let Some(data) = &self.data {
+            let source = name(data);
+            let dataset = match &self.var {
+                None => read_libsvm(open(data)?, &source, None)?,
+                Some(var) => read_libsvm_with_variances(open(data)?, &source, open(var)?, &name(var), None)?,
+            };
+            return Ok(Input { dataset, labelled: true, label_source: source.clone(), feature_source: source });
+        }
+        if let Some(csv) = &self.csv {
+            let source = name(csv);
+            let label_col = self.label_col.as_deref();
+            let dataset = match &self.var_csv {
+                None => read_csv(open(csv)?, &source, label_col)?,
+                Some(var) => read_csv_with_variances(open(csv)?, &source, open(var)?, &name(var), label_col)?,
+            };
+            return Ok(Input { dataset, labelled: true, label_source: source.clone(), feature_source: source });
+        }
+        bail!("no input: give one of --means, --data, --csv")
+    }
+}
+
+/// A labels text `<id> 0` for every id of a means file, line for line (so the reader's line numbers are
+/// the means file's), for predicting without labels.
+fn unlabelled(means: &Path) -> Result<String> {
+    let mut out = String::new();
+    let mut line = String::new();
+    let mut reader = open(means)?;
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) => return Err(io_error(means, e)),
+        }
+        if let Some(id) = line.trim_start_matches('\u{feff}').split_ascii_whitespace().next() {
+            out.push_str(id);
+            out.push_str(" 0");
+        }
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// Reads per-example weights, one number per line (blank lines skipped), finite and non-negative; there
+/// must be exactly one per example.
+pub fn read_weights(path: &Path, n_samples: usize) -> Result<Vec<f64>> {
+    let source = name(path);
+    let mut weights = Vec::new();
+    let mut reader = open(path)?;
+    let mut line = String::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => number += 1,
+            Err(e) => bail!("{source}:{}: field '': cannot read: {e}", number + 1),
+        }
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let v: f64 = text.parse().map_err(|_| anyhow!("{source}:{number}: field '{text}': not a number"))?;
+        if !v.is_finite() {
+            bail!("{source}:{number}: field '{text}': non-finite value");
+        }
+        if v < 0.0 {
+            bail!("{source}:{number}: field '{text}': negative weight");
+        }
+        weights.push(v);
+    }
+    if weights.is_empty() {
+        bail!("{source}:0: field '': empty input: no data lines");
+    }
+    if weights.len() != n_samples {
+        bail!("{source}: {} weights for {n_samples} examples: give one weight per example", weights.len());
+    }
+    Ok(weights)
+}
+
+/// Checks what the library would reject with a message that does not name a file: a single class.
+pub fn check_two_classes(input: &Input) -> Result<()> {
+    let classes = input.dataset.classes();
+    if classes.len() < 2 {
+        bail!(
+            "{}: a single class ({}) in the labels: at least two are needed",
+            input.label_source,
+            classes.first().copied().unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+/// The covariances of every example as their diagonals (`ℓ × n`), or `None` without covariances.
+pub fn diagonal_of(cov: &Covariances, n_samples: usize, n_features: usize) -> Option<ndarray::Array2<f64>> {
+    use ndarray::Array2;
+    Some(match cov {
+        Covariances::None => return None,
+        Covariances::Isotropic(c) => Array2::from_shape_fn((n_samples, n_features), |(i, _)| c.variances[i]),
+        Covariances::Diagonal(c) => c.variances.clone(),
+        Covariances::SparseDiagonal(c) => c.variances.to_dense(),
+        Covariances::LowRank(c) => Array2::from_shape_fn((n_samples, n_features), |(i, j)| {
+            let f = &c.factors[i];
+            let from_factor: f64 = if f.nrows() > j { f.row(j).iter().map(|v| v * v).sum() } else { 0.0 };
+            from_factor + c.diagonal.as_ref().map_or(0.0, |d| d[[i, j]])
+        }),
+        Covariances::Full(c) => Array2::from_shape_fn((n_samples, n_features), |(i, j)| c.matrices[[i, j, j]]),
+    })
+}
+
+/// `--cov-type`: the storage form the covariances are converted to before training.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CovType {
+    /// As read from the input
+    #[default]
+    Auto,
+    /// Drop the covariances (Σ = 0)
+    None,
+    /// (tr Σ / n) I
+    Iso,
+    /// Keep the diagonal
+    Diag,
+    /// Factored U Uᵀ + diag(v)
+    Lowrank,
+    /// Dense n × n matrices
+    Full,
+}
+
+/// Converts the covariances of `data` to `kind`.
+pub fn convert_covariances(data: &mut Dataset, kind: CovType) {
+    let (l, n) = (data.n_samples(), data.n_features());
+    let cov = &data.covariances;
+    if matches!(cov, Covariances::None) {
+        return;
+    }
+    data.covariances = match kind {
+        CovType::Auto => return,
+        CovType::None => Covariances::None,
+        CovType::Iso => cov.to_isotropic(l, n),
+        CovType::Diag => match cov {
+            Covariances::Diagonal(_) | Covariances::SparseDiagonal(_) => return,
+            _ => Covariances::diagonal(diagonal_of(cov, l, n).expect("covariances present")),
+        },
+        CovType::Lowrank => Covariances::LowRank(cov.to_low_rank(l, n)),
+        CovType::Full => {
+            if matches!(cov, Covariances::Full(_)) {
+                return;
+            }
+            let c = cov.as_dyn();
+            let mut m = ndarray::Array3::zeros((l, n, n));
+            let mut e = vec![0.0; n];
+            let mut column = vec![0.0; n];
+            for i in 0..l {
+                for j in 0..n {
+                    e[j] = 1.0;
+                    column.iter_mut().for_each(|v| *v = 0.0);
+                    c.apply_add(i, 1.0, &e, &mut column);
+                    e[j] = 0.0;
+                    for (r, v) in column.iter().enumerate() {
+                        m[[i, r, j]] = *v;
+                    }
+                }
+            }
+            Covariances::full(m)
+        }
+    };
+}

@@ -1,0 +1,148 @@
+//! `usvm predict`: score examples with a usvm JSON model or an svm-gsu linear model file (DESIGN 6).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Result, anyhow, bail};
+use clap::Args;
+use usvm::calibration::predict_proba;
+use usvm::metrics::{Confusion, Metrics, mean_average_precision};
+use usvm::model::Platt;
+use usvm::{LinearModel, ModelFile};
+
+use crate::input::{InputArgs, io_error};
+use crate::output::write_atomically;
+
+#[derive(Args, Debug)]
+pub struct PredictArgs {
+    /// Model: a usvm JSON model file, or an svm-gsu linear model file ("SVM-GSU Model_File") (required)
+    #[arg(long, value_name = "FILE")]
+    pub model: PathBuf,
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Write the scores to FILE (required; written atomically): a header line, then per example `prediction` and `score` (binary) or
+    /// `score_<class>` per class (one-vs-rest), then `probability` with --probability, then
+    /// `p_positive_uncertain` = Φ(f/√(wᵀΣw)) when the input has covariances (binary only)
+    #[arg(long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Also write metrics (JSON) to FILE: {"n","accuracy","precision","recall","f1","average_precision"};
+    /// binary: positive = classes[1], predicted positive when score > 0; one-vs-rest: accuracy, mean
+    /// average precision, and precision/recall/F1 macro-averaged over the model's classes present in the
+    /// labels or predictions (default: none; needs labels)
+    #[arg(long, value_name = "FILE")]
+    pub metrics: Option<PathBuf>,
+    /// Add a `probability` column from the model's Platt scaling (train with --probability; default: off)
+    #[arg(long)]
+    pub probability: bool,
+}
+
+/// Reads a model file: JSON if it starts with '{', otherwise an svm-gsu linear model file.
+pub fn read_model(path: &Path) -> Result<(LinearModel, Option<Platt>)> {
+    let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
+    let source = path.display().to_string();
+    if text.trim_start_matches('\u{feff}').trim_start().starts_with('{') {
+        let file = ModelFile::from_json(&text).map_err(|e| anyhow!("{source}: {e}"))?;
+        let model = file.to_linear().map_err(|e| anyhow!("{source}: {e}"))?;
+        Ok((model, file.platt))
+    } else {
+        Ok((usvm::io::read_svmgsu_model(&text, &source)?, None))
+    }
+}
+
+pub fn run(args: &PredictArgs) -> Result<()> {
+    let (model, platt) = read_model(&args.model)?;
+    let binary = model.coef.nrows() == 1;
+    if args.probability && platt.is_none() {
+        bail!("{}: --probability needs Platt scaling in the model (train it with --probability)", args.model.display());
+    }
+    let input = args.input.load(false)?;
+    if args.metrics.is_some() && !input.labelled {
+        bail!("--metrics needs labels: give --labels with --means");
+    }
+    let data = &input.dataset;
+    if data.n_features() > model.n_features() {
+        bail!(
+            "{}: the data has {} features but the model {} has {}",
+            input.feature_source,
+            data.n_features(),
+            args.model.display(),
+            model.n_features()
+        );
+    }
+    let decision = model.decision_function(&data.features)?;
+    let predicted = model.predict(&data.features)?;
+
+    let uncertain = binary && !matches!(data.covariances, usvm::Covariances::None);
+    let w = &model.coef.row(0).to_vec()[..data.n_features()];
+    let mut out = String::with_capacity(32 * data.n_samples() * (1 + decision.ncols()));
+    out.push_str("prediction");
+    if binary {
+        out.push_str(" score");
+    } else {
+        model.classes.iter().for_each(|c| write!(out, " score_{c}").expect("write to a String"));
+    }
+    if args.probability {
+        out.push_str(" probability");
+    }
+    if uncertain {
+        out.push_str(" p_positive_uncertain");
+    }
+    out.push('\n');
+    let cov = data.covariances.as_dyn();
+    for (i, row) in decision.rows().into_iter().enumerate() {
+        write!(out, "{}", predicted[i]).expect("write to a String");
+        row.iter().for_each(|f| write!(out, " {f}").expect("write to a String"));
+        if let Some(p) = platt.as_ref().filter(|_| args.probability) {
+            write!(out, " {}", predict_proba(p, row[0])).expect("write to a String");
+        }
+        if uncertain {
+            let p = model.positive_probability_under_uncertainty(row[0], cov.quad_form(i, w));
+            write!(out, " {p}").expect("write to a String");
+        }
+        out.push('\n');
+    }
+
+    let metrics = args.metrics.as_ref().map(|_| {
+        if binary {
+            let y: Vec<bool> = data.labels.iter().map(|&l| l == model.classes[1]).collect();
+            Metrics::from_scores(&y, &decision.column(0).to_vec())
+        } else {
+            one_vs_rest_metrics(&model.classes, &data.labels, &predicted, decision.view())
+        }
+    });
+    let metrics_text = metrics.map(|m| serde_json::to_string_pretty(&m)).transpose()?;
+    write_atomically(&args.output, out)?;
+    if let (Some(path), Some(text)) = (&args.metrics, metrics_text) {
+        write_atomically(path, text + "\n")?;
+    }
+    Ok(())
+}
+
+/// Accuracy, mean average precision, and precision/recall/F1 macro-averaged over the classes that occur
+/// in the labels or the predictions.
+fn one_vs_rest_metrics(classes: &[i64], labels: &[i64], predicted: &[i64], scores: ndarray::ArrayView2<f64>) -> Metrics {
+    let n = labels.len();
+    let correct = labels.iter().zip(predicted).filter(|(y, p)| y == p).count();
+    let (mut precision, mut recall, mut f1, mut count) = (0.0, 0.0, 0.0, 0usize);
+    for &c in classes {
+        let y: Vec<bool> = labels.iter().map(|&l| l == c).collect();
+        let p: Vec<bool> = predicted.iter().map(|&l| l == c).collect();
+        if !y.contains(&true) && !p.contains(&true) {
+            continue;
+        }
+        let m = Confusion::new(&y, &p);
+        precision += m.precision();
+        recall += m.recall();
+        f1 += m.f1();
+        count += 1;
+    }
+    let mean = |s: f64| if count == 0 { 0.0 } else { s / count as f64 };
+    Metrics {
+        n,
+        accuracy: if n == 0 { 0.0 } else { correct as f64 / n as f64 },
+        precision: mean(precision),
+        recall: mean(recall),
+        f1: mean(f1),
+        average_precision: mean_average_precision(labels, classes, scores),
+    }
+}

@@ -1,0 +1,476 @@
+//! End-to-end tests of `usvm train`, `usvm predict` and `usvm cv` on the fixtures in tests/data.
+//!
+//! Golden outputs live in tests/golden and are compared numerically (relative tolerance 1e-9).
+//! Regenerate them with `USVM_BLESS=1 cargo test -p usvm-cli --test cli`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use serde_json::Value;
+
+fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
+}
+
+/// A fresh, empty, uniquely named directory under the system temp dir.
+fn temp_dir(name: &str) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "usvm-cli-test-{}-{}-{name}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn ok(out: &Output) {
+    assert!(
+        out.status.success(),
+        "usvm failed ({:?}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn p(path: &Path) -> String {
+    path.display().to_string()
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Numeric golden comparison
+
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+fn json_close(got: &Value, want: &Value, path: &str, skip: &[&str]) -> Result<(), String> {
+    match (got, want) {
+        (Value::Number(a), Value::Number(b)) => {
+            let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+            if close(a, b) { Ok(()) } else { Err(format!("{path}: {a} != {b}")) }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            if a.len() != b.len() {
+                return Err(format!("{path}: length {} != {}", a.len(), b.len()));
+            }
+            a.iter().zip(b).enumerate().try_for_each(|(k, (x, y))| json_close(x, y, &format!("{path}[{k}]"), skip))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            let keys_a: Vec<_> = a.keys().collect();
+            let keys_b: Vec<_> = b.keys().collect();
+            if keys_a != keys_b {
+                return Err(format!("{path}: keys {keys_a:?} != {keys_b:?}"));
+            }
+            for (k, x) in a {
+                if !skip.contains(&k.as_str()) {
+                    json_close(x, &b[k], &format!("{path}.{k}"), skip)?;
+                }
+            }
+            Ok(())
+        }
+        (a, b) if a == b => Ok(()),
+        (a, b) => Err(format!("{path}: {a} != {b}")),
+    }
+}
+
+fn text_close(got: &str, want: &str) -> Result<(), String> {
+    let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
+    if g.len() != w.len() {
+        return Err(format!("{} lines != {}", g.len(), w.len()));
+    }
+    for (n, (a, b)) in g.iter().zip(&w).enumerate() {
+        let (ta, tb): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), b.split_whitespace().collect());
+        let same = ta.len() == tb.len()
+            && ta.iter().zip(&tb).all(|(x, y)| match (x.parse::<f64>(), y.parse::<f64>()) {
+                (Ok(u), Ok(v)) => close(u, v),
+                _ => x == y,
+            });
+        if !same {
+            return Err(format!("line {}: '{a}' != '{b}'", n + 1));
+        }
+    }
+    Ok(())
+}
+
+/// Compares `got` (a file) with tests/golden/`name`; with USVM_BLESS=1 overwrites the golden instead.
+/// JSON keys in `skip` are not compared (timings).
+fn golden(got: &Path, name: &str, skip: &[&str]) {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name);
+    let text = std::fs::read_to_string(got).expect("output written");
+    if std::env::var("USVM_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&golden, &text).expect("write golden");
+        return;
+    }
+    let want = std::fs::read_to_string(&golden)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with USVM_BLESS=1 to create it)", golden.display()));
+    let result = if name.ends_with(".json") {
+        let (g, w): (Value, Value) = (serde_json::from_str(&text).unwrap(), serde_json::from_str(&want).unwrap());
+        json_close(&g, &w, "$", skip)
+    } else {
+        text_close(&text, &want)
+    };
+    if let Err(e) = result {
+        panic!("{} differs from golden {}: {e}", got.display(), golden.display());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// End to end
+
+const REPORT_KEYS: [&str; 8] =
+    ["converged", "gradient_norm", "method", "n_features", "n_iter", "n_samples", "objective", "train_seconds"];
+const METRICS_KEYS: [&str; 6] = ["accuracy", "average_precision", "f1", "n", "precision", "recall"];
+
+fn keys(v: &Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
+    k.sort();
+    k
+}
+
+/// train (gsu, with Platt) → predict (with probability and metrics) on one input format.
+fn end_to_end(tag: &str, train_input: &[String], test_input: &[String], uncertain: bool) {
+    let dir = temp_dir(tag);
+    let (model, report, scores, metrics) = (dir.join("model.json"), dir.join("report.json"), dir.join("scores.txt"), dir.join("metrics.json"));
+    let mut args: Vec<String> = ["train", "--method", "gsu", "--lambda", "0.05", "--probability"].map(String::from).to_vec();
+    args.extend_from_slice(train_input);
+    args.extend(["--model".into(), p(&model), "--report".into(), p(&report)]);
+    ok(&usvm(&args));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(keys(&r), REPORT_KEYS);
+    assert_eq!((r["method"].as_str(), r["converged"].as_bool()), (Some("gsu"), Some(true)));
+    assert_eq!((r["n_samples"].as_u64(), r["n_features"].as_u64()), (Some(24), Some(3)));
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["format"], "usvm-model");
+    assert!(m["platt"]["a"].as_f64().unwrap() < 0.0, "Platt slope should be negative: {m}");
+
+    let mut args: Vec<String> = vec!["predict".into(), "--model".into(), p(&model)];
+    args.extend_from_slice(test_input);
+    args.extend(["--output".into(), p(&scores), "--metrics".into(), p(&metrics), "--probability".into()]);
+    ok(&usvm(&args));
+    let text = std::fs::read_to_string(&scores).unwrap();
+    let header = text.lines().next().unwrap();
+    let want = if uncertain { "prediction score probability p_positive_uncertain" } else { "prediction score probability" };
+    assert_eq!(header, want);
+    assert_eq!(text.lines().count(), 11);
+    let me: Value = serde_json::from_str(&std::fs::read_to_string(&metrics).unwrap()).unwrap();
+    assert_eq!(keys(&me), METRICS_KEYS);
+    assert_eq!(me["n"], 10);
+
+    golden(&model, &format!("{tag}.model.json"), &[]);
+    golden(&report, &format!("{tag}.report.json"), &["train_seconds", "gradient_norm"]);
+    golden(&scores, &format!("{tag}.scores.txt"), &[]);
+    golden(&metrics, &format!("{tag}.metrics.json"), &[]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn strings(a: &[&str]) -> Vec<String> {
+    a.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn end_to_end_svmgsu() {
+    let train = strings(&["--means", &data("train.means"), "--labels", &data("train.labels"), "--cov", &data("train.cov")]);
+    let test = strings(&["--means", &data("test.means"), "--labels", &data("test.labels"), "--cov", &data("test.cov")]);
+    end_to_end("svmgsu", &train, &test, true);
+}
+
+#[test]
+fn end_to_end_libsvm() {
+    let train = strings(&["--data", &data("train.svm"), "--var", &data("train.var.svm")]);
+    let test = strings(&["--data", &data("test.svm"), "--var", &data("test.var.svm")]);
+    end_to_end("libsvm", &train, &test, true);
+}
+
+#[test]
+fn end_to_end_csv() {
+    let train = strings(&["--csv", &data("train.csv"), "--var-csv", &data("train.var.csv"), "--label-col", "label"]);
+    let test = strings(&["--csv", &data("test.csv")]);
+    end_to_end("csv", &train, &test, false);
+}
+
+#[test]
+fn every_method_and_cov_type_trains() {
+    let dir = temp_dir("methods");
+    let model = dir.join("m.json");
+    let input = ["--data", &data("train.svm"), "--var", &data("train.var.svm")];
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["--method", "hinge", "--C", "10"],
+        vec!["--method", "iso"],
+        vec!["--method", "sampling", "--samples", "5", "--seed", "3"],
+        vec!["--method", "power", "--radius-scale", "0.5"],
+        vec!["--method", "gsu", "--subspace-variance", "0.9"],
+        vec!["--method", "gsu", "--solver", "sgd", "--iterations", "200", "--batch", "8"],
+        vec!["--method", "gsu", "--cov-type", "iso"],
+        vec!["--method", "gsu", "--cov-type", "diag", "--no-intercept"],
+        vec!["--method", "gsu", "--cov-type", "lowrank", "--tol", "1e-8", "--max-iter", "50"],
+        vec!["--method", "gsu", "--cov-type", "full"],
+        vec!["--method", "gsu", "--cov-type", "none"],
+    ];
+    for case in cases {
+        let mut args = vec!["train"];
+        args.extend(&case);
+        args.extend(input);
+        args.extend(["--model", model.to_str().unwrap()]);
+        ok(&usvm(&args));
+        let m: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+        let method = case[1];
+        assert_eq!(m["method"], method, "{case:?}");
+        if case.contains(&"--no-intercept") {
+            assert_eq!(m["intercept"], 0.0);
+        }
+        if let Some(k) = case.iter().position(|&a| a == "--C") {
+            // C = 1/(λℓ), ℓ = 24
+            let c: f64 = case[k + 1].parse().unwrap();
+            assert!((m["hyperparameters"]["lambda"].as_f64().unwrap() - 1.0 / (24.0 * c)).abs() < 1e-15);
+        }
+        std::fs::remove_file(&model).unwrap();
+    }
+    // GSU with diag vs full covariances from the same diagonal variances: the same model.
+    let fit = |cov: &str| -> Value {
+        let args = ["train", "--method", "gsu", "--cov-type", cov, input[0], input[1], input[2], input[3], "--model", model.to_str().unwrap()];
+        ok(&usvm(&args));
+        serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap()
+    };
+    let (a, b) = (fit("diag"), fit("full"));
+    json_close(&a["coef"], &b["coef"], "coef", &[]).unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn weights_file_changes_the_fit_and_is_checked() {
+    let dir = temp_dir("weights");
+    let weights = dir.join("w.txt");
+    let text: String = (0..24).map(|i| format!("{}\n", if i % 3 == 0 { 5.0 } else { 1.0 })).collect();
+    std::fs::write(&weights, text).unwrap();
+    let (m1, m2) = (dir.join("a.json"), dir.join("b.json"));
+    ok(&usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--model", &p(&m1)]));
+    ok(&usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--weights", &p(&weights), "--model", &p(&m2)]));
+    assert_ne!(std::fs::read_to_string(&m1).unwrap(), std::fs::read_to_string(&m2).unwrap());
+    std::fs::write(&weights, "1\n2\n").unwrap();
+    let m3 = dir.join("c.json");
+    let out = usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--weights", &p(&weights), "--model", &p(&m3)]);
+    assert!(!out.status.success() && !m3.exists());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2 weights for 24 examples"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn one_vs_rest_train_predict() {
+    let dir = temp_dir("ovr");
+    let (model, report, scores, metrics) = (dir.join("model.json"), dir.join("report.json"), dir.join("scores.txt"), dir.join("metrics.json"));
+    ok(&usvm(&["train", "--method", "gsu", "--data", &data("multi.svm"), "--var", &data("multi.var.svm"), "--model", &p(&model), "--report", &p(&report)]));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let per_class = r["per_class"].as_array().expect("per_class for one-vs-rest");
+    assert_eq!(per_class.len(), 3);
+    let sum: f64 = per_class.iter().map(|c| c["n_iter"].as_f64().unwrap()).sum();
+    assert_eq!(r["n_iter"].as_f64().unwrap(), sum);
+    ok(&usvm(&["predict", "--model", &p(&model), "--csv", &data("multi.csv"), "--output", &p(&scores), "--metrics", &p(&metrics)]));
+    let text = std::fs::read_to_string(&scores).unwrap();
+    assert_eq!(text.lines().next().unwrap(), "prediction score_1 score_2 score_3");
+    // The prediction is the argmax of the scores.
+    for line in text.lines().skip(1) {
+        let t: Vec<f64> = line.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        let best = (1..4).max_by(|&a, &b| t[a].total_cmp(&t[b])).unwrap();
+        assert_eq!(t[0], best as f64, "{line}");
+    }
+    let me: Value = serde_json::from_str(&std::fs::read_to_string(&metrics).unwrap()).unwrap();
+    assert_eq!(keys(&me), METRICS_KEYS);
+    golden(&scores, "ovr.scores.txt", &[]);
+    golden(&metrics, "ovr.metrics.json", &[]);
+    // Platt needs two classes.
+    let out = usvm(&["train", "--method", "gsu", "--data", &data("multi.svm"), "--probability", "--model", &p(&dir.join("x.json"))]);
+    assert!(!out.status.success() && !dir.join("x.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The svm-gsu toy model `w = (2.5, -1, 0.125)`, `b = 0.75` on toy.svm: by hand, the scores are 2.75, -1.5,
+/// 0.59375, 1.25 for labels +1, -1, +1, -1: tp = 2, fp = 1, tn = 1, fn = 0, so accuracy 3/4, precision 2/3,
+/// recall 1, F1 = 2·2/(2·2 + 1) = 0.8; ranked (+, -, +, -), AP = ½·1 + ½·⅔ = ⅚.
+#[test]
+fn svmgsu_model_file_and_hand_computed_metrics() {
+    let dir = temp_dir("toy");
+    let (scores, metrics) = (dir.join("s.txt"), dir.join("m.json"));
+    let toy = |f: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join("../usvm/tests/data").join(f).display().to_string();
+    ok(&usvm(&["predict", "--model", &toy("toy.model"), "--data", &toy("toy.svm"), "--var", &toy("toy.var.svm"), "--output", &p(&scores), "--metrics", &p(&metrics)]));
+    let text = std::fs::read_to_string(&scores).unwrap();
+    let rows: Vec<Vec<f64>> = text.lines().skip(1).map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect()).collect();
+    assert_eq!(text.lines().next().unwrap(), "prediction score p_positive_uncertain");
+    let want = [(1.0, 2.75), (-1.0, -1.5), (1.0, 0.59375), (1.0, 1.25)];
+    for (row, (pred, score)) in rows.iter().zip(want) {
+        assert_eq!((row[0], row[1]), (pred, score));
+    }
+    // Example 3 has no variance: P = 1 for f > 0. Example 4: wᵀΣw = 0.05·(6.25 + 1 + 1/64), P = Φ(1.25/0.6027) ≈ 0.98096.
+    assert_eq!(rows[2][2], 1.0);
+    assert!((rows[3][2] - 0.980_96).abs() < 1e-4, "{}", rows[3][2]);
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&metrics).unwrap()).unwrap();
+    assert_eq!(m["n"], 4);
+    for (k, v) in [("accuracy", 0.75), ("precision", 2.0 / 3.0), ("recall", 1.0), ("f1", 0.8), ("average_precision", 5.0 / 6.0)] {
+        assert!((m[k].as_f64().unwrap() - v).abs() < 1e-15, "{k}: {} != {v}", m[k]);
+    }
+    // Platt scaling is not in an svm-gsu model: --probability is an error.
+    let out = usvm(&["predict", "--model", &toy("toy.model"), "--data", &toy("toy.svm"), "--output", &p(&dir.join("x.txt")), "--probability"]);
+    assert!(!out.status.success() && !dir.join("x.txt").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn predict_svmgsu_without_labels() {
+    let dir = temp_dir("nolabels");
+    let (model, scores) = (dir.join("m.json"), dir.join("s.txt"));
+    ok(&usvm(&["train", "--method", "hinge", "--means", &data("train.means"), "--labels", &data("train.labels"), "--model", &p(&model)]));
+    ok(&usvm(&["predict", "--model", &p(&model), "--means", &data("test.means"), "--output", &p(&scores)]));
+    // In means-file order, the same scores as with labels (labels-file order) once sorted.
+    let with = dir.join("s2.txt");
+    ok(&usvm(&["predict", "--model", &p(&model), "--means", &data("test.means"), "--labels", &data("test.labels"), "--output", &p(&with)]));
+    let sorted = |path: &Path| {
+        let mut v: Vec<String> = std::fs::read_to_string(path).unwrap().lines().map(String::from).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(sorted(&scores), sorted(&with));
+    let out = usvm(&["predict", "--model", &p(&model), "--means", &data("test.means"), "--output", &p(&dir.join("x.txt")), "--metrics", &p(&dir.join("x.json"))]);
+    assert!(!out.status.success() && !dir.join("x.txt").exists() && !dir.join("x.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn cv_grid() {
+    let dir = temp_dir("cv");
+    let json = dir.join("cv.json");
+    let run = || {
+        let out = usvm(&["cv", "--method", "gsu", "--data", &data("train.svm"), "--var", &data("train.var.svm"), "--folds", "3", "--seed", "2", "--grid", "lambda=2^-4..2^-2", "--grid", "radius-scale=1,2", "--json", &p(&json)]);
+        ok(&out);
+        out
+    };
+    let first = run();
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!((v["folds"].as_u64(), v["seed"].as_u64()), (Some(3), Some(2)));
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6);
+    assert_eq!(results[0]["params"], serde_json::json!({"lambda": 0.0625, "radius-scale": 1.0}));
+    let best = results.iter().map(|r| r["accuracy_mean"].as_f64().unwrap()).fold(f64::MIN, f64::max);
+    assert_eq!(v["best"]["accuracy_mean"].as_f64().unwrap(), best);
+    for r in results {
+        let (m, s) = (r["accuracy_mean"].as_f64().unwrap(), r["accuracy_std"].as_f64().unwrap());
+        assert!((0.0..=1.0).contains(&m) && s >= 0.0);
+    }
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert_eq!(stdout.matches('*').count(), 2, "{stdout}"); // the mark and the legend
+    assert_eq!(String::from_utf8_lossy(&run().stdout), stdout, "same seed, same table");
+    // Bad grids are usage errors reported on one line.
+    for grid in ["gamma=1", "lambda=1e-3..1", "samples=1.5"] {
+        let out = usvm(&["cv", "--method", "sampling", "--data", &data("train.svm"), "--grid", grid]);
+        assert_eq!(out.status.code(), Some(1), "{grid}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{grid}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn help_states_defaults() {
+    for (sub, defaults) in [
+        ("train", &["[default: 1000]", "[default: 100]", "[default: 10]", "default 0.01", "[default: auto]", "[default: exact]"][..]),
+        ("predict", &["default: none", "default: off"][..]),
+        ("cv", &["[default: 5]", "default 0.01", "default: no grid"][..]),
+    ] {
+        let out = usvm(&[sub, "--help"]);
+        ok(&out);
+        let text = String::from_utf8_lossy(&out.stdout);
+        for d in defaults {
+            assert!(text.contains(d), "usvm {sub} --help lacks '{d}'");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Bad input: non-zero exit, exactly one line on stderr naming the problem, and no output file.
+
+struct BadCase {
+    name: &'static str,
+    /// Files to create in the input directory: (file name, contents).
+    files: Vec<(&'static str, String)>,
+    /// Arguments; `IN/x` is replaced by the input directory's file x, `OUT/x` by the output directory's.
+    args: Vec<String>,
+    /// Substrings the error line must contain.
+    expect: Vec<String>,
+}
+
+fn bad(name: &'static str, files: &[(&'static str, &str)], args: &str, expect: &[&str]) -> BadCase {
+    BadCase {
+        name,
+        files: files.iter().map(|(f, c)| (*f, c.to_string())).collect(),
+        args: args.split_whitespace().map(String::from).collect(),
+        expect: expect.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+#[test]
+fn bad_input_matrix() {
+    let train = std::fs::read_to_string(data("train.svm")).unwrap();
+    let four_features = "+1 1:1 4:2\n-1 2:1\n";
+    let cases = vec![
+        bad("missing file", &[], "train --method gsu --data IN/nope.svm --model OUT/m.json", &["nope.svm: No such file or directory"]),
+        bad("missing var file", &[("a.svm", &train)], "train --method gsu --data IN/a.svm --var IN/nope.var --model OUT/m.json", &["nope.var: No such file or directory"]),
+        bad("malformed line", &[("a.svm", "+1 1:0.5\n-1 2:abc\n")], "train --method gsu --data IN/a.svm --model OUT/m.json", &["a.svm:2: field '2:abc'", "not a number"]),
+        bad("nan", &[("a.svm", "+1 1:nan\n-1 1:1\n")], "train --method gsu --data IN/a.svm --model OUT/m.json", &["a.svm:1: field '1:nan'", "non-finite"]),
+        bad("inf in csv", &[("a.csv", "x,y,label\n1,2,1\n3,inf,-1\n")], "train --method gsu --csv IN/a.csv --model OUT/m.json", &["a.csv:3:", "inf", "non-finite"]),
+        bad("negative variance", &[("a.svm", "+1 1:1\n-1 1:-1\n"), ("a.var", "+1 1:0.1\n-1 1:-0.5\n")], "train --method gsu --data IN/a.svm --var IN/a.var --model OUT/m.json", &["a.var:2:", "1:-0.5", "negative variance"]),
+        bad("negative svm-gsu variance", &[("a.means", "a 1:1\nb 1:-1\n"), ("a.labels", "a 1\nb -1\n"), ("a.cov", "a 1,1:0.1\nb 1,1:-2\n")], "train --method gsu --means IN/a.means --labels IN/a.labels --cov IN/a.cov --model OUT/m.json", &["a.cov:2:", "1,1:-2", "negative"]),
+        bad("non-numeric label", &[("a.svm", "+1 1:1\nabc 1:2\n")], "train --method gsu --data IN/a.svm --model OUT/m.json", &["a.svm:2: field 'abc'", "label"]),
+        bad("non-numeric csv label", &[("a.csv", "x,label\n1,1\n2,yes\n")], "train --method gsu --csv IN/a.csv --model OUT/m.json", &["a.csv:3:", "'yes'"]),
+        bad("duplicate ids", &[("a.means", "a 1:1\nb 1:-1\na 1:2\n"), ("a.labels", "a 1\nb -1\n")], "train --method gsu --means IN/a.means --labels IN/a.labels --model OUT/m.json", &["a.means:3:", "'a'"]),
+        bad("duplicate label ids", &[("a.means", "a 1:1\nb 1:-1\n"), ("a.labels", "a 1\nb -1\nb 1\n")], "train --method gsu --means IN/a.means --labels IN/a.labels --model OUT/m.json", &["a.labels:3:", "'b'"]),
+        bad("empty file", &[("a.svm", "")], "train --method gsu --data IN/a.svm --model OUT/m.json", &["a.svm:0:", "empty input"]),
+        bad("empty csv", &[("a.csv", "")], "train --method gsu --csv IN/a.csv --model OUT/m.json", &["a.csv", "empty"]),
+        bad("single class", &[("a.svm", "+1 1:1\n+1 1:2\n")], "train --method gsu --data IN/a.svm --model OUT/m.json", &["a.svm", "single class"]),
+        bad("single class cv", &[("a.svm", "+1 1:1\n+1 1:2\n")], "cv --method gsu --data IN/a.svm --folds 2", &["a.svm", "single class"]),
+        bad("negative weight", &[("a.svm", "+1 1:1\n-1 1:2\n"), ("w.txt", "1\n-1\n")], "train --method gsu --data IN/a.svm --weights IN/w.txt --model OUT/m.json", &["w.txt:2: field '-1'", "negative"]),
+        bad("bad hyper-parameter", &[("a.svm", &train)], "train --method gsu --lambda 0 --data IN/a.svm --model OUT/m.json --report OUT/r.json", &["lambda"]),
+        bad("dimension mismatch", &[("a.svm", &train), ("b.svm", four_features)], "predict --model IN/model.json --data IN/b.svm --output OUT/s.txt --metrics OUT/m.json", &["b.svm", "4 features", "has 3"]),
+        bad("malformed predict input", &[("a.svm", &train), ("b.svm", "+1 1:1\n-1 1:x\n")], "predict --model IN/model.json --data IN/b.svm --output OUT/s.txt --metrics OUT/m.json", &["b.svm:2: field '1:x'"]),
+        bad("missing model", &[("a.svm", &train)], "predict --model IN/none.json --data IN/a.svm --output OUT/s.txt", &["none.json: No such file or directory"]),
+        bad("corrupt json model", &[("a.svm", &train), ("bad.json", "{\"format\": 1}")], "predict --model IN/bad.json --data IN/a.svm --output OUT/s.txt", &["bad.json"]),
+        bad("corrupt svm-gsu model", &[("a.svm", &train), ("bad.model", "SVM-GSU Model_File\nw 1 x\nb 0\n")], "predict --model IN/bad.model --data IN/a.svm --output OUT/s.txt", &["bad.model:2:", "x"]),
+    ];
+    for case in cases {
+        let (input, output) = (temp_dir("bad-in"), temp_dir("bad-out"));
+        for (f, c) in &case.files {
+            std::fs::write(input.join(f), c).unwrap();
+        }
+        if case.args[0] == "predict" {
+            ok(&usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--model", &p(&input.join("model.json"))]));
+        }
+        let args: Vec<String> = case
+            .args
+            .iter()
+            .map(|a| a.replace("IN/", &format!("{}/", input.display())).replace("OUT/", &format!("{}/", output.display())))
+            .collect();
+        let out = usvm(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{}: status {:?}, stderr {stderr}", case.name, out.status);
+        assert_eq!(stderr.lines().count(), 1, "{}: stderr is not one line: {stderr}", case.name);
+        for e in &case.expect {
+            assert!(stderr.contains(e.as_str()), "{}: '{}' not in: {stderr}", case.name, e);
+        }
+        let left: Vec<_> = std::fs::read_dir(&output).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "{}: files left behind: {left:?}", case.name);
+        let _ = std::fs::remove_dir_all(&input);
+        let _ = std::fs::remove_dir_all(&output);
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for args in [&["train", "--method", "gsu"][..], &["train", "--method", "gsu", "--data", "a", "--csv", "b", "--model", "m"], &["train", "--method", "gsu", "--data", "a", "--lambda", "1", "--C", "1", "--model", "m"]] {
+        let out = usvm(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{args:?}");
+    }
+}
