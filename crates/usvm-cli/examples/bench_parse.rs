@@ -31,8 +31,9 @@ fn size(p: &Path) -> f64 {
     std::fs::metadata(p).expect("stat").len() as f64 / 1e6
 }
 
-/// Writes rows until the main file reaches `target_mb`; returns the number of rows.
-fn write_all(dir: &Path, target_mb: f64) -> usize {
+/// Writes rows until each format's main file reaches `target_mb`; returns the number of rows of each
+/// format (LIBSVM, CSV, svm-gsu).
+fn write_all(dir: &Path, target_mb: f64) -> [usize; 3] {
     let w = |name: &str| BufWriter::with_capacity(1 << 20, File::create(dir.join(name)).expect("create"));
     let (mut svm, mut var, mut csv, mut vcsv) = (w("x.svm"), w("x.var.svm"), w("x.csv"), w("x.var.csv"));
     let (mut means, mut labels, mut cov) = (w("x.means"), w("x.labels"), w("x.cov"));
@@ -40,8 +41,9 @@ fn write_all(dir: &Path, target_mb: f64) -> usize {
     writeln!(csv, "{},label", header.join(",")).unwrap();
     writeln!(vcsv, "{}", header.join(",")).unwrap();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let (mut rows, mut written) = (0, 0usize);
-    while (written as f64) < target_mb * 1e6 {
+    let target = (target_mb * 1e6) as usize;
+    let (mut rows, mut written) = ([0usize; 3], [0usize; 3]);
+    while written.iter().any(|&w| w < target) {
         let y = if rng.next() < 0.5 { -1 } else { 1 };
         let x: Vec<f64> = (0..FEATURES).map(|_| 20.0 * rng.next() - 10.0).collect();
         let v: Vec<f64> = (0..FEATURES).map(|_| rng.next()).collect();
@@ -49,21 +51,34 @@ fn write_all(dir: &Path, target_mb: f64) -> usize {
         for (j, xj) in x.iter().enumerate() {
             line.push_str(&format!(" {}:{xj:.6}", j + 1));
         }
-        written += line.len() + 1;
-        writeln!(svm, "{line}").unwrap();
-        write!(var, "{y:+}").unwrap();
-        v.iter().enumerate().for_each(|(j, s)| write!(var, " {}:{s:.6}", j + 1).unwrap());
-        writeln!(var).unwrap();
-        let xs: Vec<String> = x.iter().map(|a| format!("{a:.6}")).collect();
-        writeln!(csv, "{},{y}", xs.join(",")).unwrap();
-        let vs: Vec<String> = v.iter().map(|a| format!("{a:.6}")).collect();
-        writeln!(vcsv, "{}", vs.join(",")).unwrap();
-        writeln!(means, "id{rows}{}", &line[2..]).unwrap();
-        writeln!(labels, "id{rows} {y:+}").unwrap();
-        write!(cov, "id{rows}").unwrap();
-        v.iter().enumerate().for_each(|(j, s)| write!(cov, " {0},{0}:{s:.6}", j + 1).unwrap());
-        writeln!(cov).unwrap();
-        rows += 1;
+        if written[0] < target {
+            written[0] += line.len() + 1;
+            writeln!(svm, "{line}").unwrap();
+            write!(var, "{y:+}").unwrap();
+            v.iter().enumerate().for_each(|(j, s)| write!(var, " {}:{s:.6}", j + 1).unwrap());
+            writeln!(var).unwrap();
+            rows[0] += 1;
+        }
+        if written[1] < target {
+            let xs: Vec<String> = x.iter().map(|a| format!("{a:.6}")).collect();
+            let text = format!("{},{y}", xs.join(","));
+            written[1] += text.len() + 1;
+            writeln!(csv, "{text}").unwrap();
+            let vs: Vec<String> = v.iter().map(|a| format!("{a:.6}")).collect();
+            writeln!(vcsv, "{}", vs.join(",")).unwrap();
+            rows[1] += 1;
+        }
+        if written[2] < target {
+            let k = rows[2];
+            let text = format!("id{k}{}", &line[2..]);
+            written[2] += text.len() + 1;
+            writeln!(means, "{text}").unwrap();
+            writeln!(labels, "id{k} {y:+}").unwrap();
+            write!(cov, "id{k}").unwrap();
+            v.iter().enumerate().for_each(|(j, s)| write!(cov, " {0},{0}:{s:.6}", j + 1).unwrap());
+            writeln!(cov).unwrap();
+            rows[2] += 1;
+        }
     }
     for mut f in [svm, var, csv, vcsv, means, labels, cov] {
         f.flush().unwrap();
@@ -87,39 +102,71 @@ fn main() {
     std::fs::create_dir_all(&dir).unwrap();
     let t = Instant::now();
     let rows = write_all(&dir, target);
-    println!("wrote {rows} × {FEATURES} examples to {} in {:.1} s", dir.display(), t.elapsed().as_secs_f64());
+    println!(
+        "wrote {} (LIBSVM), {} (CSV), {} (svm-gsu) examples × {FEATURES} features to {} in {:.1} s",
+        rows[0],
+        rows[1],
+        rows[2],
+        dir.display(),
+        t.elapsed().as_secs_f64()
+    );
     let f = |name: &str| dir.join(name);
     let s = |name: &str| f(name).display().to_string();
     type Case<'a> = (&'a str, Vec<&'a str>, Box<dyn Fn() -> usize + 'a>);
     let cases: Vec<Case> = vec![
-        ("LIBSVM", vec!["x.svm"], Box::new(|| usvm::io::read_libsvm(open(&f("x.svm")), &s("x.svm"), None).unwrap().n_samples())),
+        (
+            "LIBSVM",
+            vec!["x.svm"],
+            Box::new(|| usvm::io::read_libsvm(open(&f("x.svm")), &s("x.svm"), None).unwrap().n_samples()),
+        ),
         (
             "LIBSVM + variances",
             vec!["x.svm", "x.var.svm"],
             Box::new(|| {
-                usvm::io::read_libsvm_with_variances(open(&f("x.svm")), &s("x.svm"), open(&f("x.var.svm")), &s("x.var.svm"), None)
-                    .unwrap()
-                    .n_samples()
+                usvm::io::read_libsvm_with_variances(
+                    open(&f("x.svm")),
+                    &s("x.svm"),
+                    open(&f("x.var.svm")),
+                    &s("x.var.svm"),
+                    None,
+                )
+                .unwrap()
+                .n_samples()
             }),
         ),
-        ("CSV", vec!["x.csv"], Box::new(|| usvm::io::read_csv(open(&f("x.csv")), &s("x.csv"), None).unwrap().n_samples())),
+        (
+            "CSV",
+            vec!["x.csv"],
+            Box::new(|| usvm::io::read_csv(open(&f("x.csv")), &s("x.csv"), None).unwrap().n_samples()),
+        ),
         (
             "CSV + variances",
             vec!["x.csv", "x.var.csv"],
             Box::new(|| {
-                usvm::io::read_csv_with_variances(open(&f("x.csv")), &s("x.csv"), open(&f("x.var.csv")), &s("x.var.csv"), None)
-                    .unwrap()
-                    .n_samples()
+                usvm::io::read_csv_with_variances(
+                    open(&f("x.csv")),
+                    &s("x.csv"),
+                    open(&f("x.var.csv")),
+                    &s("x.var.csv"),
+                    None,
+                )
+                .unwrap()
+                .n_samples()
             }),
         ),
         (
             "svm-gsu means + labels",
             vec!["x.means", "x.labels"],
             Box::new(|| {
-                usvm::io::read_svmgsu((open(&f("x.means")), &s("x.means")), (open(&f("x.labels")), &s("x.labels")), None, None)
-                    .unwrap()
-                    .dataset
-                    .n_samples()
+                usvm::io::read_svmgsu(
+                    (open(&f("x.means")), &s("x.means")),
+                    (open(&f("x.labels")), &s("x.labels")),
+                    None,
+                    None,
+                )
+                .unwrap()
+                .dataset
+                .n_samples()
             }),
         ),
         (
@@ -139,12 +186,20 @@ fn main() {
             }),
         ),
     ];
-    println!("{:<30} {:>10} {:>10} {:>9} {:>12} {:>12}", "reader", "main MB", "total MB", "best s", "main MB/s", "total MB/s");
+    println!(
+        "{:<30} {:>10} {:>10} {:>9} {:>12} {:>12}",
+        "reader", "main MB", "total MB", "best s", "main MB/s", "total MB/s"
+    );
     for (name, files, read) in &cases {
         let main = size(&f(files[0]));
         let total: f64 = files.iter().map(|n| size(&f(n))).sum();
         let (secs, n) = best_of_3(read);
-        assert_eq!(n, rows);
+        let format = match files[0] {
+            "x.svm" => 0,
+            "x.csv" => 1,
+            _ => 2,
+        };
+        assert_eq!(n, rows[format]);
         println!("{name:<30} {main:>10.1} {total:>10.1} {secs:>9.3} {:>12.1} {:>12.1}", main / secs, total / secs);
     }
     std::fs::remove_dir_all(&dir).unwrap();

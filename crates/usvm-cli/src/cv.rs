@@ -152,10 +152,8 @@ pub fn run(args: &CvArgs) -> Result<()> {
     }
     let points = cartesian(&axes);
     // Validate every grid point before the long run.
-    let params = points
-        .iter()
-        .map(|p| apply(&args.hyper, &axes, p)?.params(data.n_samples()))
-        .collect::<Result<Vec<_>>>()?;
+    let params =
+        points.iter().map(|p| apply(&args.hyper, &axes, p)?.params(data.n_samples())).collect::<Result<Vec<_>>>()?;
 
     let bar = progress_bar((points.len() * folds) as u64, "fits");
     let accuracies = params
@@ -178,7 +176,8 @@ pub fn run(args: &CvArgs) -> Result<()> {
             PointResult { params, accuracy_mean, accuracy_std }
         })
         .collect();
-    let best = (0..results.len()).fold(0, |b, k| if results[k].accuracy_mean > results[b].accuracy_mean { k } else { b });
+    let best =
+        (0..results.len()).fold(0, |b, k| if results[k].accuracy_mean > results[b].accuracy_mean { k } else { b });
 
     println!(
         "{}-fold stratified cross-validation (seed {}) of {} on {} ({} examples, {} features)",

@@ -71,7 +71,13 @@ fn print_table(protocol: &WdbcProtocol, results: &[MethodResult], seconds: f64) 
         let acc = format!("{:.2} ± {:.2}", 100.0 * r.mean(), 100.0 * r.std());
         let mut lambdas = r.lambdas.clone();
         lambdas.sort_by(f64::total_cmp);
-        println!("{:<10}  {:>16}  {:>9.2}  {:>14.3e}", r.method, acc, 100.0 * r.paper_accuracy, lambdas[lambdas.len() / 2]);
+        println!(
+            "{:<10}  {:>16}  {:>9.2}  {:>14.3e}",
+            r.method,
+            acc,
+            100.0 * r.paper_accuracy,
+            lambdas[lambdas.len() / 2]
+        );
     }
     println!("(mean ± sample std over splits; {seconds:.1} s)");
 }

@@ -22,25 +22,50 @@ pub struct InputArgs {
     #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
     pub means: Option<PathBuf>,
     /// svm-gsu labels file, lines `<id> <label>` (with --means)
-    #[arg(long, value_name = "FILE", requires = "means", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "means",
+        help_heading = "Input (exactly one of --means, --data, --csv)"
+    )]
     pub labels: Option<PathBuf>,
     /// svm-gsu covariance file, lines `<id> i,j:v ...` (with --means; default: no covariances)
-    #[arg(long, value_name = "FILE", requires = "means", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "means",
+        help_heading = "Input (exactly one of --means, --data, --csv)"
+    )]
     pub cov: Option<PathBuf>,
     /// LIBSVM/svmlight file, lines `label j:v ...`
     #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
     pub data: Option<PathBuf>,
     /// LIBSVM-layout file of per-feature variances, line for line with --data (default: no variances)
-    #[arg(long, value_name = "FILE", requires = "data", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "data",
+        help_heading = "Input (exactly one of --means, --data, --csv)"
+    )]
     pub var: Option<PathBuf>,
     /// CSV file with a header row
     #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
     pub csv: Option<PathBuf>,
     /// CSV of per-feature variances, row for row with --csv (default: no variances)
-    #[arg(long = "var-csv", value_name = "FILE", requires = "csv", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    #[arg(
+        long = "var-csv",
+        value_name = "FILE",
+        requires = "csv",
+        help_heading = "Input (exactly one of --means, --data, --csv)"
+    )]
     pub var_csv: Option<PathBuf>,
     /// Name of the CSV label column (default: the last column)
-    #[arg(long = "label-col", value_name = "NAME", requires = "csv", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    #[arg(
+        long = "label-col",
+        value_name = "NAME",
+        requires = "csv",
+        help_heading = "Input (exactly one of --means, --data, --csv)"
+    )]
     pub label_col: Option<String>,
 }
 
@@ -90,8 +115,12 @@ impl InputArgs {
             let cov_name = self.cov.as_deref().map(name).unwrap_or_default();
             let cov = cov_reader.as_mut().map(|r| (r as &mut dyn BufRead, cov_name.as_str()));
             let read = match (&labels_text, &self.labels) {
-                (Some(text), _) => read_svmgsu((means_reader, &name(means)), (text.as_bytes(), &label_source), cov, None),
-                (None, Some(path)) => read_svmgsu((means_reader, &name(means)), (open(path)?, &label_source), cov, None),
+                (Some(text), _) => {
+                    read_svmgsu((means_reader, &name(means)), (text.as_bytes(), &label_source), cov, None)
+                }
+                (None, Some(path)) => {
+                    read_svmgsu((means_reader, &name(means)), (open(path)?, &label_source), cov, None)
+                }
                 (None, None) => unreachable!(),
             }?;
             for message in &read.skipped {

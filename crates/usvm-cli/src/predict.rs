@@ -120,7 +120,12 @@ pub fn run(args: &PredictArgs) -> Result<()> {
 
 /// Accuracy, mean average precision, and precision/recall/F1 macro-averaged over the classes that occur
 /// in the labels or the predictions.
-fn one_vs_rest_metrics(classes: &[i64], labels: &[i64], predicted: &[i64], scores: ndarray::ArrayView2<f64>) -> Metrics {
+fn one_vs_rest_metrics(
+    classes: &[i64],
+    labels: &[i64],
+    predicted: &[i64],
+    scores: ndarray::ArrayView2<f64>,
+) -> Metrics {
     let n = labels.len();
     let correct = labels.iter().zip(predicted).filter(|(y, p)| y == p).count();
     let (mut precision, mut recall, mut f1, mut count) = (0.0, 0.0, 0.0, 0usize);

@@ -120,7 +120,9 @@ impl HyperArgs {
             SolverKind::Exact => {
                 Solver::Exact(ExactSettings { tol: self.tol, max_iter: self.max_iter, ..ExactSettings::default() })
             }
-            SolverKind::Sgd => Solver::Sgd(SgdSettings { iterations: self.iterations, batch: self.batch, seed: self.seed }),
+            SolverKind::Sgd => {
+                Solver::Sgd(SgdSettings { iterations: self.iterations, batch: self.batch, seed: self.seed })
+            }
         };
         Ok(LinearSvmParams { method, lambda, fit_intercept: !self.no_intercept, solver, ..LinearSvmParams::default() })
     }
@@ -238,7 +240,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let method = params.method.cli_name();
     let mut file = ModelFile::from_linear(&fit.model, method, serde_json::to_value(&params)?);
     file.platt = platt;
-    let report = args.report.as_ref().map(|_| make_report(method, &fit.model.classes, &fit.reports, train_seconds, data));
+    let report =
+        args.report.as_ref().map(|_| make_report(method, &fit.model.classes, &fit.reports, train_seconds, data));
     let report_text = report.map(|r| serde_json::to_string_pretty(&r)).transpose()?;
     write_atomically(&args.model, file.to_json() + "\n")?;
     if let (Some(path), Some(text)) = (&args.report, report_text) {

@@ -31,12 +31,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn ok(out: &Output) {
-    assert!(
-        out.status.success(),
-        "usvm failed ({:?}): {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "usvm failed ({:?}): {}", out.status, String::from_utf8_lossy(&out.stderr));
 }
 
 fn p(path: &Path) -> String {
@@ -137,8 +132,10 @@ fn keys(v: &Value) -> Vec<String> {
 /// train (gsu, with Platt) → predict (with probability and metrics) on one input format.
 fn end_to_end(tag: &str, train_input: &[String], test_input: &[String], uncertain: bool) {
     let dir = temp_dir(tag);
-    let (model, report, scores, metrics) = (dir.join("model.json"), dir.join("report.json"), dir.join("scores.txt"), dir.join("metrics.json"));
-    let mut args: Vec<String> = ["train", "--method", "gsu", "--lambda", "0.05", "--probability"].map(String::from).to_vec();
+    let (model, report, scores, metrics) =
+        (dir.join("model.json"), dir.join("report.json"), dir.join("scores.txt"), dir.join("metrics.json"));
+    let mut args: Vec<String> =
+        ["train", "--method", "gsu", "--lambda", "0.05", "--probability"].map(String::from).to_vec();
     args.extend_from_slice(train_input);
     args.extend(["--model".into(), p(&model), "--report".into(), p(&report)]);
     ok(&usvm(&args));
@@ -156,7 +153,8 @@ fn end_to_end(tag: &str, train_input: &[String], test_input: &[String], uncertai
     ok(&usvm(&args));
     let text = std::fs::read_to_string(&scores).unwrap();
     let header = text.lines().next().unwrap();
-    let want = if uncertain { "prediction score probability p_positive_uncertain" } else { "prediction score probability" };
+    let want =
+        if uncertain { "prediction score probability p_positive_uncertain" } else { "prediction score probability" };
     assert_eq!(header, want);
     assert_eq!(text.lines().count(), 11);
     let me: Value = serde_json::from_str(&std::fs::read_to_string(&metrics).unwrap()).unwrap();
@@ -176,7 +174,8 @@ fn strings(a: &[&str]) -> Vec<String> {
 
 #[test]
 fn end_to_end_svmgsu() {
-    let train = strings(&["--means", &data("train.means"), "--labels", &data("train.labels"), "--cov", &data("train.cov")]);
+    let train =
+        strings(&["--means", &data("train.means"), "--labels", &data("train.labels"), "--cov", &data("train.cov")]);
     let test = strings(&["--means", &data("test.means"), "--labels", &data("test.labels"), "--cov", &data("test.cov")]);
     end_to_end("svmgsu", &train, &test, true);
 }
@@ -234,7 +233,19 @@ fn every_method_and_cov_type_trains() {
     }
     // GSU with diag vs full covariances from the same diagonal variances: the same model.
     let fit = |cov: &str| -> Value {
-        let args = ["train", "--method", "gsu", "--cov-type", cov, input[0], input[1], input[2], input[3], "--model", model.to_str().unwrap()];
+        let args = [
+            "train",
+            "--method",
+            "gsu",
+            "--cov-type",
+            cov,
+            input[0],
+            input[1],
+            input[2],
+            input[3],
+            "--model",
+            model.to_str().unwrap(),
+        ];
         ok(&usvm(&args));
         serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap()
     };
@@ -251,11 +262,31 @@ fn weights_file_changes_the_fit_and_is_checked() {
     std::fs::write(&weights, text).unwrap();
     let (m1, m2) = (dir.join("a.json"), dir.join("b.json"));
     ok(&usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--model", &p(&m1)]));
-    ok(&usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--weights", &p(&weights), "--model", &p(&m2)]));
+    ok(&usvm(&[
+        "train",
+        "--method",
+        "hinge",
+        "--data",
+        &data("train.svm"),
+        "--weights",
+        &p(&weights),
+        "--model",
+        &p(&m2),
+    ]));
     assert_ne!(std::fs::read_to_string(&m1).unwrap(), std::fs::read_to_string(&m2).unwrap());
     std::fs::write(&weights, "1\n2\n").unwrap();
     let m3 = dir.join("c.json");
-    let out = usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--weights", &p(&weights), "--model", &p(&m3)]);
+    let out = usvm(&[
+        "train",
+        "--method",
+        "hinge",
+        "--data",
+        &data("train.svm"),
+        "--weights",
+        &p(&weights),
+        "--model",
+        &p(&m3),
+    ]);
     assert!(!out.status.success() && !m3.exists());
     assert!(String::from_utf8_lossy(&out.stderr).contains("2 weights for 24 examples"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -264,14 +295,37 @@ fn weights_file_changes_the_fit_and_is_checked() {
 #[test]
 fn one_vs_rest_train_predict() {
     let dir = temp_dir("ovr");
-    let (model, report, scores, metrics) = (dir.join("model.json"), dir.join("report.json"), dir.join("scores.txt"), dir.join("metrics.json"));
-    ok(&usvm(&["train", "--method", "gsu", "--data", &data("multi.svm"), "--var", &data("multi.var.svm"), "--model", &p(&model), "--report", &p(&report)]));
+    let (model, report, scores, metrics) =
+        (dir.join("model.json"), dir.join("report.json"), dir.join("scores.txt"), dir.join("metrics.json"));
+    ok(&usvm(&[
+        "train",
+        "--method",
+        "gsu",
+        "--data",
+        &data("multi.svm"),
+        "--var",
+        &data("multi.var.svm"),
+        "--model",
+        &p(&model),
+        "--report",
+        &p(&report),
+    ]));
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let per_class = r["per_class"].as_array().expect("per_class for one-vs-rest");
     assert_eq!(per_class.len(), 3);
     let sum: f64 = per_class.iter().map(|c| c["n_iter"].as_f64().unwrap()).sum();
     assert_eq!(r["n_iter"].as_f64().unwrap(), sum);
-    ok(&usvm(&["predict", "--model", &p(&model), "--csv", &data("multi.csv"), "--output", &p(&scores), "--metrics", &p(&metrics)]));
+    ok(&usvm(&[
+        "predict",
+        "--model",
+        &p(&model),
+        "--csv",
+        &data("multi.csv"),
+        "--output",
+        &p(&scores),
+        "--metrics",
+        &p(&metrics),
+    ]));
     let text = std::fs::read_to_string(&scores).unwrap();
     assert_eq!(text.lines().next().unwrap(), "prediction score_1 score_2 score_3");
     // The prediction is the argmax of the scores.
@@ -285,7 +339,16 @@ fn one_vs_rest_train_predict() {
     golden(&scores, "ovr.scores.txt", &[]);
     golden(&metrics, "ovr.metrics.json", &[]);
     // Platt needs two classes.
-    let out = usvm(&["train", "--method", "gsu", "--data", &data("multi.svm"), "--probability", "--model", &p(&dir.join("x.json"))]);
+    let out = usvm(&[
+        "train",
+        "--method",
+        "gsu",
+        "--data",
+        &data("multi.svm"),
+        "--probability",
+        "--model",
+        &p(&dir.join("x.json")),
+    ]);
     assert!(!out.status.success() && !dir.join("x.json").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -298,9 +361,22 @@ fn svmgsu_model_file_and_hand_computed_metrics() {
     let dir = temp_dir("toy");
     let (scores, metrics) = (dir.join("s.txt"), dir.join("m.json"));
     let toy = |f: &str| Path::new(env!("CARGO_MANIFEST_DIR")).join("../usvm/tests/data").join(f).display().to_string();
-    ok(&usvm(&["predict", "--model", &toy("toy.model"), "--data", &toy("toy.svm"), "--var", &toy("toy.var.svm"), "--output", &p(&scores), "--metrics", &p(&metrics)]));
+    ok(&usvm(&[
+        "predict",
+        "--model",
+        &toy("toy.model"),
+        "--data",
+        &toy("toy.svm"),
+        "--var",
+        &toy("toy.var.svm"),
+        "--output",
+        &p(&scores),
+        "--metrics",
+        &p(&metrics),
+    ]));
     let text = std::fs::read_to_string(&scores).unwrap();
-    let rows: Vec<Vec<f64>> = text.lines().skip(1).map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect()).collect();
+    let rows: Vec<Vec<f64>> =
+        text.lines().skip(1).map(|l| l.split_whitespace().map(|x| x.parse().unwrap()).collect()).collect();
     assert_eq!(text.lines().next().unwrap(), "prediction score p_positive_uncertain");
     let want = [(1.0, 2.75), (-1.0, -1.5), (1.0, 0.59375), (1.0, 1.25)];
     for (row, (pred, score)) in rows.iter().zip(want) {
@@ -311,11 +387,22 @@ fn svmgsu_model_file_and_hand_computed_metrics() {
     assert!((rows[3][2] - 0.980_96).abs() < 1e-4, "{}", rows[3][2]);
     let m: Value = serde_json::from_str(&std::fs::read_to_string(&metrics).unwrap()).unwrap();
     assert_eq!(m["n"], 4);
-    for (k, v) in [("accuracy", 0.75), ("precision", 2.0 / 3.0), ("recall", 1.0), ("f1", 0.8), ("average_precision", 5.0 / 6.0)] {
+    for (k, v) in
+        [("accuracy", 0.75), ("precision", 2.0 / 3.0), ("recall", 1.0), ("f1", 0.8), ("average_precision", 5.0 / 6.0)]
+    {
         assert!((m[k].as_f64().unwrap() - v).abs() < 1e-15, "{k}: {} != {v}", m[k]);
     }
     // Platt scaling is not in an svm-gsu model: --probability is an error.
-    let out = usvm(&["predict", "--model", &toy("toy.model"), "--data", &toy("toy.svm"), "--output", &p(&dir.join("x.txt")), "--probability"]);
+    let out = usvm(&[
+        "predict",
+        "--model",
+        &toy("toy.model"),
+        "--data",
+        &toy("toy.svm"),
+        "--output",
+        &p(&dir.join("x.txt")),
+        "--probability",
+    ]);
     assert!(!out.status.success() && !dir.join("x.txt").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -324,18 +411,48 @@ fn svmgsu_model_file_and_hand_computed_metrics() {
 fn predict_svmgsu_without_labels() {
     let dir = temp_dir("nolabels");
     let (model, scores) = (dir.join("m.json"), dir.join("s.txt"));
-    ok(&usvm(&["train", "--method", "hinge", "--means", &data("train.means"), "--labels", &data("train.labels"), "--model", &p(&model)]));
+    ok(&usvm(&[
+        "train",
+        "--method",
+        "hinge",
+        "--means",
+        &data("train.means"),
+        "--labels",
+        &data("train.labels"),
+        "--model",
+        &p(&model),
+    ]));
     ok(&usvm(&["predict", "--model", &p(&model), "--means", &data("test.means"), "--output", &p(&scores)]));
     // In means-file order, the same scores as with labels (labels-file order) once sorted.
     let with = dir.join("s2.txt");
-    ok(&usvm(&["predict", "--model", &p(&model), "--means", &data("test.means"), "--labels", &data("test.labels"), "--output", &p(&with)]));
+    ok(&usvm(&[
+        "predict",
+        "--model",
+        &p(&model),
+        "--means",
+        &data("test.means"),
+        "--labels",
+        &data("test.labels"),
+        "--output",
+        &p(&with),
+    ]));
     let sorted = |path: &Path| {
         let mut v: Vec<String> = std::fs::read_to_string(path).unwrap().lines().map(String::from).collect();
         v.sort();
         v
     };
     assert_eq!(sorted(&scores), sorted(&with));
-    let out = usvm(&["predict", "--model", &p(&model), "--means", &data("test.means"), "--output", &p(&dir.join("x.txt")), "--metrics", &p(&dir.join("x.json"))]);
+    let out = usvm(&[
+        "predict",
+        "--model",
+        &p(&model),
+        "--means",
+        &data("test.means"),
+        "--output",
+        &p(&dir.join("x.txt")),
+        "--metrics",
+        &p(&dir.join("x.json")),
+    ]);
     assert!(!out.status.success() && !dir.join("x.txt").exists() && !dir.join("x.json").exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -345,7 +462,25 @@ fn cv_grid() {
     let dir = temp_dir("cv");
     let json = dir.join("cv.json");
     let run = || {
-        let out = usvm(&["cv", "--method", "gsu", "--data", &data("train.svm"), "--var", &data("train.var.svm"), "--folds", "3", "--seed", "2", "--grid", "lambda=2^-4..2^-2", "--grid", "radius-scale=1,2", "--json", &p(&json)]);
+        let out = usvm(&[
+            "cv",
+            "--method",
+            "gsu",
+            "--data",
+            &data("train.svm"),
+            "--var",
+            &data("train.var.svm"),
+            "--folds",
+            "3",
+            "--seed",
+            "2",
+            "--grid",
+            "lambda=2^-4..2^-2",
+            "--grid",
+            "radius-scale=1,2",
+            "--json",
+            &p(&json),
+        ]);
         ok(&out);
         out
     };
@@ -376,7 +511,17 @@ fn cv_grid() {
 #[test]
 fn help_states_defaults() {
     for (sub, defaults) in [
-        ("train", &["[default: 1000]", "[default: 100]", "[default: 10]", "default 0.01", "[default: auto]", "[default: exact]"][..]),
+        (
+            "train",
+            &[
+                "[default: 1000]",
+                "[default: 100]",
+                "[default: 10]",
+                "default 0.01",
+                "[default: auto]",
+                "[default: exact]",
+            ][..],
+        ),
         ("predict", &["default: none", "default: off"][..]),
         ("cv", &["[default: 5]", "default 0.01", "default: no grid"][..]),
     ] {
@@ -416,28 +561,133 @@ fn bad_input_matrix() {
     let train = std::fs::read_to_string(data("train.svm")).unwrap();
     let four_features = "+1 1:1 4:2\n-1 2:1\n";
     let cases = vec![
-        bad("missing file", &[], "train --method gsu --data IN/nope.svm --model OUT/m.json", &["nope.svm: No such file or directory"]),
-        bad("missing var file", &[("a.svm", &train)], "train --method gsu --data IN/a.svm --var IN/nope.var --model OUT/m.json", &["nope.var: No such file or directory"]),
-        bad("malformed line", &[("a.svm", "+1 1:0.5\n-1 2:abc\n")], "train --method gsu --data IN/a.svm --model OUT/m.json", &["a.svm:2: field '2:abc'", "not a number"]),
-        bad("nan", &[("a.svm", "+1 1:nan\n-1 1:1\n")], "train --method gsu --data IN/a.svm --model OUT/m.json", &["a.svm:1: field '1:nan'", "non-finite"]),
-        bad("inf in csv", &[("a.csv", "x,y,label\n1,2,1\n3,inf,-1\n")], "train --method gsu --csv IN/a.csv --model OUT/m.json", &["a.csv:3:", "inf", "non-finite"]),
-        bad("negative variance", &[("a.svm", "+1 1:1\n-1 1:-1\n"), ("a.var", "+1 1:0.1\n-1 1:-0.5\n")], "train --method gsu --data IN/a.svm --var IN/a.var --model OUT/m.json", &["a.var:2:", "1:-0.5", "negative variance"]),
-        bad("negative svm-gsu variance", &[("a.means", "a 1:1\nb 1:-1\n"), ("a.labels", "a 1\nb -1\n"), ("a.cov", "a 1,1:0.1\nb 1,1:-2\n")], "train --method gsu --means IN/a.means --labels IN/a.labels --cov IN/a.cov --model OUT/m.json", &["a.cov:2:", "1,1:-2", "negative"]),
-        bad("non-numeric label", &[("a.svm", "+1 1:1\nabc 1:2\n")], "train --method gsu --data IN/a.svm --model OUT/m.json", &["a.svm:2: field 'abc'", "label"]),
-        bad("non-numeric csv label", &[("a.csv", "x,label\n1,1\n2,yes\n")], "train --method gsu --csv IN/a.csv --model OUT/m.json", &["a.csv:3:", "'yes'"]),
-        bad("duplicate ids", &[("a.means", "a 1:1\nb 1:-1\na 1:2\n"), ("a.labels", "a 1\nb -1\n")], "train --method gsu --means IN/a.means --labels IN/a.labels --model OUT/m.json", &["a.means:3:", "'a'"]),
-        bad("duplicate label ids", &[("a.means", "a 1:1\nb 1:-1\n"), ("a.labels", "a 1\nb -1\nb 1\n")], "train --method gsu --means IN/a.means --labels IN/a.labels --model OUT/m.json", &["a.labels:3:", "'b'"]),
-        bad("empty file", &[("a.svm", "")], "train --method gsu --data IN/a.svm --model OUT/m.json", &["a.svm:0:", "empty input"]),
+        bad(
+            "missing file",
+            &[],
+            "train --method gsu --data IN/nope.svm --model OUT/m.json",
+            &["nope.svm: No such file or directory"],
+        ),
+        bad(
+            "missing var file",
+            &[("a.svm", &train)],
+            "train --method gsu --data IN/a.svm --var IN/nope.var --model OUT/m.json",
+            &["nope.var: No such file or directory"],
+        ),
+        bad(
+            "malformed line",
+            &[("a.svm", "+1 1:0.5\n-1 2:abc\n")],
+            "train --method gsu --data IN/a.svm --model OUT/m.json",
+            &["a.svm:2: field '2:abc'", "not a number"],
+        ),
+        bad(
+            "nan",
+            &[("a.svm", "+1 1:nan\n-1 1:1\n")],
+            "train --method gsu --data IN/a.svm --model OUT/m.json",
+            &["a.svm:1: field '1:nan'", "non-finite"],
+        ),
+        bad(
+            "inf in csv",
+            &[("a.csv", "x,y,label\n1,2,1\n3,inf,-1\n")],
+            "train --method gsu --csv IN/a.csv --model OUT/m.json",
+            &["a.csv:3:", "inf", "non-finite"],
+        ),
+        bad(
+            "negative variance",
+            &[("a.svm", "+1 1:1\n-1 1:-1\n"), ("a.var", "+1 1:0.1\n-1 1:-0.5\n")],
+            "train --method gsu --data IN/a.svm --var IN/a.var --model OUT/m.json",
+            &["a.var:2:", "1:-0.5", "negative variance"],
+        ),
+        bad(
+            "negative svm-gsu variance",
+            &[("a.means", "a 1:1\nb 1:-1\n"), ("a.labels", "a 1\nb -1\n"), ("a.cov", "a 1,1:0.1\nb 1,1:-2\n")],
+            "train --method gsu --means IN/a.means --labels IN/a.labels --cov IN/a.cov --model OUT/m.json",
+            &["a.cov:2:", "1,1:-2", "negative"],
+        ),
+        bad(
+            "non-numeric label",
+            &[("a.svm", "+1 1:1\nabc 1:2\n")],
+            "train --method gsu --data IN/a.svm --model OUT/m.json",
+            &["a.svm:2: field 'abc'", "label"],
+        ),
+        bad(
+            "non-numeric csv label",
+            &[("a.csv", "x,label\n1,1\n2,yes\n")],
+            "train --method gsu --csv IN/a.csv --model OUT/m.json",
+            &["a.csv:3:", "'yes'"],
+        ),
+        bad(
+            "duplicate ids",
+            &[("a.means", "a 1:1\nb 1:-1\na 1:2\n"), ("a.labels", "a 1\nb -1\n")],
+            "train --method gsu --means IN/a.means --labels IN/a.labels --model OUT/m.json",
+            &["a.means:3:", "'a'"],
+        ),
+        bad(
+            "duplicate label ids",
+            &[("a.means", "a 1:1\nb 1:-1\n"), ("a.labels", "a 1\nb -1\nb 1\n")],
+            "train --method gsu --means IN/a.means --labels IN/a.labels --model OUT/m.json",
+            &["a.labels:3:", "'b'"],
+        ),
+        bad(
+            "empty file",
+            &[("a.svm", "")],
+            "train --method gsu --data IN/a.svm --model OUT/m.json",
+            &["a.svm:0:", "empty input"],
+        ),
         bad("empty csv", &[("a.csv", "")], "train --method gsu --csv IN/a.csv --model OUT/m.json", &["a.csv", "empty"]),
-        bad("single class", &[("a.svm", "+1 1:1\n+1 1:2\n")], "train --method gsu --data IN/a.svm --model OUT/m.json", &["a.svm", "single class"]),
-        bad("single class cv", &[("a.svm", "+1 1:1\n+1 1:2\n")], "cv --method gsu --data IN/a.svm --folds 2", &["a.svm", "single class"]),
-        bad("negative weight", &[("a.svm", "+1 1:1\n-1 1:2\n"), ("w.txt", "1\n-1\n")], "train --method gsu --data IN/a.svm --weights IN/w.txt --model OUT/m.json", &["w.txt:2: field '-1'", "negative"]),
-        bad("bad hyper-parameter", &[("a.svm", &train)], "train --method gsu --lambda 0 --data IN/a.svm --model OUT/m.json --report OUT/r.json", &["lambda"]),
-        bad("dimension mismatch", &[("a.svm", &train), ("b.svm", four_features)], "predict --model IN/model.json --data IN/b.svm --output OUT/s.txt --metrics OUT/m.json", &["b.svm", "4 features", "has 3"]),
-        bad("malformed predict input", &[("a.svm", &train), ("b.svm", "+1 1:1\n-1 1:x\n")], "predict --model IN/model.json --data IN/b.svm --output OUT/s.txt --metrics OUT/m.json", &["b.svm:2: field '1:x'"]),
-        bad("missing model", &[("a.svm", &train)], "predict --model IN/none.json --data IN/a.svm --output OUT/s.txt", &["none.json: No such file or directory"]),
-        bad("corrupt json model", &[("a.svm", &train), ("bad.json", "{\"format\": 1}")], "predict --model IN/bad.json --data IN/a.svm --output OUT/s.txt", &["bad.json"]),
-        bad("corrupt svm-gsu model", &[("a.svm", &train), ("bad.model", "SVM-GSU Model_File\nw 1 x\nb 0\n")], "predict --model IN/bad.model --data IN/a.svm --output OUT/s.txt", &["bad.model:2:", "x"]),
+        bad(
+            "single class",
+            &[("a.svm", "+1 1:1\n+1 1:2\n")],
+            "train --method gsu --data IN/a.svm --model OUT/m.json",
+            &["a.svm", "single class"],
+        ),
+        bad(
+            "single class cv",
+            &[("a.svm", "+1 1:1\n+1 1:2\n")],
+            "cv --method gsu --data IN/a.svm --folds 2",
+            &["a.svm", "single class"],
+        ),
+        bad(
+            "negative weight",
+            &[("a.svm", "+1 1:1\n-1 1:2\n"), ("w.txt", "1\n-1\n")],
+            "train --method gsu --data IN/a.svm --weights IN/w.txt --model OUT/m.json",
+            &["w.txt:2: field '-1'", "negative"],
+        ),
+        bad(
+            "bad hyper-parameter",
+            &[("a.svm", &train)],
+            "train --method gsu --lambda 0 --data IN/a.svm --model OUT/m.json --report OUT/r.json",
+            &["lambda"],
+        ),
+        bad(
+            "dimension mismatch",
+            &[("a.svm", &train), ("b.svm", four_features)],
+            "predict --model IN/model.json --data IN/b.svm --output OUT/s.txt --metrics OUT/m.json",
+            &["b.svm", "4 features", "has 3"],
+        ),
+        bad(
+            "malformed predict input",
+            &[("a.svm", &train), ("b.svm", "+1 1:1\n-1 1:x\n")],
+            "predict --model IN/model.json --data IN/b.svm --output OUT/s.txt --metrics OUT/m.json",
+            &["b.svm:2: field '1:x'"],
+        ),
+        bad(
+            "missing model",
+            &[("a.svm", &train)],
+            "predict --model IN/none.json --data IN/a.svm --output OUT/s.txt",
+            &["none.json: No such file or directory"],
+        ),
+        bad(
+            "corrupt json model",
+            &[("a.svm", &train), ("bad.json", "{\"format\": 1}")],
+            "predict --model IN/bad.json --data IN/a.svm --output OUT/s.txt",
+            &["bad.json"],
+        ),
+        bad(
+            "corrupt svm-gsu model",
+            &[("a.svm", &train), ("bad.model", "SVM-GSU Model_File\nw 1 x\nb 0\n")],
+            "predict --model IN/bad.model --data IN/a.svm --output OUT/s.txt",
+            &["bad.model:2:", "x"],
+        ),
     ];
     for case in cases {
         let (input, output) = (temp_dir("bad-in"), temp_dir("bad-out"));
@@ -445,12 +695,22 @@ fn bad_input_matrix() {
             std::fs::write(input.join(f), c).unwrap();
         }
         if case.args[0] == "predict" {
-            ok(&usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--model", &p(&input.join("model.json"))]));
+            ok(&usvm(&[
+                "train",
+                "--method",
+                "hinge",
+                "--data",
+                &data("train.svm"),
+                "--model",
+                &p(&input.join("model.json")),
+            ]));
         }
         let args: Vec<String> = case
             .args
             .iter()
-            .map(|a| a.replace("IN/", &format!("{}/", input.display())).replace("OUT/", &format!("{}/", output.display())))
+            .map(|a| {
+                a.replace("IN/", &format!("{}/", input.display())).replace("OUT/", &format!("{}/", output.display()))
+            })
             .collect();
         let out = usvm(&args);
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -468,7 +728,11 @@ fn bad_input_matrix() {
 
 #[test]
 fn usage_errors_exit_2() {
-    for args in [&["train", "--method", "gsu"][..], &["train", "--method", "gsu", "--data", "a", "--csv", "b", "--model", "m"], &["train", "--method", "gsu", "--data", "a", "--lambda", "1", "--C", "1", "--model", "m"]] {
+    for args in [
+        &["train", "--method", "gsu"][..],
+        &["train", "--method", "gsu", "--data", "a", "--csv", "b", "--model", "m"],
+        &["train", "--method", "gsu", "--data", "a", "--lambda", "1", "--C", "1", "--model", "m"],
+    ] {
         let out = usvm(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{args:?}");
