@@ -34,7 +34,7 @@ pub enum Method {
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SolverKind {
-    /// Trust-region Newton-CG
+    /// Newton (CG or Cholesky) with an exact line search and smoothing continuation
     Exact,
     /// Mini-batch SGD (thesis Algorithm 1)
     Sgd,

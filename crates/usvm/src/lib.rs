@@ -4,7 +4,7 @@
 //! minimising `λ/2‖w‖² + (1/ℓ) Σ c_i E[max(0, 1 - y_i(wᵀX_i + b))]` (LSVM-GSU, Tzelepis et al.), whose
 //! expectation has the closed form of [`loss::ExpectedHinge`]. The library also fits the papers'
 //! baselines (LSVM, LSVM-iso, LSVM-sampling, Power SVM), learns in per-example linear subspaces, and
-//! offers an exact trust-region Newton solver and the thesis' SGD.
+//! offers an exact Newton solver (conjugate gradients, exact line search) and the thesis' SGD.
 //!
 //! The core does mathematics only: no files, no printing, no global state.
 //!

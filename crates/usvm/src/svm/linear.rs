@@ -62,7 +62,7 @@ impl LinearMethod {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "name")]
 pub enum Solver {
-    /// Trust-region Newton-CG with a vanishing floor on `σ_i` (see [`crate::solver::exact`]).
+    /// Newton-CG with an exact line search and a vanishing floor on `σ_i` (see [`crate::solver::exact`]).
     Exact(ExactSettings),
     /// The thesis' mini-batch SGD (Algorithm 1).
     Sgd(SgdSettings),
