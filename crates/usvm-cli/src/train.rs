@@ -207,35 +207,20 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     }
     let bar = spinner("training");
     let start = Instant::now();
-    let fit = params.fit(data).context("training failed");
-    let train_seconds = start.elapsed().as_secs_f64();
-    let fit = match fit {
-        Ok(f) => f,
-        Err(e) => {
-            bar.finish_and_clear();
-            return Err(e);
+    let fitted = params.fit(data).context("training failed").and_then(|fit| {
+        let train_seconds = start.elapsed().as_secs_f64();
+        if !args.probability {
+            return Ok((fit, None, train_seconds));
         }
-    };
-    let platt = if args.probability {
         bar.set_message("fitting Platt scaling on 5-fold cross-validated decision values");
-        let platt = (|| -> Result<_> {
-            let values = cross_val_decision(&params, data, 5, args.hyper.seed)?;
-            let classes = data.classes();
-            let positive: Vec<bool> = data.labels.iter().map(|&y| y == classes[1]).collect();
-            Ok(fit_platt(&values, &positive)?.platt)
-        })()
-        .context("--probability");
-        match platt {
-            Ok(p) => Some(p),
-            Err(e) => {
-                bar.finish_and_clear();
-                return Err(e);
-            }
-        }
-    } else {
-        None
-    };
+        let values = cross_val_decision(&params, data, 5, args.hyper.seed).context("--probability")?;
+        let classes = data.classes();
+        let positive: Vec<bool> = data.labels.iter().map(|&y| y == classes[1]).collect();
+        let platt = fit_platt(&values, &positive).context("--probability")?.platt;
+        Ok((fit, Some(platt), train_seconds))
+    });
     bar.finish_and_clear();
+    let (fit, platt, train_seconds) = fitted?;
 
     let method = params.method.cli_name();
     let mut file = ModelFile::from_linear(&fit.model, method, serde_json::to_value(&params)?);
