@@ -261,13 +261,18 @@ fn weights_file_changes_the_fit_and_is_checked() {
     let text: String = (0..24).map(|i| format!("{}\n", if i % 3 == 0 { 5.0 } else { 1.0 })).collect();
     std::fs::write(&weights, text).unwrap();
     let (m1, m2) = (dir.join("a.json"), dir.join("b.json"));
-    ok(&usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--model", &p(&m1)]));
+    // GSU with variances: every example's loss is smooth and positive, so every weight moves the optimum
+    // (a hinge SVM on separable data would ignore weights that do not bind).
+    let var = data("train.var.svm");
+    ok(&usvm(&["train", "--method", "gsu", "--data", &data("train.svm"), "--var", &var, "--model", &p(&m1)]));
     ok(&usvm(&[
         "train",
         "--method",
-        "hinge",
+        "gsu",
         "--data",
         &data("train.svm"),
+        "--var",
+        &var,
         "--weights",
         &p(&weights),
         "--model",

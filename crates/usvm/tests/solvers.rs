@@ -332,3 +332,29 @@ fn cross_validation_path_matches_independent_folds() {
         assert!((accuracy - path[j]).abs() < 1e-12, "λ={lambda}: {accuracy} vs {}", path[j]);
     }
 }
+
+#[test]
+fn hinge_svm_is_solved_exactly_on_its_margin_set() {
+    // The active-set solve settles on these (exact: no smoothing left, KKT residual at round-off); on the
+    // last one it does not, and the continuation finishes the job.
+    for (seed, l, n, lambda, exact) in [(40, 200, 5, 1e-2, true), (42, 80, 3, 1.0, true), (41, 500, 20, 1e-3, false)] {
+        let data = common::random_dataset(seed, "none", l, n);
+        let fit = params(LinearMethod::Hinge, lambda).fit(&data).unwrap();
+        let r = &fit.reports[0];
+        assert!(r.converged, "{r:?}");
+        if exact {
+            assert_eq!(r.sigma_floor, 0.0, "{r:?}");
+            assert!(r.gradient_norm <= 1e-10 * r.initial_gradient_norm, "{r:?}");
+        }
+        let y = common::labels_pm1(&data);
+        let (_, _, reference) = common::hinge_svm_by_clarabel(&data.features, &y, None, lambda);
+        assert!(r.objective <= reference * (1.0 + 1e-9), "{} vs Clarabel {reference}", r.objective);
+    }
+    // Duplicated examples make the margin set's Gram matrix singular: the fit still converges.
+    let data = common::random_dataset(43, "none", 40, 2);
+    let doubled = data.select(&(0..80).map(|i| i % 40).collect::<Vec<_>>());
+    let fit = params(LinearMethod::Hinge, 0.05).fit(&doubled).unwrap();
+    let single = params(LinearMethod::Hinge, 0.05).fit(&data).unwrap();
+    assert!(fit.reports[0].converged, "{:?}", fit.reports[0]);
+    assert!(common::rel_diff(fit.reports[0].objective, single.reports[0].objective) < 1e-8);
+}

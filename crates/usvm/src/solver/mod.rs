@@ -6,6 +6,7 @@
 //! - [`pegasos`]: the thesis' mini-batch stochastic sub-gradient method (Algorithm 1).
 
 pub mod exact;
+pub mod hinge_polish;
 pub mod newton;
 pub mod pegasos;
 
