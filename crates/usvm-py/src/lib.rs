@@ -13,13 +13,15 @@
 //! core arrive as `ValueError` carrying the core's message; arrays of an unsupported type as `TypeError`.
 
 use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
-use numpy::{IntoPyArray, PyReadonlyArray, PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use usvm::solver::exact::ExactSettings;
 use usvm::solver::pegasos::SgdSettings;
-use usvm::{Covariances, CsrMatrix, Dataset, Features, LinearMethod, LinearSvmParams, Solver};
+use usvm::{Covariances, CsrMatrix, Dataset, Features, LinearMethod, LinearModel, LinearSvmParams, Solver};
 
 fn value_error(e: usvm::Error) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -392,12 +394,13 @@ fn method(
 ///
 /// Returns a dict: `coef` (K × d), `intercept` (K,), `classes` (sorted distinct labels; K = 1 for two
 /// classes, else one-vs-rest), and per binary problem `objective`, `n_iter`, `converged`, `gradient_norm`,
-/// `initial_gradient_norm`, `sigma_floor`, `objective_trace`.
+/// `initial_gradient_norm`, `sigma_floor`, `objective_trace`. `start`, a `(coef, intercept)` pair of the
+/// same shapes, warm-starts the solver from that hyperplane ([`LinearSvmParams::fit_from`]).
 #[pyfunction]
 #[pyo3(signature = (
     x, y, *, cov=None, sample_weight=None, method="gsu", lam=0.01, fit_intercept=true, solver="exact",
     tol=1e-6, max_iter=1000, iterations=1000, batch=100, samples=10, seed=0, radius_scale=1.0,
-    subspace_variance=None, max_rounds=100
+    subspace_variance=None, max_rounds=100, start=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn fit_linear<'py>(
@@ -419,6 +422,7 @@ fn fit_linear<'py>(
     radius_scale: f64,
     subspace_variance: Option<f64>,
     max_rounds: usize,
+    start: Option<(PyReadonlyArray2<'py, f64>, PyReadonlyArray1<'py, f64>)>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let params = LinearSvmParams {
         method: self::method(method, subspace_variance, samples, seed, radius_scale)?,
@@ -433,8 +437,22 @@ fn fit_linear<'py>(
     };
     let data = borrow_data(x, cov, sample_weight)?;
     let (views, labels) = (data.views(), y.as_array());
+    // A warm start: the hyperplane(s) of the same classes (ignored by the core if the classes or the
+    // number of features differ).
+    let start = start.map(|(coef, intercept)| {
+        let mut classes = labels.to_vec();
+        classes.sort_unstable();
+        classes.dedup();
+        LinearModel { classes, coef: coef.as_array().to_owned(), intercept: intercept.as_array().to_vec() }
+    });
+    if let Some(m) = &start
+        && (m.coef.nrows() != m.intercept.len() || m.coef.nrows() == 0)
+    {
+        return Err(PyValueError::new_err("start: coef must have one row per intercept"));
+    }
     // Copies and fit with the GIL released: other Python threads run meanwhile.
-    let fit = py.detach(|| params.fit(&views.to_dataset(labels.to_vec())?)).map_err(value_error)?;
+    let fit =
+        py.detach(|| params.fit_from(&views.to_dataset(labels.to_vec())?, start.as_ref())).map_err(value_error)?;
     let out = PyDict::new(py);
     out.set_item("coef", fit.model.coef.into_pyarray(py))?;
     out.set_item("intercept", Array1::from(fit.model.intercept).into_pyarray(py))?;
@@ -519,11 +537,51 @@ fn fit_platt(
     Ok((fit.platt.a, fit.platt.b, fit.n_iter, fit.converged))
 }
 
+/// A numpy array of indices.
+type Indices<'py> = Bound<'py, PyArray1<usize>>;
+
+/// `usvm::model_selection::stratified_split`: a seeded, stratified `(train, test)` split of `0..len(labels)`
+/// with `round(test_fraction · n_c)` test examples of each class `c`; both index arrays sorted.
+#[pyfunction]
+#[pyo3(signature = (labels, test_fraction, seed=0))]
+fn stratified_split<'py>(
+    py: Python<'py>,
+    labels: PyReadonlyArray1<'py, i64>,
+    test_fraction: f64,
+    seed: u64,
+) -> PyResult<(Indices<'py>, Indices<'py>)> {
+    if !(0.0..=1.0).contains(&test_fraction) {
+        return Err(PyValueError::new_err(format!("test_fraction must be in [0, 1]; got {test_fraction}")));
+    }
+    let labels = labels.as_array().to_vec();
+    let (train, test) = usvm::model_selection::stratified_split(&labels, test_fraction, seed);
+    Ok((train.into_pyarray(py), test.into_pyarray(py)))
+}
+
+/// `usvm::model_selection::stratified_k_fold`: `k` seeded, stratified test folds partitioning
+/// `0..len(labels)`, each sorted (the folds of the core's cross-validation).
+#[pyfunction]
+#[pyo3(signature = (labels, k, seed=0))]
+fn stratified_k_fold<'py>(
+    py: Python<'py>,
+    labels: PyReadonlyArray1<'py, i64>,
+    k: usize,
+    seed: u64,
+) -> PyResult<Vec<Indices<'py>>> {
+    if k < 1 {
+        return Err(PyValueError::new_err("k must be at least 1"));
+    }
+    let labels = labels.as_array().to_vec();
+    Ok(usvm::model_selection::stratified_k_fold(&labels, k, seed).into_iter().map(|f| f.into_pyarray(py)).collect())
+}
+
 #[pymodule]
 fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(objective, m)?)?;
     m.add_function(wrap_pyfunction!(fit_platt, m)?)?;
+    m.add_function(wrap_pyfunction!(stratified_split, m)?)?;
+    m.add_function(wrap_pyfunction!(stratified_k_fold, m)?)?;
     Ok(())
 }

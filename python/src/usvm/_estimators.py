@@ -220,7 +220,14 @@ class GSUClassifier(ClassifierMixin, BaseEstimator):
         ``method="sampling"``: draws per example.
     radius_scale : float, default=1.0
         ``method="power"``: radius multiplier.
+    max_rounds : int, default=100
+        ``method="power"``: maximum alternating rounds (each a full hinge-SVM solve on the worst-case
+        points of the previous round; the objective is non-convex).
     fit_intercept : bool, default=True
+    warm_start : bool, default=False
+        Start the solver from the previous call's ``coef_`` and ``intercept_`` (when the classes and the
+        number of features are unchanged), e.g. along a path of decreasing ``lam``. For ``method="power"``
+        the first round then solves the hinge SVM on the points shifted by the previous hyperplane.
     probability : bool, default=False
         Fit Platt scaling ``P(y=1|f) = 1/(1 + exp(A f + B))`` on 5-fold cross-validated decision values
         (one sigmoid per hyperplane; one-vs-rest probabilities are normalised). Enables
@@ -293,7 +300,9 @@ class GSUClassifier(ClassifierMixin, BaseEstimator):
         batch: int = 100,
         samples: int = 10,
         radius_scale: float = 1.0,
+        max_rounds: int = 100,
         fit_intercept: bool = True,
+        warm_start: bool = False,
         probability: bool = False,
         random_state: Any = 0,
     ) -> None:
@@ -308,7 +317,9 @@ class GSUClassifier(ClassifierMixin, BaseEstimator):
         self.batch = batch
         self.samples = samples
         self.radius_scale = radius_scale
+        self.max_rounds = max_rounds
         self.fit_intercept = fit_intercept
+        self.warm_start = warm_start
         self.probability = probability
         self.random_state = random_state
 
@@ -338,7 +349,7 @@ class GSUClassifier(ClassifierMixin, BaseEstimator):
         positive_real("lam", self.lam)
         positive_real("C", self.C, allow_none=True)
         positive_real("tol", self.tol)
-        for name in ("max_iter", "iterations", "batch", "samples"):
+        for name in ("max_iter", "iterations", "batch", "samples", "max_rounds"):
             positive_int(name, getattr(self, name))
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS}; got {self.method!r}")
@@ -411,7 +422,18 @@ class GSUClassifier(ClassifierMixin, BaseEstimator):
                     "classes are needed"
                 )
 
-        result = self._fit_core(X, y_enc, cov, sw)
+        start = None
+        if (
+            self.warm_start
+            and hasattr(self, "coef_")
+            and np.array_equal(getattr(self, "classes_", None), classes)
+            and self.coef_.shape[1] == d
+        ):
+            start = (
+                np.ascontiguousarray(self.coef_, dtype=np.float64),
+                np.asarray(self.intercept_, np.float64),
+            )
+        result = self._fit_core(X, y_enc, cov, sw, start=start)
         self.classes_ = classes
         self.coef_ = result["coef"]
         self.intercept_ = result["intercept"]
@@ -436,7 +458,9 @@ class GSUClassifier(ClassifierMixin, BaseEstimator):
             self.probA_, self.probB_ = self._fit_platt(X, y_enc, cov, sw, len(classes))
         return self
 
-    def _fit_core(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> dict:
+    def _fit_core(
+        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, start: tuple | None = None
+    ) -> dict:
         """One call into Rust on already validated data (integer labels 0..K-1)."""
         n = X.shape[0]
         if self.C is not None:
@@ -462,6 +486,8 @@ class GSUClassifier(ClassifierMixin, BaseEstimator):
             samples=int(self.samples),
             seed=_seed(self.random_state),
             radius_scale=float(self.radius_scale),
+            max_rounds=int(self.max_rounds),
+            start=start,
             subspace_variance=None if subspace is None else float(subspace),
         )
         return {**result, "lam": lam}

@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse
 
-__all__ = ["__version__", "fit_linear", "objective", "fit_platt"]
+__all__ = ["__version__", "fit_linear", "objective", "fit_platt", "stratified_split", "stratified_k_fold"]
 
 __version__: str
 
@@ -45,9 +45,11 @@ def fit_linear(
     radius_scale: float = 1.0,
     subspace_variance: float | None = None,
     max_rounds: int = 100,
+    start: tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None = None,
 ) -> _FitResult:
-    """Fits ``usvm::LinearSvmParams`` (GIL released). Raises ValueError with the core's message on bad
-    data or settings, TypeError on arrays of an unsupported dtype."""
+    """Fits ``usvm::LinearSvmParams`` (GIL released), warm-started from ``start = (coef, intercept)`` if
+    given. Raises ValueError with the core's message on bad data or settings, TypeError on arrays of an
+    unsupported dtype."""
 
 def objective(
     x: _Means,
@@ -66,3 +68,13 @@ def fit_platt(
     scores: npt.NDArray[np.float64], positive: npt.NDArray[np.bool_]
 ) -> tuple[float, float, int, bool]:
     """LIBSVM's sigmoid_train: ``(a, b, n_iter, converged)`` of ``P(y=1|f) = 1/(1 + exp(a f + b))``."""
+
+def stratified_split(
+    labels: npt.NDArray[np.int64], test_fraction: float, seed: int = 0
+) -> tuple[npt.NDArray[np.uintp], npt.NDArray[np.uintp]]:
+    """``usvm::model_selection::stratified_split``: seeded stratified ``(train, test)`` indices (sorted),
+    ``round(test_fraction · n_c)`` test examples of each class ``c``."""
+
+def stratified_k_fold(labels: npt.NDArray[np.int64], k: int, seed: int = 0) -> list[npt.NDArray[np.uintp]]:
+    """``usvm::model_selection::stratified_k_fold``: ``k`` seeded stratified test folds (each sorted) that
+    partition the examples: the folds of the core's cross-validation."""

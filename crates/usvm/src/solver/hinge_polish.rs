@@ -44,12 +44,18 @@ pub fn polish(
         let b = if fit_intercept { t[n] } else { 0.0 };
         (0..l).map(|i| 1.0 - y[i] * (x.row_dot(i, &t[..n]) + b)).collect()
     };
-    // Start with the (at most n + 1, so that the Gram system can be regular) examples closest to the margin.
-    let d0 = margins(theta);
-    let mut side: Vec<Side> = d0.iter().map(|&d| if d > 0.0 { Side::Active } else { Side::Inactive }).collect();
-    let mut near: Vec<usize> = (0..l).filter(|&i| d0[i].abs() <= band).collect();
-    near.sort_by(|&a, &b| d0[a].abs().total_cmp(&d0[b].abs()));
-    near.iter().take(n + usize::from(fit_intercept)).for_each(|&i| side[i] = Side::Margin);
+    let mut side: Vec<Side> = margins(theta)
+        .iter()
+        .map(|&d| {
+            if d > band {
+                Side::Active
+            } else if d < -band {
+                Side::Inactive
+            } else {
+                Side::Margin
+            }
+        })
+        .collect();
     for _ in 0..MAX_PASSES {
         let margin: Vec<usize> = (0..l).filter(|&i| side[i] == Side::Margin).collect();
         let m = margin.len();
@@ -63,8 +69,13 @@ pub fn polish(
         let rows: Vec<Vec<f64>> = margin.iter().map(|&i| x.row_dense(i)).collect();
         // Equations: for i ∈ M, Σ_j y_i y_j x_iᵀx_j β_j /λ + y_i b = 1 - y_i x_iᵀg/λ; and Σ_j y_j β_j = -g_bias.
         let size = m + usize::from(fit_intercept);
+        // A ridge of 1e-13 · (largest Gram diagonal) keeps the system regular when margin examples repeat
+        // (then only the sum of their β is determined, and w is unaffected to ~1e-13).
+        let ridge = 1e-13 * rows.iter().map(|r| dot(r, r) / lambda).fold(0.0, f64::max);
         let a = faer::Mat::<f64>::from_fn(size, size, |r, c| match (r < m, c < m) {
-            (true, true) => y[margin[r]] * y[margin[c]] * dot(&rows[r], &rows[c]) / lambda,
+            (true, true) => {
+                y[margin[r]] * y[margin[c]] * dot(&rows[r], &rows[c]) / lambda + if r == c { ridge } else { 0.0 }
+            }
             (true, false) => y[margin[r]],
             (false, true) => y[margin[c]],
             (false, false) => 0.0,
@@ -101,22 +112,17 @@ pub fn polish(
                 changed = true;
             }
         }
-        // An example on the wrong side of the margin changes side (semismooth-Newton style); it joins the
-        // margin set only if that keeps the set's Gram system square-solvable (at most n + 1 members).
-        let mut room = (n + usize::from(fit_intercept)).saturating_sub(m);
+        // An example on the wrong side of the margin joins the margin set.
         for i in 0..l {
-            let target = match side[i] {
-                Side::Active if d[i] < -tol => Side::Inactive,
-                Side::Inactive if d[i] > tol => Side::Active,
-                _ => continue,
+            let wrong = match side[i] {
+                Side::Active => d[i] < -tol,
+                Side::Inactive => d[i] > tol,
+                Side::Margin => false,
             };
-            side[i] = if d[i].abs() <= 10.0 * band && room > 0 {
-                room -= 1;
-                Side::Margin
-            } else {
-                target
-            };
-            changed = true;
+            if wrong {
+                side[i] = Side::Margin;
+                changed = true;
+            }
         }
         if !changed {
             let residual = kkt_residual(x, y, &w, &side, &margin, &beta, lambda, fit_intercept, &upper);
