@@ -1,7 +1,19 @@
 #!/usr/bin/env bash
 # Runs the project's benchmarks in one go and prints the comparisons with ratios.
 # Usage: bash bench/run.sh            (figures go to stdout; copy them into bench/RESULTS.md)
+# The Python comparison (GSUClassifier vs scikit-learn's LinearSVC) runs when `python3 -c "import usvm"` works,
+# e.g. inside a venv where the wheel is installed (python/ci.sh shows how to build it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 echo "== $(date -u +%Y-%m-%dT%H:%MZ) $(nproc) cores, $(rustc --version)"
+cargo build --quiet --release -p usvm-cli --examples -p usvm
+echo "== core: gradient pass vs memory bandwidth, exact solver vs the paper's SGD"
 cargo run --quiet --release -p usvm --example bench_linear
+echo "== readers: parse throughput"
+cargo run --quiet --release -p usvm-cli --example bench_parse
+echo "== usvm demo wall time"
+/usr/bin/time -f "usvm demo: %e s wall, %U s user" target/release/usvm demo > /dev/null
+if python3 -c "import usvm" 2>/dev/null; then
+  echo "== Python: GSUClassifier vs LinearSVC"
+  python3 python/bench/bench_fit.py
+fi
