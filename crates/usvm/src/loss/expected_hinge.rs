@@ -1,4 +1,4 @@
-use super::special::{norm_cdf, norm_pdf, sigma_g};
+use super::special::{norm_cdf, norm_pdf, sigma_g, sigma_g_with};
 use super::{LossDerivatives, MarginLoss};
 
 /// The expected hinge loss under a Gaussian (the GSU loss, DESIGN 2.1):
@@ -34,8 +34,9 @@ impl MarginLoss for ExpectedHinge {
             return LossDerivatives { value: d.max(0.0), d: dl, s: sl, ..Default::default() };
         }
         let t = d / sigma;
-        let pdf = norm_pdf(t);
+        let (cdf, pdf) = (norm_cdf(t), norm_pdf(t));
         let c = pdf / sigma;
-        LossDerivatives { value: sigma_g(d, sigma), d: norm_cdf(t), s: pdf, dd: c, ds: -c * t, ss: c * t * t }
+        let value = sigma_g_with(d, sigma, t, || (cdf, pdf));
+        LossDerivatives { value, d: cdf, s: pdf, dd: c, ds: -c * t, ss: c * t * t }
     }
 }

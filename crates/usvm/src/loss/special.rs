@@ -55,10 +55,16 @@ pub fn g(t: f64) -> f64 {
 #[inline]
 pub fn sigma_g(d: f64, sigma: f64) -> f64 {
     let t = d / sigma;
+    sigma_g_with(d, sigma, t, || (norm_cdf(t), norm_pdf(t)))
+}
+
+/// [`sigma_g`] at `t = d/σ`, with `(Φ(t), φ(t))` supplied by the caller (computed only where they are used).
+#[inline]
+pub fn sigma_g_with(d: f64, sigma: f64, t: f64, cdf_pdf: impl FnOnce() -> (f64, f64)) -> f64 {
     if t > -TAIL {
-        let v = d * norm_cdf(t) + sigma * norm_pdf(t);
+        let (cdf, pdf) = cdf_pdf();
         // For t slightly above -TAIL the two terms cancel by at most a factor ~300: still ~1e-13 relative.
-        v.max(0.0)
+        (d * cdf + sigma * pdf).max(0.0)
     } else {
         // exp underflows below -745: skip the continued fraction when even its largest value would.
         let bound = sigma.ln() - 0.5 * t * t - LN_SQRT_2PI;
