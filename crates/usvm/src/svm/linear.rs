@@ -164,7 +164,8 @@ impl LinearSvmParams {
 
     /// [`Self::fit`] warm-started from a model of the same classes and features (e.g. the solution for a
     /// nearby λ on a regularisation path); a model that does not match is ignored. The exact solver then
-    /// skips its coarsest smoothing stages, and Power SVM starts its rounds from the given hyperplane.
+    /// skips its coarsest smoothing stages, and Power SVM starts its rounds from the given hyperplane; the
+    /// SGD always starts from zero, as Algorithm 1 does.
     pub fn fit_from(&self, data: &Dataset, start: Option<&LinearModel>) -> Result<LinearFit> {
         self.validate()?;
         data.validate()?;
