@@ -222,38 +222,49 @@ struct MeanRow {
     entries: Vec<(usize, f64)>,
 }
 
+/// The `<id> token ...` lines of an svm-gsu file by id (ids unique, blank lines skipped), each row built by
+/// `row` from the line's location and its tokens after the id. An empty file is an error.
+fn read_id_rows<R>(
+    reader: impl BufRead,
+    source: &str,
+    mut row: impl FnMut(Loc, &[&str]) -> Result<R, ParseError>,
+) -> Result<HashMap<String, R>, ParseError> {
+    let mut lines = LineReader::new(reader);
+    let mut seen = HashMap::new();
+    let mut rows = HashMap::new();
+    while let Some((line, text)) = lines.next_line(source)? {
+        let loc = Loc { source, line };
+        let tokens: Vec<&str> = text.split_ascii_whitespace().collect();
+        let Some((id, rest)) = tokens.split_first() else { continue };
+        check_duplicate(&mut seen, loc, id)?;
+        rows.insert(id.to_string(), row(loc, rest)?);
+    }
+    if rows.is_empty() {
+        return Err(empty_input(source));
+    }
+    Ok(rows)
+}
+
 /// Rows by id, and one past the largest index seen.
 fn read_means(
     reader: impl BufRead,
     source: &str,
     n_features: Option<usize>,
 ) -> Result<(HashMap<String, MeanRow>, usize), ParseError> {
-    let mut lines = LineReader::new(reader);
-    let mut seen = HashMap::new();
-    let mut rows = HashMap::new();
     let mut width = 0;
-    while let Some((line, text)) = lines.next_line(source)? {
-        let loc = Loc { source, line };
-        let mut tokens = text.split_ascii_whitespace();
-        let Some(id) = tokens.next() else { continue };
-        check_duplicate(&mut seen, loc, id)?;
+    let rows = read_id_rows(reader, source, |loc, tokens| {
         let mut entries = Vec::new();
-        for (k, token) in tokens.clone().enumerate() {
+        for (k, token) in tokens.iter().enumerate() {
             let (j, v) = parse_pair(loc, token, n_features)?;
             entries.push((j, v, k));
         }
         entries.sort_by_key(|e| (e.0, e.2));
         if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
-            let token = tokens.nth(w[1].2).unwrap_or_default();
-            return Err(loc.err(token, format!("index {} repeated", w[1].0 + 1)));
+            return Err(loc.err(tokens[w[1].2], format!("index {} repeated", w[1].0 + 1)));
         }
         width = width.max(entries.last().map_or(0, |e| e.0 + 1));
-        let entries = entries.into_iter().map(|(j, v, _)| (j, v)).collect();
-        rows.insert(id.to_string(), MeanRow { line, entries });
-    }
-    if rows.is_empty() {
-        return Err(empty_input(source));
-    }
+        Ok(MeanRow { line: loc.line, entries: entries.into_iter().map(|(j, v, _)| (j, v)).collect() })
+    })?;
     Ok((rows, width))
 }
 
@@ -275,33 +286,23 @@ struct CovRows {
 }
 
 fn read_covariances(reader: &mut dyn BufRead, source: &str, n_features: Option<usize>) -> Result<CovRows, ParseError> {
-    let mut lines = LineReader::new(reader);
-    let mut seen = HashMap::new();
-    let mut map = HashMap::new();
     let mut width = 0;
-    while let Some((line, text)) = lines.next_line(source)? {
-        let loc = Loc { source, line };
-        let mut tokens = text.split_ascii_whitespace();
-        let Some(id) = tokens.next() else { continue };
-        check_duplicate(&mut seen, loc, id)?;
+    let map = read_id_rows(reader, source, |loc, tokens| {
         let mut entries = Vec::new();
-        for (k, token) in tokens.clone().enumerate() {
+        for (k, token) in tokens.iter().enumerate() {
             let (i, j, v) = parse_cov_entry(loc, token, n_features)?;
             entries.push((i.min(j), i.max(j), v, k));
         }
         // Stable sort: entries for the same unordered pair stay in line order.
         entries.sort_by_key(|e| (e.0, e.1));
         if let Some(w) = entries.windows(2).find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1) && w[0].2 != w[1].2) {
-            let token = tokens.nth(w[1].3).unwrap_or_default();
-            return Err(loc.err(
-                token,
-                format!(
-                    "conflicts with the value {} given earlier for entry ({},{}) or its transpose",
-                    w[0].2,
-                    w[0].0 + 1,
-                    w[0].1 + 1
-                ),
-            ));
+            let message = format!(
+                "conflicts with the value {} given earlier for entry ({},{}) or its transpose",
+                w[0].2,
+                w[0].0 + 1,
+                w[0].1 + 1
+            );
+            return Err(loc.err(tokens[w[1].3], message));
         }
         entries.dedup_by_key(|e| (e.0, e.1));
         width = width.max(entries.iter().map(|e| e.1 + 1).max().unwrap_or(0));
@@ -309,14 +310,11 @@ fn read_covariances(reader: &mut dyn BufRead, source: &str, n_features: Option<u
             .into_iter()
             .map(|(i, j, v, k)| match (u32::try_from(i), u32::try_from(j)) {
                 (Ok(i), Ok(j)) => Ok((i, j, v)),
-                _ => Err(loc.err(tokens.clone().nth(k).unwrap_or_default(), "index too large")),
+                _ => Err(loc.err(tokens[k], "index too large")),
             })
             .collect::<Result<_, _>>()?;
-        map.insert(id.to_string(), CovRow { line, entries });
-    }
-    if map.is_empty() {
-        return Err(empty_input(source));
-    }
+        Ok(CovRow { line: loc.line, entries })
+    })?;
     Ok(CovRows { map, width })
 }
 
