@@ -1,12 +1,14 @@
-//! The exact solver for the linear objective: Newton-CG with an exact line search and a continuation on the floor
-//! `ε` of `σ_i = √(wᵀΣ_i w + ε²)`.
+//! The exact solver for the linear objective: Newton with an exact line search (see [`super::newton`]) and a
+//! continuation on the floor `ε` of `σ_i = √(wᵀΣ_i w + ε²)`.
 //!
 //! With `ε > 0` the objective is twice differentiable everywhere (even where `wᵀΣ_i w = 0`, e.g. at
 //! `w = 0` or for zero covariances, where the expected hinge is the non-smooth hinge). Because
 //! `∂L/∂σ = φ ≤ 1/√(2π)`, the floor changes each loss by at most `ε/√(2π)`, so `ε = 1e-8` (the default)
 //! leaves the objective within `4e-9·mean(c)` of the exact one. Starting from `ε = 0.1` (`1e-4` from a
-//! given nonzero start) and dividing by ten per stage (warm-started) keeps every Newton stage well conditioned. As soon as every `σ_i` exceeds
-//! `10⁴ ε` the floor no longer matters and the solver jumps to the final `ε`.
+//! given nonzero start) and dividing by ten per stage (warm-started) keeps every Newton stage well
+//! conditioned. As soon as every `σ_i` exceeds `10⁴ ε` the floor no longer matters and the solver jumps to
+//! the final `ε`. (A trust-region Newton method, LIBLINEAR's TRON, stalls on the nearly piecewise-linear
+//! smoothed hinge; the exact line search does not.)
 
 use serde::{Deserialize, Serialize};
 
