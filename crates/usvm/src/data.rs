@@ -50,6 +50,18 @@ impl CsrMatrix {
         (&self.indices[r.clone()], &self.values[r])
     }
 
+    /// The rows `idx`, in that order.
+    pub fn select_rows(&self, idx: &[usize]) -> CsrMatrix {
+        let mut m = CsrMatrix { n_cols: self.n_cols, indptr: vec![0], indices: Vec::new(), values: Vec::new() };
+        for &i in idx {
+            let (ix, v) = self.row(i);
+            m.indices.extend_from_slice(ix);
+            m.values.extend_from_slice(v);
+            m.indptr.push(m.indices.len());
+        }
+        m
+    }
+
     pub fn to_dense(&self) -> Array2<f64> {
         let mut a = Array2::zeros((self.n_rows(), self.n_cols));
         for i in 0..self.n_rows() {
@@ -153,16 +165,7 @@ impl Features {
     pub fn select_rows(&self, idx: &[usize]) -> Features {
         match self {
             Features::Dense(a) => Features::Dense(a.select(ndarray::Axis(0), idx)),
-            Features::Sparse(m) => {
-                let rows: Vec<Vec<(usize, f64)>> = idx
-                    .iter()
-                    .map(|&i| {
-                        let (ix, v) = m.row(i);
-                        ix.iter().copied().zip(v.iter().copied()).collect()
-                    })
-                    .collect();
-                Features::Sparse(CsrMatrix::from_rows(m.n_cols, &rows).expect("columns in range"))
-            }
+            Features::Sparse(m) => Features::Sparse(m.select_rows(idx)),
         }
     }
 
@@ -298,4 +301,19 @@ pub(crate) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
 #[inline]
 pub(crate) fn norm2(a: &[f64]) -> f64 {
     dot(a, a).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sparse_row_selection_matches_dense() {
+        let m = CsrMatrix::from_rows(3, &[vec![(0, 1.0)], vec![], vec![(1, 2.0), (2, 3.0)]]).unwrap();
+        let picked = m.select_rows(&[2, 0, 2, 1]);
+        assert_eq!(picked.n_rows(), 4);
+        assert_eq!(picked.to_dense(), m.to_dense().select(ndarray::Axis(0), &[2, 0, 2, 1]));
+        let cov = Covariances::sparse_diagonal(m.clone()).select(&[1, 2]);
+        assert_eq!(cov, Covariances::sparse_diagonal(m.select_rows(&[1, 2])));
+    }
 }

@@ -190,14 +190,7 @@ impl Covariances {
             Covariances::None => Covariances::None,
             Covariances::Isotropic(c) => Covariances::isotropic(idx.iter().map(|&i| c.variances[i]).collect()),
             Covariances::Diagonal(c) => Covariances::diagonal(c.variances.select(ndarray::Axis(0), idx)),
-            Covariances::SparseDiagonal(c) => {
-                match crate::data::Features::Sparse(c.variances.clone()).select_rows(idx) {
-                    crate::data::Features::Sparse(m) => Covariances::sparse_diagonal(m),
-                    crate::data::Features::Dense(_) => {
-                        unreachable!("select_rows keeps the storage form")
-                    }
-                }
-            }
+            Covariances::SparseDiagonal(c) => Covariances::sparse_diagonal(c.variances.select_rows(idx)),
             Covariances::LowRank(c) => Covariances::low_rank(
                 idx.iter().map(|&i| c.factors[i].clone()).collect(),
                 c.diagonal.as_ref().map(|d| d.select(ndarray::Axis(0), idx)),
