@@ -8,7 +8,7 @@ use clap::Args;
 use usvm::calibration::predict_proba;
 use usvm::metrics::{Confusion, Metrics, mean_average_precision};
 use usvm::model::Platt;
-use usvm::{LinearModel, ModelFile};
+use usvm::{Model, ModelFile};
 
 use crate::input::{InputArgs, io_error};
 use crate::output::write_atomically;
@@ -37,21 +37,21 @@ pub struct PredictArgs {
 }
 
 /// Reads a model file: JSON if it starts with '{', otherwise an svm-gsu linear model file.
-pub fn read_model(path: &Path) -> Result<(LinearModel, Option<Platt>)> {
+pub fn read_model(path: &Path) -> Result<(Model, Option<Platt>)> {
     let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
     let source = path.display().to_string();
     if text.trim_start_matches('\u{feff}').trim_start().starts_with('{') {
         let file = ModelFile::from_json(&text).map_err(|e| anyhow!("{source}: {e}"))?;
-        let model = file.to_linear().map_err(|e| anyhow!("{source}: {e}"))?;
+        let model = file.to_model().map_err(|e| anyhow!("{source}: {e}"))?;
         Ok((model, file.platt))
     } else {
-        Ok((usvm::io::read_svmgsu_model(&text, &source)?, None))
+        Ok((Model::Linear(usvm::io::read_svmgsu_model(&text, &source)?), None))
     }
 }
 
 pub fn run(args: &PredictArgs) -> Result<()> {
     let (model, platt) = read_model(&args.model)?;
-    let binary = model.coef.nrows() == 1;
+    let binary = model.n_outputs() == 1;
     if args.probability && platt.is_none() {
         bail!("{}: --probability needs Platt scaling in the model (train it with --probability)", args.model.display());
     }
@@ -72,14 +72,20 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     let decision = model.decision_function(&data.features)?;
     let predicted = model.predict(&data.features)?;
 
-    let uncertain = binary && !matches!(data.covariances, usvm::Covariances::None);
-    let w = &model.coef.row(0).to_vec()[..data.n_features()];
+    // Φ(f/√(wᵀΣw)) needs the hyperplane's w: binary linear models only.
+    let hyperplane = match &model {
+        Model::Linear(m) if binary && !matches!(data.covariances, usvm::Covariances::None) => {
+            Some((m, m.coef.row(0).to_vec()))
+        }
+        _ => None,
+    };
+    let uncertain = hyperplane.is_some();
     let mut out = String::with_capacity(32 * data.n_samples() * (1 + decision.ncols()));
     out.push_str("prediction");
     if binary {
         out.push_str(" score");
     } else {
-        model.classes.iter().for_each(|c| write!(out, " score_{c}").expect("write to a String"));
+        model.classes().iter().for_each(|c| write!(out, " score_{c}").expect("write to a String"));
     }
     if args.probability {
         out.push_str(" probability");
@@ -95,8 +101,8 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         if let Some(p) = platt.as_ref().filter(|_| args.probability) {
             write!(out, " {}", predict_proba(p, row[0])).expect("write to a String");
         }
-        if uncertain {
-            let p = model.positive_probability_under_uncertainty(row[0], cov.quad_form(i, w));
+        if let Some((m, w)) = &hyperplane {
+            let p = m.positive_probability_under_uncertainty(row[0], cov.quad_form(i, &w[..data.n_features()]));
             write!(out, " {p}").expect("write to a String");
         }
         out.push('\n');
@@ -104,10 +110,10 @@ pub fn run(args: &PredictArgs) -> Result<()> {
 
     let metrics = args.metrics.as_ref().map(|_| {
         if binary {
-            let y: Vec<bool> = data.labels.iter().map(|&l| l == model.classes[1]).collect();
+            let y: Vec<bool> = data.labels.iter().map(|&l| l == model.classes()[1]).collect();
             Metrics::from_scores(&y, &decision.column(0).to_vec())
         } else {
-            one_vs_rest_metrics(&model.classes, &data.labels, &predicted, decision.view())
+            one_vs_rest_metrics(model.classes(), &data.labels, &predicted, decision.view())
         }
     });
     let metrics_text = metrics.map(|m| serde_json::to_string_pretty(&m)).transpose()?;

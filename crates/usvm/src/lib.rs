@@ -27,6 +27,7 @@ pub mod data;
 pub mod error;
 pub mod experiments;
 pub mod io;
+pub mod kernel;
 pub mod loss;
 pub mod metrics;
 pub mod model;
@@ -38,6 +39,7 @@ pub mod uncertainty;
 
 pub use data::{CsrMatrix, Dataset, Features};
 pub use error::{Error, Result};
-pub use model::{LinearModel, ModelFile};
+pub use kernel::Kernel;
+pub use model::{KernelModel, LinearModel, Model, ModelFile};
 pub use svm::{LinearFit, LinearMethod, LinearSvmParams, Solver};
 pub use uncertainty::Covariances;

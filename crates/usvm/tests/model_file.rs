@@ -55,3 +55,32 @@ fn malformed_files_are_errors() {
     }
     assert!(matches!(ModelFile::from_json("{not json"), Err(Error::Format(_))));
 }
+
+#[test]
+fn kernel_model_round_trip_keeps_only_support_vectors() {
+    use ndarray::array;
+    use usvm::{Features, Kernel, KernelModel, Model};
+    let x = Features::Dense(array![[0.0, 1.0], [1.0, 0.5], [2.0, -1.0], [0.3, 0.2]]);
+    let coef = array![[0.5, 0.0, -0.25, 1.0 / 3.0], [0.0, 0.0, 0.1, 0.0], [0.0, 0.0, 0.0, -1.0]];
+    let kernel = Kernel::Rbf { gamma: 0.7 };
+    let model = KernelModel::from_training(kernel, vec![1, 2, 3], &x, coef, vec![0.1, -0.2, 0.3]);
+    assert_eq!(model.n_support(), 3); // the second example has no weight in any output
+    let file = ModelFile::from_kernel(&model, "svm", serde_json::json!({"C": 1.0}));
+    let text = file.to_json();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["kernel"], serde_json::json!({"type": "rbf", "gamma": 0.7}));
+    assert_eq!(json["support_vectors"]["dense"][1], serde_json::json!([2.0, -1.0]));
+    let back = ModelFile::from_json(&text).unwrap();
+    assert_eq!(back.to_model().unwrap(), Model::Kernel(model.clone()));
+    assert!(matches!(back.to_linear(), Err(Error::Format(_))));
+    // f_k(x) = Σ_j coef[k, j] k(x, s_j) + b_k, checked at a training point
+    let f = model.decision_function(&x).unwrap();
+    let k = |a: [f64; 2], b: [f64; 2]| kernel.eval(&a, &b);
+    let want =
+        0.5 * k([1.0, 0.5], [0.0, 1.0]) - 0.25 * k([1.0, 0.5], [2.0, -1.0]) + k([1.0, 0.5], [0.3, 0.2]) / 3.0 + 0.1;
+    assert!((f[[1, 0]] - want).abs() < 1e-15);
+    // a support vector with the wrong width is an error, not a panic
+    let bad = text.replace("[\n        2.0,\n        -1.0\n      ]", "[2.0]");
+    assert_ne!(bad, text);
+    assert!(matches!(ModelFile::from_json(&bad).unwrap().to_model(), Err(Error::Format(_))));
+}

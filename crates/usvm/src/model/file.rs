@@ -2,12 +2,18 @@
 //! "n_features", "classes": [neg, pos], "coef": [...], "intercept": b, "hyperparameters", "platt"}`.
 //! One-vs-rest models (more than two classes) store `coef` as a list of rows and `intercept` as a list,
 //! one per class in `classes` order. Floats are written in shortest round-trip form and parsed exactly.
+//!
+//! Kernel models also carry `"kernel": {"type": "rbf", "gamma": ...}` and
+//! `"support_vectors": {"dense": [[...], ...]}` (or `{"sparse": {"n_cols", "indptr", "indices", "values"}}`);
+//! their `coef` holds one expansion coefficient per support vector.
 
-use ndarray::Array2;
+use ndarray::{Array2, ArrayView1};
 use serde::{Deserialize, Serialize};
 
-use super::LinearModel;
+use super::{KernelModel, LinearModel, Model};
+use crate::data::{CsrMatrix, Features};
 use crate::error::{Error, Result};
+use crate::kernel::Kernel;
 
 pub const FORMAT: &str = "usvm-model";
 pub const VERSION: u32 = 1;
@@ -33,6 +39,14 @@ pub enum Intercept {
     OneVsRest(Vec<f64>),
 }
 
+/// The support vectors of a kernel model, stored as dense rows or as a CSR matrix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SupportVectors {
+    Dense(Vec<Vec<f64>>),
+    Sparse(CsrMatrix),
+}
+
 /// The on-disk form of a model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelFile {
@@ -46,17 +60,24 @@ pub struct ModelFile {
     pub intercept: Intercept,
     pub hyperparameters: serde_json::Value,
     pub platt: Option<Platt>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub support_vectors: Option<SupportVectors>,
+}
+
+/// `coef` rows and intercepts in file form.
+fn coef_to_file(coef: &Array2<f64>, intercept: &[f64]) -> (Coef, Intercept) {
+    let rows: Vec<Vec<f64>> = coef.rows().into_iter().map(|r| r.to_vec()).collect();
+    if rows.len() == 1 {
+        (Coef::Binary(rows[0].clone()), Intercept::Binary(intercept[0]))
+    } else {
+        (Coef::OneVsRest(rows), Intercept::OneVsRest(intercept.to_vec()))
+    }
 }
 
 impl ModelFile {
     /// The file form of a linear model fitted by `method` with `hyperparameters`.
     pub fn from_linear(model: &LinearModel, method: &str, hyperparameters: serde_json::Value) -> Self {
-        let rows: Vec<Vec<f64>> = model.coef.rows().into_iter().map(|r| r.to_vec()).collect();
-        let (coef, intercept) = if rows.len() == 1 {
-            (Coef::Binary(rows[0].clone()), Intercept::Binary(model.intercept[0]))
-        } else {
-            (Coef::OneVsRest(rows), Intercept::OneVsRest(model.intercept.clone()))
-        };
+        let (coef, intercept) = coef_to_file(&model.coef, &model.intercept);
         ModelFile {
             format: FORMAT.into(),
             version: VERSION,
@@ -68,11 +89,43 @@ impl ModelFile {
             intercept,
             hyperparameters,
             platt: None,
+            support_vectors: None,
         }
     }
 
-    /// The linear model stored in the file, after checking format, version and shapes.
-    pub fn to_linear(&self) -> Result<LinearModel> {
+    /// The file form of a kernel model fitted by `method` with `hyperparameters`.
+    pub fn from_kernel(model: &KernelModel, method: &str, hyperparameters: serde_json::Value) -> Self {
+        let (coef, intercept) = coef_to_file(&model.coef, &model.intercept);
+        let support = match &model.support {
+            Features::Dense(a) => SupportVectors::Dense(a.rows().into_iter().map(|r| r.to_vec()).collect()),
+            Features::Sparse(m) => SupportVectors::Sparse(m.clone()),
+        };
+        ModelFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            method: method.into(),
+            kernel: Some(serde_json::to_value(model.kernel).expect("a kernel serialises")),
+            n_features: model.n_features(),
+            classes: model.classes.clone(),
+            coef,
+            intercept,
+            hyperparameters,
+            platt: None,
+            support_vectors: Some(support),
+        }
+    }
+
+    /// The model stored in the file: a kernel model if it has support vectors, else a linear model.
+    pub fn to_model(&self) -> Result<Model> {
+        if self.support_vectors.is_some() {
+            self.to_kernel().map(Model::Kernel)
+        } else {
+            self.to_linear().map(Model::Linear)
+        }
+    }
+
+    /// Checks format and version, and returns the coefficient rows (each of `width` entries) and intercepts.
+    fn checked_coef(&self, width: usize, width_name: &str) -> Result<(Array2<f64>, Vec<f64>)> {
         if self.format != FORMAT {
             return Err(Error::Format(format!("format is {:?}, expected {FORMAT:?}", self.format)));
         }
@@ -89,26 +142,69 @@ impl ModelFile {
         let expected_rows = if self.classes.len() == 2 { 1 } else { self.classes.len() };
         if self.classes.len() < 2 || rows.len() != expected_rows || intercept.len() != expected_rows {
             return Err(Error::Format(format!(
-                "{} classes need {expected_rows} hyperplane(s), found {} coef row(s) and {} intercept(s)",
+                "{} classes need {expected_rows} output(s), found {} coef row(s) and {} intercept(s)",
                 self.classes.len(),
                 rows.len(),
                 intercept.len()
             )));
         }
-        let mut coef = Array2::zeros((rows.len(), self.n_features));
+        let mut coef = Array2::zeros((rows.len(), width));
         for (k, row) in rows.iter().enumerate() {
-            if row.len() != self.n_features {
-                return Err(Error::Format(format!(
-                    "coef row {k} has {} entries, n_features is {}",
-                    row.len(),
-                    self.n_features
-                )));
+            if row.len() != width {
+                return Err(Error::Format(format!("coef row {k} has {} entries, {width_name} is {width}", row.len())));
             }
-            coef.row_mut(k).assign(&ndarray::ArrayView1::from(row));
+            coef.row_mut(k).assign(&ArrayView1::from(row));
         }
         if coef.iter().chain(&intercept).any(|v| !v.is_finite()) {
             return Err(Error::Format("non-finite coefficient".into()));
         }
+        Ok((coef, intercept))
+    }
+
+    /// The kernel model stored in the file, after checking format, version, kernel and shapes.
+    pub fn to_kernel(&self) -> Result<KernelModel> {
+        let kernel: Kernel = match &self.kernel {
+            Some(k) => serde_json::from_value(k.clone()).map_err(|e| Error::Format(format!("kernel: {e}")))?,
+            None => return Err(Error::Format("a kernel model needs a \"kernel\"".into())),
+        };
+        kernel.validate().map_err(|e| Error::Format(format!("kernel: {e}")))?;
+        let support = match &self.support_vectors {
+            Some(SupportVectors::Dense(rows)) => {
+                let mut a = Array2::zeros((rows.len(), self.n_features));
+                for (i, row) in rows.iter().enumerate() {
+                    if row.len() != self.n_features {
+                        return Err(Error::Format(format!(
+                            "support vector {i} has {} entries, n_features is {}",
+                            row.len(),
+                            self.n_features
+                        )));
+                    }
+                    a.row_mut(i).assign(&ArrayView1::from(row));
+                }
+                Features::Dense(a)
+            }
+            Some(SupportVectors::Sparse(m)) => {
+                if m.n_cols != self.n_features {
+                    return Err(Error::Format(format!(
+                        "support vectors have {} columns, n_features is {}",
+                        m.n_cols, self.n_features
+                    )));
+                }
+                Features::Sparse(m.clone())
+            }
+            None => return Err(Error::Format("a kernel model needs \"support_vectors\"".into())),
+        };
+        support.validate().map_err(|e| Error::Format(format!("support vectors: {e}")))?;
+        let (coef, intercept) = self.checked_coef(support.n_samples(), "the number of support vectors")?;
+        Ok(KernelModel { kernel, classes: self.classes.clone(), support, coef, intercept })
+    }
+
+    /// The linear model stored in the file, after checking format, version and shapes.
+    pub fn to_linear(&self) -> Result<LinearModel> {
+        if self.support_vectors.is_some() {
+            return Err(Error::Format("this is a kernel model (it has support vectors), not a linear one".into()));
+        }
+        let (coef, intercept) = self.checked_coef(self.n_features, "n_features")?;
         Ok(LinearModel { classes: self.classes.clone(), coef, intercept })
     }
 

@@ -45,18 +45,7 @@ impl LinearModel {
 
     /// The predicted class of every example.
     pub fn predict(&self, x: &Features) -> Result<Vec<i64>> {
-        let f = self.decision_function(x)?;
-        Ok(f.rows()
-            .into_iter()
-            .map(|row| {
-                if self.coef.nrows() == 1 {
-                    self.classes[usize::from(row[0] > 0.0)]
-                } else {
-                    let best = (0..row.len()).fold(0, |b, c| if row[c] > row[b] { c } else { b });
-                    self.classes[best]
-                }
-            })
-            .collect())
+        Ok(super::argmax_classes(&self.classes, &self.decision_function(x)?))
     }
 
     /// `P(f(X) > 0) = Φ(f(x)/√(wᵀΣw))` for a test example `X ~ N(x, Σ)` (binary models; DESIGN 2.8).

@@ -1,7 +1,70 @@
 //! Fitted models: decision functions and predictions, and the JSON model file of DESIGN 6.
 
 mod file;
+mod kernel;
 mod linear;
 
-pub use file::{Coef, Intercept, ModelFile, Platt};
+use ndarray::Array2;
+
+pub use file::{Coef, Intercept, ModelFile, Platt, SupportVectors};
+pub use kernel::KernelModel;
 pub use linear::LinearModel;
+
+use crate::data::Features;
+use crate::error::Result;
+
+/// Any fitted classifier that a model file can hold.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Model {
+    Linear(LinearModel),
+    Kernel(KernelModel),
+}
+
+impl Model {
+    pub fn classes(&self) -> &[i64] {
+        match self {
+            Model::Linear(m) => &m.classes,
+            Model::Kernel(m) => &m.classes,
+        }
+    }
+
+    pub fn n_features(&self) -> usize {
+        match self {
+            Model::Linear(m) => m.n_features(),
+            Model::Kernel(m) => m.n_features(),
+        }
+    }
+
+    /// Number of outputs: 1 for a binary model, one per class for one-vs-rest.
+    pub fn n_outputs(&self) -> usize {
+        match self {
+            Model::Linear(m) => m.coef.nrows(),
+            Model::Kernel(m) => m.coef.nrows(),
+        }
+    }
+
+    pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
+        match self {
+            Model::Linear(m) => m.decision_function(x),
+            Model::Kernel(m) => m.decision_function(x),
+        }
+    }
+
+    pub fn predict(&self, x: &Features) -> Result<Vec<i64>> {
+        Ok(argmax_classes(self.classes(), &self.decision_function(x)?))
+    }
+}
+
+/// Class of each row of decision values: `classes[f > 0]` for one output, else the class of the largest.
+pub(crate) fn argmax_classes(classes: &[i64], f: &Array2<f64>) -> Vec<i64> {
+    f.rows()
+        .into_iter()
+        .map(|row| {
+            if row.len() == 1 {
+                classes[usize::from(row[0] > 0.0)]
+            } else {
+                classes[(0..row.len()).fold(0, |b, c| if row[c] > row[b] { c } else { b })]
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,214 @@
+//! Kernels `k(x, z)` and their Gram matrices.
+//!
+//! - linear `xᵀz`
+//! - RBF `exp(-γ‖x - z‖²)`, computed as `exp(-γ(‖x‖² + ‖z‖² - 2xᵀz))` clamped at distance 0
+//! - polynomial `(γ xᵀz + c₀)^d`
+//!
+//! Every kernel is a function of `(xᵀz, ‖x‖², ‖z‖²)`, so a Gram block is one matrix product of the two
+//! sets of rows followed by an elementwise map. Dense blocks use faer's matrix product; sparse rows are
+//! scattered into a dense scratch row. Rows are processed in parallel, in fixed blocks (same bits whatever
+//! the thread count).
+//!
+//! ```
+//! use ndarray::array;
+//! use usvm::{Features, kernel::Kernel};
+//! let x = Features::Dense(array![[0.0, 1.0], [1.0, 1.0]]);
+//! let k = Kernel::Rbf { gamma: 0.5 }.gram(&x);
+//! assert!((k[[0, 1]] - (-0.5f64).exp()).abs() < 1e-15 && k[[0, 0]] == 1.0);
+//! ```
+
+use ndarray::{Array2, ArrayView2, Axis, s};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Features, dot};
+use crate::error::{Result, invalid};
+
+/// A positive-definite kernel; in model files `{"type": "rbf", "gamma": ...}` etc.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Kernel {
+    Linear,
+    Rbf { gamma: f64 },
+    Polynomial { gamma: f64, coef0: f64, degree: u32 },
+}
+
+/// Rows per parallel block of a Gram computation.
+const BLOCK: usize = 128;
+
+impl Kernel {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Kernel::Linear => "linear",
+            Kernel::Rbf { .. } => "rbf",
+            Kernel::Polynomial { .. } => "polynomial",
+        }
+    }
+
+    /// Checks `γ > 0`, finite `c₀`, `d ≥ 1`.
+    pub fn validate(&self) -> Result<()> {
+        match *self {
+            Kernel::Linear => Ok(()),
+            Kernel::Rbf { gamma } | Kernel::Polynomial { gamma, .. } if !(gamma > 0.0 && gamma.is_finite()) => {
+                Err(invalid("gamma", gamma, "must be positive and finite"))
+            }
+            Kernel::Polynomial { coef0, .. } if !coef0.is_finite() => Err(invalid("coef0", coef0, "must be finite")),
+            Kernel::Polynomial { degree: 0, .. } => Err(invalid("degree", 0, "must be at least 1")),
+            _ => Ok(()),
+        }
+    }
+
+    /// `k` from `xᵀz`, `‖x‖²`, `‖z‖²`.
+    #[inline]
+    pub fn from_dot(&self, xz: f64, xx: f64, zz: f64) -> f64 {
+        match *self {
+            Kernel::Linear => xz,
+            Kernel::Rbf { gamma } => (-gamma * (xx + zz - 2.0 * xz).max(0.0)).exp(),
+            Kernel::Polynomial { gamma, coef0, degree } => (gamma * xz + coef0).powi(degree as i32),
+        }
+    }
+
+    /// `k(x, z)` for two dense vectors of equal length.
+    pub fn eval(&self, x: &[f64], z: &[f64]) -> f64 {
+        match *self {
+            Kernel::Rbf { gamma } => {
+                let d2: f64 = x.iter().zip(z).map(|(a, b)| (a - b) * (a - b)).sum();
+                (-gamma * d2).exp()
+            }
+            _ => self.from_dot(dot(x, z), dot(x, x), dot(z, z)),
+        }
+    }
+
+    /// `K[i, j] = k(x_i, x_j)` over the rows of `x`.
+    pub fn gram(&self, x: &Features) -> Array2<f64> {
+        self.cross_gram(x, x)
+    }
+
+    /// `K[i, j] = k(a_i, b_j)`. Rows with fewer features than the other side are read as zero-padded.
+    pub fn cross_gram(&self, a: &Features, b: &Features) -> Array2<f64> {
+        let (na, nb) = (a.n_samples(), b.n_samples());
+        let (a_norms, b_norms) = (squared_norms(a), squared_norms(b));
+        let mut out = Array2::zeros((na, nb));
+        let b_dense = match b {
+            Features::Dense(m) => Some(m.view()),
+            Features::Sparse(_) => None,
+        };
+        let blocks: Vec<_> = out.axis_chunks_iter_mut(Axis(0), BLOCK).collect();
+        blocks.into_par_iter().enumerate().for_each(|(blk, mut rows)| {
+            let start = blk * BLOCK;
+            match (a, b_dense) {
+                (Features::Dense(am), Some(bm)) if am.ncols() == bm.ncols() => {
+                    let block = am.slice(s![start..start + rows.nrows(), ..]);
+                    dense_dots(block, bm, &mut rows);
+                }
+                _ => {
+                    let width = a.n_features().max(b.n_features());
+                    let mut scratch = vec![0.0; width];
+                    for (r, mut row) in rows.rows_mut().into_iter().enumerate() {
+                        scratch.iter_mut().for_each(|v| *v = 0.0);
+                        a.row_axpy(start + r, 1.0, &mut scratch);
+                        for (j, v) in row.iter_mut().enumerate() {
+                            *v = b.row_dot(j, &scratch);
+                        }
+                    }
+                }
+            }
+            for (r, mut row) in rows.rows_mut().into_iter().enumerate() {
+                let xx = a_norms[start + r];
+                for (v, &zz) in row.iter_mut().zip(&b_norms) {
+                    *v = self.from_dot(*v, xx, zz);
+                }
+            }
+        });
+        out
+    }
+
+    /// `k(x_j, x_i)` for every row `j` of `x`, into `out` (one Gram column, for solvers that cache columns).
+    pub fn column_into(&self, x: &Features, norms: &[f64], i: usize, out: &mut [f64]) {
+        let xi = x.row_dense(i);
+        let xx = norms[i];
+        out.par_chunks_mut(1024).enumerate().for_each(|(blk, chunk)| {
+            for (r, v) in chunk.iter_mut().enumerate() {
+                let j = blk * 1024 + r;
+                *v = self.from_dot(x.row_dot(j, &xi), norms[j], xx);
+            }
+        });
+    }
+}
+
+/// `‖x_i‖²` for every row.
+pub fn squared_norms(x: &Features) -> Vec<f64> {
+    match x {
+        Features::Dense(m) => m.rows().into_iter().map(|r| r.dot(&r)).collect(),
+        Features::Sparse(m) => (0..m.n_rows()).map(|i| m.row(i).1.iter().map(|v| v * v).sum()).collect(),
+    }
+}
+
+/// `out = a bᵀ` by faer's matrix product (sequential: the caller parallelises over blocks).
+fn dense_dots(a: ArrayView2<f64>, b: ArrayView2<f64>, out: &mut ndarray::ArrayViewMut2<f64>) {
+    let fa = faer::MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), a.nrows(), a.ncols());
+    let fb = faer::MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), b.nrows(), b.ncols());
+    let prod = fa * fb.transpose();
+    for (i, mut row) in out.rows_mut().into_iter().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = prod[(i, j)];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::CsrMatrix;
+
+    fn brute(k: &Kernel, a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
+        Array2::from_shape_fn((a.nrows(), b.nrows()), |(i, j)| {
+            k.eval(a.row(i).as_slice().unwrap(), b.row(j).as_slice().unwrap())
+        })
+    }
+
+    #[test]
+    fn gram_matches_pairwise_evaluation_dense_and_sparse() {
+        let a = Array2::from_shape_fn((300, 5), |(i, j)| ((i * 7 + j * 3) % 11) as f64 * 0.3 - 1.0);
+        let b = Array2::from_shape_fn((7, 5), |(i, j)| ((i * 5 + j) % 4) as f64 * 0.5 - 0.7);
+        let sparse = |m: &Array2<f64>| {
+            let rows: Vec<Vec<(usize, f64)>> = m
+                .rows()
+                .into_iter()
+                .map(|r| r.iter().enumerate().filter(|(_, v)| **v != 0.0).map(|(j, v)| (j, *v)).collect())
+                .collect();
+            Features::Sparse(CsrMatrix::from_rows(m.ncols(), &rows).unwrap())
+        };
+        for k in [Kernel::Linear, Kernel::Rbf { gamma: 0.3 }, Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 }]
+        {
+            let want = brute(&k, &a, &b);
+            for (fa, fb) in [
+                (Features::Dense(a.clone()), Features::Dense(b.clone())),
+                (sparse(&a), Features::Dense(b.clone())),
+                (Features::Dense(a.clone()), sparse(&b)),
+            ] {
+                let got = k.cross_gram(&fa, &fb);
+                let err = (&got - &want).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                assert!(err < 1e-12, "{k:?}: {err}");
+            }
+            let fa = Features::Dense(a.clone());
+            let norms = squared_norms(&fa);
+            let mut col = vec![0.0; a.nrows()];
+            k.column_into(&fa, &norms, 4, &mut col);
+            let gram = k.gram(&fa);
+            assert!(col.iter().zip(gram.column(4)).all(|(x, y)| (x - y).abs() < 1e-12));
+        }
+    }
+
+    #[test]
+    fn validation_rejects_bad_parameters() {
+        assert!(Kernel::Rbf { gamma: 0.0 }.validate().is_err());
+        assert!(Kernel::Rbf { gamma: f64::NAN }.validate().is_err());
+        assert!(Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 0 }.validate().is_err());
+        assert!(Kernel::Polynomial { gamma: 1.0, coef0: f64::INFINITY, degree: 2 }.validate().is_err());
+        assert!(Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 2 }.validate().is_ok());
+        let k: Kernel = serde_json::from_str(r#"{"type":"rbf","gamma":0.25}"#).unwrap();
+        assert_eq!(k, Kernel::Rbf { gamma: 0.25 });
+        assert_eq!(Kernel::Linear.eval(&[1.0, 2.0], &[3.0, 4.0]), 11.0);
+    }
+}
