@@ -7,6 +7,7 @@ use clap::Args;
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::fit::{fit_model, method_name};
 use crate::input::InputArgs;
 use crate::output::{progress_bar, write_atomically};
 use crate::train::{HyperArgs, Method};
@@ -152,14 +153,14 @@ pub fn run(args: &CvArgs) -> Result<()> {
     }
     let points = cartesian(&axes);
     // Validate every grid point before the long run.
-    let params =
-        points.iter().map(|p| apply(&args.hyper, &axes, p)?.params(data.n_samples())).collect::<Result<Vec<_>>>()?;
+    let hypers = points.iter().map(|p| apply(&args.hyper, &axes, p)).collect::<Result<Vec<_>>>()?;
+    hypers.iter().try_for_each(|h| crate::fit::check(h, data.n_samples()))?;
 
     let bar = progress_bar((points.len() * folds) as u64, "fits");
-    let accuracies = params
+    let accuracies = hypers
         .par_iter()
-        .map(|p| {
-            let results = usvm::model_selection::cross_validate(p, data, folds, args.hyper.seed)?;
+        .map(|h| {
+            let results = usvm::model_selection::cross_validate_with(data, folds, args.hyper.seed, fit_model(h))?;
             bar.inc(folds as u64);
             Ok(results.iter().map(|r| r.accuracy).collect::<Vec<f64>>())
         })
@@ -183,7 +184,7 @@ pub fn run(args: &CvArgs) -> Result<()> {
         "{}-fold stratified cross-validation (seed {}) of {} on {} ({} examples, {} features)",
         folds,
         args.hyper.seed,
-        params[0].method.cli_name(),
+        method_name(args.hyper.method),
         input.feature_source,
         data.n_samples(),
         data.n_features()

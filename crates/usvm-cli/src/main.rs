@@ -2,6 +2,7 @@
 
 mod cv;
 mod demo;
+mod fit;
 mod input;
 mod output;
 mod predict;

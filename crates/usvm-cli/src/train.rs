@@ -1,4 +1,4 @@
-//! `usvm train`: fit a linear classifier and write the JSON model file (DESIGN 6).
+//! `usvm train`: fit a classifier and write the JSON model file (DESIGN 6).
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -8,16 +8,17 @@ use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use usvm::calibration::fit_platt;
-use usvm::model_selection::cross_val_decision;
+use usvm::model_selection::cross_val_decision_with;
 use usvm::solver::exact::ExactSettings;
 use usvm::solver::pegasos::SgdSettings;
 use usvm::svm::FitReport;
-use usvm::{Dataset, LinearMethod, LinearSvmParams, ModelFile, Solver};
+use usvm::{Dataset, LinearMethod, LinearSvmParams, Model, ModelFile, Solver};
 
+use crate::fit::{Fitted, fit, fit_model, method_name};
 use crate::input::{CovType, Input, InputArgs, check_two_classes, convert_covariances, read_weights};
 use crate::output::write_atomically;
 
-/// The linear methods (named after the papers).
+/// The methods (named after the papers).
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
     /// LSVM-GSU: expected hinge loss under each example's Gaussian
@@ -159,7 +160,7 @@ pub struct TrainArgs {
 /// REPORT.json (DESIGN 6); `per_class` is an extension present for one-vs-rest models.
 #[derive(Serialize)]
 struct Report {
-    method: &'static str,
+    method: String,
     objective: f64,
     n_iter: usize,
     converged: bool,
@@ -201,32 +202,35 @@ pub fn spinner(message: &str) -> ProgressBar {
 pub fn run(args: &TrainArgs) -> Result<()> {
     let input = args.hyper.load(&args.input)?;
     let data: &Dataset = &input.dataset;
-    let params = args.hyper.params(data.n_samples())?;
+    crate::fit::check(&args.hyper, data.n_samples())?;
     if args.probability && data.classes().len() != 2 {
         bail!("--probability needs two classes, found {} in {}", data.classes().len(), input.label_source);
     }
     let bar = spinner("training");
     let start = Instant::now();
-    let fitted = params.fit(data).context("training failed").and_then(|fit| {
+    let fitted = fit(&args.hyper, data).and_then(|fitted| {
         let train_seconds = start.elapsed().as_secs_f64();
         if !args.probability {
-            return Ok((fit, None, train_seconds));
+            return Ok((fitted, None, train_seconds));
         }
         bar.set_message("fitting Platt scaling on 5-fold cross-validated decision values");
-        let values = cross_val_decision(&params, data, 5, args.hyper.seed).context("--probability")?;
+        let values =
+            cross_val_decision_with(data, 5, args.hyper.seed, fit_model(&args.hyper)).context("--probability")?;
         let classes = data.classes();
         let positive: Vec<bool> = data.labels.iter().map(|&y| y == classes[1]).collect();
         let platt = fit_platt(&values, &positive).context("--probability")?.platt;
-        Ok((fit, Some(platt), train_seconds))
+        Ok((fitted, Some(platt), train_seconds))
     });
     bar.finish_and_clear();
-    let (fit, platt, train_seconds) = fitted?;
+    let (Fitted { model, reports, hyperparameters }, platt, train_seconds) = fitted?;
 
-    let method = params.method.cli_name();
-    let mut file = ModelFile::from_linear(&fit.model, method, serde_json::to_value(&params)?);
+    let method = method_name(args.hyper.method);
+    let mut file = match &model {
+        Model::Linear(m) => ModelFile::from_linear(m, &method, hyperparameters),
+        Model::Kernel(m) => ModelFile::from_kernel(m, &method, hyperparameters),
+    };
     file.platt = platt;
-    let report =
-        args.report.as_ref().map(|_| make_report(method, &fit.model.classes, &fit.reports, train_seconds, data));
+    let report = args.report.as_ref().map(|_| make_report(&method, model.classes(), &reports, train_seconds, data));
     let report_text = report.map(|r| serde_json::to_string_pretty(&r)).transpose()?;
     write_atomically(&args.model, file.to_json() + "\n")?;
     if let (Some(path), Some(text)) = (&args.report, report_text) {
@@ -235,7 +239,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     Ok(())
 }
 
-fn make_report(method: &'static str, classes: &[i64], reports: &[FitReport], seconds: f64, data: &Dataset) -> Report {
+fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f64, data: &Dataset) -> Report {
     let per_class = (reports.len() > 1).then(|| {
         reports
             .iter()
@@ -250,7 +254,7 @@ fn make_report(method: &'static str, classes: &[i64], reports: &[FitReport], sec
             .collect()
     });
     Report {
-        method,
+        method: method.to_string(),
         objective: reports.iter().map(|r| r.objective).sum(),
         n_iter: reports.iter().map(|r| r.n_iter).sum(),
         converged: reports.iter().all(|r| r.converged),

@@ -17,7 +17,8 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
 use crate::data::Dataset;
-use crate::error::{Result, invalid};
+use crate::error::{Error, Result, invalid};
+use crate::model::{Model, argmax_classes};
 use crate::svm::{LinearFit, LinearSvmParams};
 
 /// Indices of each class, in class order, each shuffled with one seeded generator.
@@ -78,7 +79,7 @@ pub fn complement(n: usize, test: &[usize]) -> Vec<usize> {
 #[derive(Debug, Clone)]
 pub struct FoldResult {
     pub test: Vec<usize>,
-    pub fit: LinearFit,
+    pub model: Model,
     /// Decision values of the held-out examples (`test.len() × K`).
     pub decision: ndarray::Array2<f64>,
     pub accuracy: f64,
@@ -86,8 +87,19 @@ pub struct FoldResult {
 
 /// Fits `params` on each fold's complement and evaluates on the fold, in parallel, in fold order.
 pub fn cross_validate(params: &LinearSvmParams, data: &Dataset, k: usize, seed: u64) -> Result<Vec<FoldResult>> {
+    cross_validate_with(data, k, seed, |train| Ok(Model::Linear(params.fit(train)?.model)))
+}
+
+/// Fits any method (`fit` maps a training set to a model) on each fold's complement and evaluates it on
+/// the fold, in parallel, in fold order.
+/// The error type is the closure's, so that callers keep their own errors.
+pub fn cross_validate_with<F, E>(data: &Dataset, k: usize, seed: u64, fit: F) -> std::result::Result<Vec<FoldResult>, E>
+where
+    F: Fn(&Dataset) -> std::result::Result<Model, E> + Sync,
+    E: From<Error> + Send,
+{
     if k < 2 || k > data.n_samples() {
-        return Err(invalid("folds", k, "must be at least 2 and at most the number of examples"));
+        return Err(invalid("folds", k, "must be at least 2 and at most the number of examples").into());
     }
     let folds = stratified_k_fold(&data.labels, k, seed);
     folds
@@ -95,11 +107,11 @@ pub fn cross_validate(params: &LinearSvmParams, data: &Dataset, k: usize, seed: 
         .map(|test| {
             let train = complement(data.n_samples(), &test);
             let held_out = data.select(&test);
-            let fit = params.fit(&data.select(&train))?;
-            let decision = fit.model.decision_function(&held_out.features)?;
-            let predicted = fit.model.predict(&held_out.features)?;
+            let model = fit(&data.select(&train))?;
+            let decision = model.decision_function(&held_out.features)?;
+            let predicted = argmax_classes(model.classes(), &decision);
             let correct = predicted.iter().zip(&held_out.labels).filter(|(p, y)| p == y).count();
-            Ok(FoldResult { accuracy: correct as f64 / test.len() as f64, test, fit, decision })
+            Ok(FoldResult { accuracy: correct as f64 / test.len() as f64, test, model, decision })
         })
         .collect()
 }
@@ -145,8 +157,17 @@ pub fn cross_validate_path(
 /// Out-of-fold decision values of a binary problem, in example order (for Platt scaling, which must
 /// not be fitted on training scores).
 pub fn cross_val_decision(params: &LinearSvmParams, data: &Dataset, k: usize, seed: u64) -> Result<Vec<f64>> {
+    cross_val_decision_with(data, k, seed, |train| Ok(Model::Linear(params.fit(train)?.model)))
+}
+
+/// [`cross_val_decision`] for any method (`fit` maps a training set to a model).
+pub fn cross_val_decision_with<F, E>(data: &Dataset, k: usize, seed: u64, fit: F) -> std::result::Result<Vec<f64>, E>
+where
+    F: Fn(&Dataset) -> std::result::Result<Model, E> + Sync,
+    E: From<Error> + Send,
+{
     let mut values = vec![0.0; data.n_samples()];
-    for fold in cross_validate(params, data, k, seed)? {
+    for fold in cross_validate_with(data, k, seed, fit)? {
         for (r, &i) in fold.test.iter().enumerate() {
             values[i] = fold.decision[[r, 0]];
         }
