@@ -40,7 +40,8 @@ class KernelSVMClassifier(ClassifierMixin, BaseEstimator):
         ``xᵀz``, ``exp(-γ‖x - z‖²)``, ``(γ xᵀz + coef0)^degree``, or a precomputed Gram matrix: ``X`` of
         shape ``(n_samples, n_samples)`` at fit and ``(n_test, n_train)`` at prediction.
     gamma : {'scale', 'auto'} or float, default='scale'
-        ``'scale'``: ``1 / (n_features · X.var())``; ``'auto'``: ``1 / n_features`` (LIBSVM's default).
+        ``'scale'``: ``1 / (n_features · X.var())`` (the variance weighted by ``sample_weight`` when given);
+        ``'auto'``: ``1 / n_features`` (LIBSVM's default).
     degree : int, default=3
     coef0 : float, default=0.0
     tol : float, default=1e-3
@@ -123,13 +124,22 @@ class KernelSVMClassifier(ClassifierMixin, BaseEstimator):
         ):
             raise ValueError(f"max_iter must be -1 or a positive integer; got {self.max_iter!r}")
 
-    def _gamma(self, X: Any) -> float:
+    def _gamma(self, X: Any, sw: np.ndarray | None) -> float:
+        """``'scale'``: ``1 / (n_features · Var X)``, the variance of all entries weighted by the examples'
+        ``sample_weight`` (so that a weight of 2 equals a repeated example; unweighted, it is SVC's value)."""
         if not isinstance(self.gamma, str):
             return float(self.gamma)
         d = X.shape[1]
         if self.gamma == "auto":
             return 1.0 / d
-        var = (X.multiply(X)).mean() - X.mean() ** 2 if sp.issparse(X) else X.var()
+        w = np.ones(X.shape[0]) if sw is None else sw
+        w = w / w.sum()
+        if sp.issparse(X):
+            mean = (X.T @ w).sum() / d
+            var = (X.multiply(X).T @ w).sum() / d - mean**2
+        else:
+            mean = (w @ X).sum() / d
+            var = (w @ ((X - mean) ** 2)).sum() / d
         return 1.0 / (d * var) if var > 0 else 1.0
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelSVMClassifier:
@@ -158,6 +168,8 @@ class KernelSVMClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"sample_weight must have shape ({n},); got {sw.shape}")
             if not np.all(np.isfinite(sw)) or np.any(sw < 0):
                 raise ValueError("sample_weight must be finite and non-negative")
+            if not np.any(sw > 0):
+                raise ValueError("sample_weight is zero for every sample: at least one must be positive")
             for k in range(len(classes) if len(classes) > 2 else 1):
                 pos = y_enc == (k if len(classes) > 2 else 1)
                 if not (np.any(sw[pos] > 0) and np.any(sw[~pos] > 0)):
@@ -165,7 +177,7 @@ class KernelSVMClassifier(ClassifierMixin, BaseEstimator):
                         "sample_weight leaves a one-vs-rest problem with a single class of positive "
                         "weight: every class and its complement need a positive weight"
                     )
-        self.gamma_ = 0.0 if precomputed else self._gamma(X)
+        self.gamma_ = 0.0 if precomputed else self._gamma(X, sw)
         if precomputed:
             # LIBSVM's layout: the serial number 1..n in column 0, then the Gram row.
             X = np.hstack([np.arange(1, n + 1, dtype=np.float64)[:, None], X])
