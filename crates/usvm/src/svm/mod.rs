@@ -1,8 +1,13 @@
 //! Estimators: plain-data `*Params` validated at the top of `fit`, returning a separate fitted model.
 
+mod kernel_igsu;
 mod linear;
 mod subspace;
 mod transform;
 
+pub use kernel_igsu::{
+    Approximation, FACTOR_TOL, GRAM_CACHE_MAX, Gram, KernelIgsuFit, KernelIgsuParams, KernelObjective,
+    isotropic_variances,
+};
 pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
 pub use subspace::project_to_subspaces;
