@@ -13,7 +13,8 @@ use crate::output::{progress_bar, write_atomically};
 use crate::train::{HyperArgs, Method};
 
 /// Grid names: train flag names whose values can be varied.
-const GRID_NAMES: [&str; 7] = ["lambda", "C", "samples", "radius-scale", "subspace-variance", "iterations", "batch"];
+const GRID_NAMES: [&str; 9] =
+    ["lambda", "C", "samples", "radius-scale", "subspace-variance", "iterations", "batch", "gamma", "components"];
 
 #[derive(Args, Debug)]
 pub struct CvArgs {
@@ -25,7 +26,7 @@ pub struct CvArgs {
     #[arg(long, value_name = "K", default_value_t = 5, value_parser = clap::value_parser!(u64).range(2..))]
     pub folds: u64,
     /// Grid axis NAME=v1,v2,... or NAME=2^a..2^b (powers of two, integer exponents, step 1); NAME is one
-    /// of lambda, C, samples, radius-scale, subspace-variance, iterations, batch. Repeat for a cartesian
+    /// of lambda, C, samples, radius-scale, subspace-variance, iterations, batch, gamma, components. Repeat for a cartesian
     /// product (default: no grid, the single point given by the other flags)
     #[arg(long, value_name = "NAME=VALUES")]
     pub grid: Vec<String>,
@@ -102,6 +103,8 @@ fn apply(base: &HyperArgs, axes: &[Axis], point: &[f64]) -> Result<HyperArgs> {
             "subspace-variance" => h.subspace_variance = Some(v),
             "iterations" => h.iterations = count("iterations", v)?,
             "batch" => h.batch = count("batch", v)?,
+            "gamma" => h.kernel.gamma = Some(v),
+            "components" => h.ksvm_igsu.components = count("components", v)?,
             other => bail!("--grid: unknown name '{other}'"),
         }
     }

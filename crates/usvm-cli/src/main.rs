@@ -4,6 +4,8 @@ mod cv;
 mod demo;
 mod fit;
 mod input;
+mod kernel_args;
+mod ksvm_igsu;
 mod output;
 mod predict;
 mod train;

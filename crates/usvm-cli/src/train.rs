@@ -31,6 +31,8 @@ pub enum Method {
     Sampling,
     /// Power SVM: hinge at the best point of a ball of radius scale·√(tr Σ / n)
     Power,
+    /// KSVM-iGSU / RD-KSVM-iGSU: kernel SVM for isotropic Gaussians σ_i² I (σ_i² = tr Σ_i / n), weights = relevance degrees
+    KsvmIgsu,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +91,10 @@ pub struct HyperArgs {
     /// Per-example weights c_i, one per line, in example order (labels-file order for svm-gsu) (default: all 1)
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
+    #[command(flatten)]
+    pub kernel: crate::kernel_args::KernelArgs,
+    #[command(flatten)]
+    pub ksvm_igsu: crate::ksvm_igsu::KsvmIgsuArgs,
 }
 
 impl HyperArgs {
@@ -116,6 +122,7 @@ impl HyperArgs {
             Method::Iso => LinearMethod::Iso,
             Method::Sampling => LinearMethod::Sampling { samples: self.samples, seed: self.seed },
             Method::Power => LinearMethod::Power { radius_scale: self.radius_scale },
+            Method::KsvmIgsu => bail!("ksvm-igsu is a kernel method, not a linear one"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {
@@ -228,6 +235,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let mut file = match &model {
         Model::Linear(m) => ModelFile::from_linear(m, &method, hyperparameters),
         Model::Kernel(m) => ModelFile::from_kernel(m, &method, hyperparameters),
+        Model::Mapped(m) => ModelFile::from_mapped(m, &method, hyperparameters),
     };
     file.platt = platt;
     let report = args.report.as_ref().map(|_| make_report(&method, model.classes(), &reports, train_seconds, data));

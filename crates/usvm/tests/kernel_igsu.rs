@@ -8,7 +8,7 @@ use ndarray::Array2;
 use usvm::kernel::feature_map::{KernelFactor, Nystroem, RandomFourier};
 use usvm::solver::exact::ExactSettings;
 use usvm::solver::pegasos::SgdSettings;
-use usvm::svm::{Approximation, Gram, KernelIgsuFit, KernelIgsuParams, KernelObjective, isotropic_variances};
+use usvm::svm::{Approximation, GramOperator, KernelIgsuFit, KernelIgsuParams, KernelObjective, isotropic_variances};
 use usvm::{Covariances, Dataset, Error, Features, Kernel, LinearMethod, LinearSvmParams, Model, ModelFile, Solver};
 
 const KERNELS: [Kernel; 3] =
@@ -59,13 +59,14 @@ fn gradient_matches_central_differences() {
             let variances = isotropic_variances(&data);
             let weights: Vec<f64> = (0..30).map(|i| 0.1 + 0.05 * i as f64).collect();
             let objective = KernelObjective {
-                gram: Gram::Matrix(&gram),
+                gram: GramOperator::Matrix(&gram),
                 y: &y,
                 variances: &variances,
                 weights: weighted.then_some(&weights[..]),
                 lambda: 0.03,
             };
-            let implicit = KernelObjective { gram: Gram::Implicit { kernel: *kernel, x: &data.features }, ..objective };
+            let implicit =
+                KernelObjective { gram: GramOperator::Implicit { kernel: *kernel, x: &data.features }, ..objective };
             let mut r = common::rng(7 + case as u64);
             for _ in 0..3 {
                 let alpha: Vec<f64> = (0..30).map(|_| 0.1 * common::normal(&mut r)).collect();

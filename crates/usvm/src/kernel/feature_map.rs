@@ -76,7 +76,12 @@ impl KernelFactor {
             return Err(Error::Empty("no examples to factor"));
         }
         let norms = squared_norms(x);
-        let mut diag: Vec<f64> = norms.iter().map(|&nn| kernel.from_dot(nn, nn, nn)).collect();
+        let mut diag: Vec<f64> = (0..l)
+            .map(|i| {
+                let row = x.row_dense(i);
+                kernel.eval(&row, &row)
+            })
+            .collect();
         let scale = diag.iter().fold(0.0f64, |m, &v| m.max(v));
         let stop = tol * scale;
         let mut is_pivot = vec![false; l];

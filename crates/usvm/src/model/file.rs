@@ -128,6 +128,12 @@ impl ModelFile {
         let mut file = Self::from_linear(&model.linear, method, hyperparameters);
         file.n_features = model.n_features();
         file.feature_map = Some(model.map.clone());
+        // The kernel the map approximates, for the reader's information.
+        let kernel = match &model.map {
+            FeatureMap::Fourier(f) => Kernel::Rbf { gamma: f.gamma },
+            FeatureMap::Nystroem(m) => m.kernel,
+        };
+        file.kernel = Some(serde_json::to_value(kernel).expect("a kernel serialises"));
         file
     }
 

@@ -119,7 +119,7 @@ pub fn isotropic_variances(data: &Dataset) -> Vec<f64> {
 
 /// The training Gram matrix `K`, stored or computed by blocks when applied.
 #[derive(Clone, Copy)]
-pub enum Gram<'a> {
+pub enum GramOperator<'a> {
     Matrix(&'a Array2<f64>),
     /// `K v` by row blocks of `k(x_block, x_S)`, `S` the nonzeros of `v` (memory `O(512·|S|)`).
     Implicit {
@@ -128,12 +128,12 @@ pub enum Gram<'a> {
     },
 }
 
-impl Gram<'_> {
+impl GramOperator<'_> {
     /// `K v`.
     pub fn apply(&self, v: &[f64]) -> Vec<f64> {
         match *self {
-            Gram::Matrix(g) => g.dot(&ArrayView1::from(v)).to_vec(),
-            Gram::Implicit { kernel, x } => {
+            GramOperator::Matrix(g) => g.dot(&ArrayView1::from(v)).to_vec(),
+            GramOperator::Implicit { kernel, x } => {
                 let support: Vec<usize> = (0..v.len()).filter(|&j| v[j] != 0.0).collect();
                 let vs = ndarray::Array1::from_iter(support.iter().map(|&j| v[j]));
                 let xs = x.select_rows(&support);
@@ -153,7 +153,7 @@ impl Gram<'_> {
 #[derive(Clone, Copy)]
 pub struct KernelObjective<'a> {
     /// `K`, `ℓ × ℓ`.
-    pub gram: Gram<'a>,
+    pub gram: GramOperator<'a>,
     /// Labels in `{-1, +1}`.
     pub y: &'a [f64],
     /// `σ_i²`.
@@ -326,8 +326,8 @@ impl KernelIgsuParams {
             // The report: J, ‖∇J‖ (α and b) and ‖∇J(0)‖, from the Gram matrix (by blocks if not cached).
             let objective = KernelObjective {
                 gram: match &gram {
-                    Some(g) => Gram::Matrix(g),
-                    None => Gram::Implicit { kernel: self.kernel, x: &data.features },
+                    Some(g) => GramOperator::Matrix(g),
+                    None => GramOperator::Implicit { kernel: self.kernel, x: &data.features },
                 },
                 y: &y,
                 variances,

@@ -6,7 +6,7 @@ mod subspace;
 mod transform;
 
 pub use kernel_igsu::{
-    Approximation, FACTOR_TOL, GRAM_CACHE_MAX, Gram, KernelIgsuFit, KernelIgsuParams, KernelObjective,
+    Approximation, FACTOR_TOL, GRAM_CACHE_MAX, GramOperator, KernelIgsuFit, KernelIgsuParams, KernelObjective,
     isotropic_variances,
 };
 pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
