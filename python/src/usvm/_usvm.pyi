@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse
 
-__all__ = ["__version__", "fit_linear", "objective", "fit_platt", "stratified_split", "stratified_k_fold"]
+__all__ = ["__version__", "fit_linear", "objective", "fit_platt", "stratified_split", "stratified_k_fold", "fit_kernel_igsu", "kernel_decision_function"]
 
 __version__: str
 
@@ -78,3 +78,26 @@ def stratified_split(
 def stratified_k_fold(labels: npt.NDArray[np.int64], k: int, seed: int = 0) -> list[npt.NDArray[np.uintp]]:
     """``usvm::model_selection::stratified_k_fold``: ``k`` seeded stratified test folds (each sorted) that
     partition the examples: the folds of the core's cross-validation."""
+
+def fit_kernel_igsu(
+    x: object,
+    y: np.ndarray,
+    *,
+    cov: object = None,
+    sample_weight: np.ndarray | None = None,
+    kernel: str = "rbf",
+    gamma: float = 1.0,
+    degree: int = 3,
+    coef0: float = 0.0,
+    lam: float = 0.01,
+    fit_intercept: bool = True,
+    solver: str = "exact",
+    approximation: str = "exact",
+    n_components: int = 500,
+    tol: float = 1e-6,
+    max_iter: int = 1000,
+    iterations: int = 1000,
+    batch: int = 100,
+    seed: int = 0,
+) -> dict[str, object]: ...
+def kernel_decision_function(model: str, x: object) -> np.ndarray: ...
