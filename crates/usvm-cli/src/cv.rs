@@ -217,7 +217,8 @@ mod tests {
     fn axes() {
         assert_eq!(parse_axis("lambda=2^-2..2^1").unwrap().values, vec![0.25, 0.5, 1.0, 2.0]);
         assert_eq!(parse_axis("C=0.1, 1,10").unwrap().values, vec![0.1, 1.0, 10.0]);
-        assert!(parse_axis("gamma=1").is_err());
+        assert!(parse_axis("gamma=0.5,1").is_ok());
+        assert!(parse_axis("degree=1").is_err());
         assert!(parse_axis("lambda=2^1..2^0").is_err());
         assert!(parse_axis("lambda=1e-3..1").is_err());
         assert!(parse_axis("lambda=x").is_err());
