@@ -5,6 +5,7 @@ mod demo;
 mod fit;
 mod input;
 mod kernel_args;
+mod ksvm_igsu;
 mod output;
 mod predict;
 mod svm;

@@ -33,6 +33,8 @@ pub enum Method {
     Power,
     /// Kernel SVM (C-SVC by SMO, LIBSVM's design; per-example C·c_i from --weights; one-vs-rest)
     Svm,
+    /// KSVM-iGSU / RD-KSVM-iGSU: kernel SVM for isotropic Gaussians σ_i² I (σ_i² = tr Σ_i / n), weights = relevance degrees
+    KsvmIgsu,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +97,8 @@ pub struct HyperArgs {
     pub kernel: crate::kernel_args::KernelArgs,
     #[command(flatten)]
     pub svm: crate::svm::SvmArgs,
+    #[command(flatten)]
+    pub ksvm_igsu: crate::ksvm_igsu::KsvmIgsuArgs,
 }
 
 impl HyperArgs {
@@ -123,6 +127,7 @@ impl HyperArgs {
             Method::Sampling => LinearMethod::Sampling { samples: self.samples, seed: self.seed },
             Method::Power => LinearMethod::Power { radius_scale: self.radius_scale },
             Method::Svm => bail!("--method svm is a kernel method: it has no linear parameters"),
+            Method::KsvmIgsu => bail!("ksvm-igsu is a kernel method, not a linear one"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {
@@ -239,6 +244,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let mut file = match &model {
         Model::Linear(m) => ModelFile::from_linear(m, &method, hyperparameters),
         Model::Kernel(m) => ModelFile::from_kernel(m, &method, hyperparameters),
+        Model::Mapped(m) => ModelFile::from_mapped(m, &method, hyperparameters),
     };
     file.platt = platt;
     let report = args.report.as_ref().map(|_| make_report(&method, model.classes(), &reports, train_seconds, data));

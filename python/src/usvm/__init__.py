@@ -15,7 +15,14 @@ True
 """
 
 from ._estimators import GSUClassifier, LowRankCovariance
+from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
 from ._usvm import __version__
 
-__all__ = ["GSUClassifier", "KernelSVMClassifier", "LowRankCovariance", "__version__"]
+__all__ = [
+    "GSUClassifier",
+    "KernelGSUClassifier",
+    "KernelSVMClassifier",
+    "LowRankCovariance",
+    "__version__",
+]

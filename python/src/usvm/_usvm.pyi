@@ -6,7 +6,7 @@ import numpy as np
 import numpy.typing as npt
 import scipy.sparse
 
-__all__ = ["__version__", "fit_linear", "objective", "fit_platt", "stratified_split", "stratified_k_fold"]
+__all__ = ["__version__", "fit_linear", "objective", "fit_platt", "stratified_split", "stratified_k_fold", "fit_kernel_igsu", "kernel_decision_function"]
 
 __version__: str
 
@@ -84,6 +84,12 @@ def fit_kernel_svm(
     y: npt.NDArray[np.int64],
     *,
     sample_weight: _Floats | None = None,
+def fit_kernel_igsu(
+    x: object,
+    y: np.ndarray,
+    *,
+    cov: object = None,
+    sample_weight: np.ndarray | None = None,
     kernel: str = "rbf",
     gamma: float = 1.0,
     degree: int = 3,
@@ -110,3 +116,15 @@ def kernel_decision_function(
     coef0: float = 0.0,
 ) -> npt.NDArray[np.float64]:
     """``f_k(x) = Σ_j dual_coef[k, j] k(x, s_j) + intercept[k]``, shape (n, K)."""
+    lam: float = 0.01,
+    fit_intercept: bool = True,
+    solver: str = "exact",
+    approximation: str = "exact",
+    n_components: int = 500,
+    tol: float = 1e-6,
+    max_iter: int = 1000,
+    iterations: int = 1000,
+    batch: int = 100,
+    seed: int = 0,
+) -> dict[str, object]: ...
+def kernel_decision_function(model: str, x: object) -> np.ndarray: ...

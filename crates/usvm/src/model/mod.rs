@@ -3,12 +3,14 @@
 mod file;
 mod kernel;
 mod linear;
+mod mapped;
 
 use ndarray::Array2;
 
 pub use file::{Coef, Intercept, ModelFile, Platt, SupportVectors};
 pub use kernel::KernelModel;
 pub use linear::LinearModel;
+pub use mapped::MappedModel;
 
 use crate::data::Features;
 use crate::error::Result;
@@ -18,6 +20,8 @@ use crate::error::Result;
 pub enum Model {
     Linear(LinearModel),
     Kernel(KernelModel),
+    /// A linear model on an explicit feature map (random Fourier features).
+    Mapped(MappedModel),
 }
 
 impl Model {
@@ -25,6 +29,7 @@ impl Model {
         match self {
             Model::Linear(m) => &m.classes,
             Model::Kernel(m) => &m.classes,
+            Model::Mapped(m) => &m.linear.classes,
         }
     }
 
@@ -32,6 +37,7 @@ impl Model {
         match self {
             Model::Linear(m) => m.n_features(),
             Model::Kernel(m) => m.n_features(),
+            Model::Mapped(m) => m.n_features(),
         }
     }
 
@@ -40,6 +46,7 @@ impl Model {
         match self {
             Model::Linear(m) => m.coef.nrows(),
             Model::Kernel(m) => m.coef.nrows(),
+            Model::Mapped(m) => m.linear.coef.nrows(),
         }
     }
 
@@ -47,6 +54,7 @@ impl Model {
         match self {
             Model::Linear(m) => m.decision_function(x),
             Model::Kernel(m) => m.decision_function(x),
+            Model::Mapped(m) => m.decision_function(x),
         }
     }
 

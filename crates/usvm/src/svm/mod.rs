@@ -1,10 +1,15 @@
 //! Estimators: plain-data `*Params` validated at the top of `fit`, returning a separate fitted model.
 
+mod kernel_igsu;
 mod kernel_svm;
 mod linear;
 mod subspace;
 mod transform;
 
+pub use kernel_igsu::{
+    Approximation, FACTOR_TOL, GRAM_CACHE_MAX, GramOperator, KernelIgsuFit, KernelIgsuParams, KernelObjective,
+    isotropic_variances,
+};
 pub use kernel_svm::{Gram, KernelSvmFit, KernelSvmParams, KernelSvmReport};
 pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
 pub use subspace::project_to_subspaces;
