@@ -29,6 +29,7 @@ pub fn check(hyper: &HyperArgs, n_samples: usize) -> Result<()> {
         Method::Gsu | Method::Hinge | Method::Iso | Method::Sampling | Method::Power => {
             hyper.params(n_samples).map(|_| ())
         }
+        Method::SqhingeGsu => crate::sqhinge::params(hyper, n_samples).map(|_| ()),
     }
 }
 
@@ -44,6 +45,7 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
                 hyperparameters: serde_json::to_value(&params)?,
             })
         }
+        Method::SqhingeGsu => crate::sqhinge::fit(hyper, data),
     }
 }
 

@@ -6,6 +6,7 @@ mod fit;
 mod input;
 mod output;
 mod predict;
+mod sqhinge;
 mod train;
 
 use std::process::ExitCode;

@@ -31,6 +31,8 @@ pub enum Method {
     Sampling,
     /// Power SVM: hinge at the best point of a ball of radius scale·√(tr Σ / n)
     Power,
+    /// Thesis ch. 5 squared-hinge layer under Gaussian inputs, one-vs-rest (--loss thesis|expected; exact = L-BFGS)
+    SqhingeGsu,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +88,8 @@ pub struct HyperArgs {
     /// Fit without an intercept b (default: an intercept is fitted)
     #[arg(long = "no-intercept")]
     pub no_intercept: bool,
+    #[command(flatten)]
+    pub sqhinge: crate::sqhinge::SqhingeArgs,
     /// Per-example weights c_i, one per line, in example order (labels-file order for svm-gsu) (default: all 1)
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
@@ -116,6 +120,7 @@ impl HyperArgs {
             Method::Iso => LinearMethod::Iso,
             Method::Sampling => LinearMethod::Sampling { samples: self.samples, seed: self.seed },
             Method::Power => LinearMethod::Power { radius_scale: self.radius_scale },
+            Method::SqhingeGsu => bail!("sqhinge-gsu has its own parameters (crate::sqhinge::params)"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {
