@@ -23,6 +23,8 @@ use usvm::solver::exact::ExactSettings;
 use usvm::solver::pegasos::SgdSettings;
 use usvm::{Covariances, CsrMatrix, Dataset, Features, LinearMethod, LinearModel, LinearSvmParams, Solver};
 
+mod sqhinge;
+
 fn value_error(e: usvm::Error) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -583,5 +585,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_platt, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_split, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_k_fold, m)?)?;
+    sqhinge::register(m)?;
     Ok(())
 }

@@ -15,6 +15,7 @@ True
 """
 
 from ._estimators import GSUClassifier, LowRankCovariance
+from ._sqhinge import GSUSquaredHingeClassifier
 from ._usvm import __version__
 
-__all__ = ["GSUClassifier", "LowRankCovariance", "__version__"]
+__all__ = ["GSUClassifier", "GSUSquaredHingeClassifier", "LowRankCovariance", "__version__"]
