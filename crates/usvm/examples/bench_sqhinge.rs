@@ -26,7 +26,8 @@ fn main() {
     for i in 0..l {
         for j in 0..n {
             let s = scale.sample(&mut rng);
-            let xs: Vec<f64> = (0..window).map(|_| centres[[labels[i] as usize, j]] + s * normal.sample(&mut rng)).collect();
+            let xs: Vec<f64> =
+                (0..window).map(|_| centres[[labels[i] as usize, j]] + s * normal.sample(&mut rng)).collect();
             let m = xs.iter().sum::<f64>() / window as f64;
             let v = xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (window - 1) as f64;
             means[[i, j]] = m;
