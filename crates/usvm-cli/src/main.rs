@@ -8,6 +8,7 @@ mod kernel_args;
 mod ksvm_igsu;
 mod output;
 mod predict;
+mod sqhinge;
 mod svm;
 mod train;
 

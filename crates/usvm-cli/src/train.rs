@@ -35,6 +35,8 @@ pub enum Method {
     Svm,
     /// KSVM-iGSU / RD-KSVM-iGSU: kernel SVM for isotropic Gaussians σ_i² I (σ_i² = tr Σ_i / n), weights = relevance degrees
     KsvmIgsu,
+    /// Thesis ch. 5 squared-hinge layer under Gaussian inputs, one-vs-rest (--loss thesis|expected; exact = L-BFGS)
+    SqhingeGsu,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +92,8 @@ pub struct HyperArgs {
     /// Fit without an intercept b (default: an intercept is fitted)
     #[arg(long = "no-intercept")]
     pub no_intercept: bool,
+    #[command(flatten)]
+    pub sqhinge: crate::sqhinge::SqhingeArgs,
     /// Per-example weights c_i, one per line, in example order (labels-file order for svm-gsu) (default: all 1)
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
@@ -128,6 +132,7 @@ impl HyperArgs {
             Method::Power => LinearMethod::Power { radius_scale: self.radius_scale },
             Method::Svm => bail!("--method svm is a kernel method: it has no linear parameters"),
             Method::KsvmIgsu => bail!("ksvm-igsu is a kernel method, not a linear one"),
+            Method::SqhingeGsu => bail!("sqhinge-gsu has its own parameters (crate::sqhinge::params)"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {

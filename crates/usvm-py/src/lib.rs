@@ -14,6 +14,7 @@
 
 mod kernel_svm;
 mod ksvm_igsu;
+mod sqhinge;
 
 use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
 use numpy::{
@@ -588,5 +589,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stratified_k_fold, m)?)?;
     kernel_svm::register(m)?;
     ksvm_igsu::register(m)?;
+    sqhinge::register(m)?;
     Ok(())
 }

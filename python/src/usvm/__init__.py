@@ -17,10 +17,12 @@ True
 from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
+from ._sqhinge import GSUSquaredHingeClassifier
 from ._usvm import __version__
 
 __all__ = [
     "GSUClassifier",
+    "GSUSquaredHingeClassifier",
     "KernelGSUClassifier",
     "KernelSVMClassifier",
     "LowRankCovariance",

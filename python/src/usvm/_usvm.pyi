@@ -128,3 +128,22 @@ def kernel_decision_function(
     seed: int = 0,
 ) -> dict[str, object]: ...
 def kernel_decision_function(model: str, x: object) -> np.ndarray: ...
+def fit_sqhinge(
+    x: _Means,
+    y: npt.NDArray[np.int64],
+    *,
+    cov: _Cov = None,
+    sample_weight: _Floats | None = None,
+    loss: str = "expected",
+    lam: float = 0.01,
+    fit_intercept: bool = True,
+    solver: str = "lbfgs",
+    tol: float = 1e-6,
+    max_iter: int = 1000,
+    memory: int = 10,
+    iterations: int = 1000,
+    batch: int = 100,
+    seed: int = 0,
+) -> _FitResult:
+    """Fits ``usvm::svm::SquaredHingeGsuParams`` (thesis ch. 5; ``loss`` "expected" or "thesis", ``solver``
+    "lbfgs", "newton" or "sgd"; GIL released). Same result keys as ``fit_linear`` (no ``sigma_floor``)."""

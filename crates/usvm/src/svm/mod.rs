@@ -3,6 +3,7 @@
 mod kernel_igsu;
 mod kernel_svm;
 mod linear;
+mod squared_hinge_gsu;
 mod subspace;
 mod transform;
 
@@ -12,4 +13,5 @@ pub use kernel_igsu::{
 };
 pub use kernel_svm::{Gram, KernelSvmFit, KernelSvmParams, KernelSvmReport};
 pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
+pub use squared_hinge_gsu::{SquaredHingeGsuLoss, SquaredHingeGsuParams, SquaredHingeGsuSolver};
 pub use subspace::project_to_subspaces;
