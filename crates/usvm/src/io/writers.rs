@@ -168,8 +168,9 @@ pub fn write_csv(data: &Dataset, names: Option<&[String]>, label_col: &str, out:
     let names = feature_names(data.n_features(), names)?;
     writeln!(out, "{},{}", names.join(","), quote(label_col))?;
     for (i, label) in data.labels.iter().enumerate() {
-        for v in data.features.row_dense(i) {
-            write!(out, "{v},")?;
+        match &data.features {
+            Features::Dense(a) => a.row(i).iter().try_for_each(|v| write!(out, "{v},"))?,
+            Features::Sparse(_) => data.features.row_dense(i).iter().try_for_each(|v| write!(out, "{v},"))?,
         }
         writeln!(out, "{label}")?;
     }

@@ -71,29 +71,30 @@ pub fn gaussians_from_repeats(groups: &[ArrayView2<f64>], form: CovarianceForm) 
     let mut centred = Vec::with_capacity(l);
     for (i, g) in groups.iter().enumerate() {
         let m = g.mean_axis(Axis(0)).expect("at least two rows");
-        // Rows x^t - x, scaled by 1/√(N - 1): then Σ = CᵀC.
-        let c = (g - &m) / ((g.nrows() - 1) as f64).sqrt();
+        // Rows x^t - x: Σ = CᵀC / (N - 1).
         means.row_mut(i).assign(&m);
-        centred.push(c);
+        centred.push(g - &m);
     }
+    let dof = |c: &Array2<f64>| (c.nrows() - 1) as f64;
     let covariances = match form {
-        CovarianceForm::LowRank => {
-            Covariances::low_rank(centred.into_iter().map(|c| c.reversed_axes()).collect(), None)
-        }
+        CovarianceForm::LowRank => Covariances::low_rank(
+            centred.iter().map(|c| (c.t().to_owned() / dof(c).sqrt()).as_standard_layout().into_owned()).collect(),
+            None,
+        ),
         CovarianceForm::Diagonal => {
             let mut v = Array2::zeros((l, n));
             for (i, c) in centred.iter().enumerate() {
-                v.row_mut(i).assign(&c.map_axis(Axis(0), |col| col.dot(&col)));
+                v.row_mut(i).assign(&c.map_axis(Axis(0), |col| col.dot(&col) / dof(c)));
             }
             Covariances::diagonal(v)
         }
-        CovarianceForm::Isotropic => {
-            Covariances::isotropic(centred.iter().map(|c| c.iter().map(|x| x * x).sum::<f64>() / n as f64).collect())
-        }
+        CovarianceForm::Isotropic => Covariances::isotropic(
+            centred.iter().map(|c| c.iter().map(|x| x * x).sum::<f64>() / dof(c) / n as f64).collect(),
+        ),
         CovarianceForm::Full => {
             let mut m = Array3::zeros((l, n, n));
             for (i, c) in centred.iter().enumerate() {
-                m.index_axis_mut(Axis(0), i).assign(&c.t().dot(c));
+                m.index_axis_mut(Axis(0), i).assign(&(c.t().dot(c) / dof(c)));
             }
             Covariances::full(m)
         }
