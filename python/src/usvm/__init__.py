@@ -15,6 +15,22 @@ True
 """
 
 from ._estimators import GSUClassifier, LowRankCovariance
+from ._uncertainty import (
+    block_pool,
+    gaussians_from_repeats,
+    standard_errors_to_variances,
+    translation_covariance,
+    welch_pool,
+)
 from ._usvm import __version__
 
-__all__ = ["GSUClassifier", "LowRankCovariance", "__version__"]
+__all__ = [
+    "GSUClassifier",
+    "LowRankCovariance",
+    "__version__",
+    "block_pool",
+    "gaussians_from_repeats",
+    "standard_errors_to_variances",
+    "translation_covariance",
+    "welch_pool",
+]
