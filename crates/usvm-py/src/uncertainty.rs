@@ -12,6 +12,9 @@ use usvm::uncertainty_models::{
     gaussians_from_repeats, standard_errors_to_variances, translation_covariances, welch_frequencies, welch_pool,
 };
 
+/// `(means, variances)` as numpy vectors.
+type MeansVariances<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
 fn value_error(e: usvm::Error) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
@@ -110,7 +113,7 @@ fn block_pool_map<'py>(
     block_height: usize,
     block_width: usize,
     ddof: usize,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+) -> PyResult<MeansVariances<'py>> {
     let p = block_pool(map.as_array(), &BlockParams { block_height, block_width, ddof }).map_err(value_error)?;
     Ok((Array1::from(p.means).into_pyarray(py), Array1::from(p.variances).into_pyarray(py)))
 }
