@@ -15,6 +15,7 @@
 mod kernel_svm;
 mod ksvm_igsu;
 mod sqhinge;
+mod uncertainty;
 
 use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
 use numpy::{
@@ -590,5 +591,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     kernel_svm::register(m)?;
     ksvm_igsu::register(m)?;
     sqhinge::register(m)?;
+    uncertainty::register(m)?;
     Ok(())
 }

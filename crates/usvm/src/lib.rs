@@ -36,6 +36,7 @@ pub mod objective;
 pub mod solver;
 pub mod svm;
 pub mod uncertainty;
+pub mod uncertainty_models;
 
 pub use data::{CsrMatrix, Dataset, Features};
 pub use error::{Error, Result};

@@ -18,6 +18,13 @@ from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
 from ._sqhinge import GSUSquaredHingeClassifier
+from ._uncertainty import (
+    block_pool,
+    gaussians_from_repeats,
+    standard_errors_to_variances,
+    translation_covariance,
+    welch_pool,
+)
 from ._usvm import __version__
 
 __all__ = [
@@ -27,4 +34,9 @@ __all__ = [
     "KernelSVMClassifier",
     "LowRankCovariance",
     "__version__",
+    "block_pool",
+    "gaussians_from_repeats",
+    "standard_errors_to_variances",
+    "translation_covariance",
+    "welch_pool",
 ]

@@ -147,3 +147,31 @@ def fit_sqhinge(
 ) -> _FitResult:
     """Fits ``usvm::svm::SquaredHingeGsuParams`` (thesis ch. 5; ``loss`` "expected" or "thesis", ``solver``
     "lbfgs", "newton" or "sgd"; GIL released). Same result keys as ``fit_linear`` (no ``sigma_floor``)."""
+# uncertainty modelling (crates/usvm-py/src/uncertainty.rs; wrapped by usvm._uncertainty)
+def repeats_to_gaussians(
+    groups: list[npt.NDArray[np.float64]], form: str
+) -> tuple[npt.NDArray[np.float64], Any]:
+    """Means and unbiased covariances (full / diag / iso / list of low-rank factors) of each group."""
+
+def translation_factors(
+    images: npt.NDArray[np.float64], height: int, width: int, sigma_h: float, sigma_v: float
+) -> npt.NDArray[np.float64]:
+    """``(ℓ, n, 2)`` factors ``[σ_h ∂f/∂x, σ_v ∂f/∂y]`` of the Taylor translation covariances."""
+
+def welch_rows(
+    x: npt.NDArray[np.float64], segment_len: int, overlap: int, window: str, fs: float, detrend: bool, ddof: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``(freqs, means, variances)`` of the Welch segment periodograms of every row."""
+
+def block_pool_map(
+    map: npt.NDArray[np.float64], block_height: int, block_width: int, ddof: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Flattened per-block, per-channel means and variances of one ``(H, W, C)`` map."""
+
+def se_to_variances(
+    means: npt.NDArray[np.float64],
+    se: npt.NDArray[np.float64],
+    reference: npt.NDArray[np.int64] | None = None,
+    fraction: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """Variances from standard errors: squared (``fraction=None``) or the WDBC range rule."""

@@ -25,11 +25,13 @@ mod csv;
 mod libsvm;
 mod precomputed;
 mod svmgsu;
+mod writers;
 
 pub use csv::{read_csv, read_csv_with_variances};
 pub use libsvm::{read_libsvm, read_libsvm_with_variances, write_libsvm, write_libsvm_variances};
 pub use precomputed::read_libsvm_precomputed;
 pub use svmgsu::{SvmGsuData, read_svmgsu, read_svmgsu_model};
+pub use writers::{write_csv, write_csv_variances, write_svmgsu_covariances, write_svmgsu_labels, write_svmgsu_means};
 
 use std::fmt;
 use std::io::BufRead;
