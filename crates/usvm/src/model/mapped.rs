@@ -23,6 +23,7 @@ impl MappedModel {
 
     /// `f_k(x_i)` for every example (rows) and output (columns).
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
+        x.check_layout()?;
         if x.n_features() > self.n_features() {
             return Err(Error::DimensionMismatch {
                 what: "features at prediction",
