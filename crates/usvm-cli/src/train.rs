@@ -31,6 +31,8 @@ pub enum Method {
     Sampling,
     /// Power SVM: hinge at the best point of a ball of radius scale·√(tr Σ / n)
     Power,
+    /// BE-SVM: squared-hinge linear SVM on normalised similarities to a basis (indefinite measures allowed)
+    Besvm,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +91,8 @@ pub struct HyperArgs {
     /// Per-example weights c_i, one per line, in example order (labels-file order for svm-gsu) (default: all 1)
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
+    #[command(flatten)]
+    pub besvm: crate::besvm::BeSvmArgs,
 }
 
 impl HyperArgs {
@@ -116,6 +120,7 @@ impl HyperArgs {
             Method::Iso => LinearMethod::Iso,
             Method::Sampling => LinearMethod::Sampling { samples: self.samples, seed: self.seed },
             Method::Power => LinearMethod::Power { radius_scale: self.radius_scale },
+            Method::Besvm => bail!("--method besvm has its own parameters (crate::besvm::params)"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {
@@ -228,6 +233,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let mut file = match &model {
         Model::Linear(m) => ModelFile::from_linear(m, &method, hyperparameters),
         Model::Kernel(m) => ModelFile::from_kernel(m, &method, hyperparameters),
+        Model::BasisExpansion(m) => ModelFile::from_basis_expansion(m, &method, hyperparameters),
     };
     file.platt = platt;
     let report = args.report.as_ref().map(|_| make_report(&method, model.classes(), &reports, train_seconds, data));

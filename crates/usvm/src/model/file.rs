@@ -62,10 +62,13 @@ pub struct ModelFile {
     pub platt: Option<Platt>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub support_vectors: Option<SupportVectors>,
+    /// BE-SVM models only: the basis expansion (see `besvm_file`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis_expansion: Option<super::BasisExpansionFile>,
 }
 
 /// `coef` rows and intercepts in file form.
-fn coef_to_file(coef: &Array2<f64>, intercept: &[f64]) -> (Coef, Intercept) {
+pub(super) fn coef_to_file(coef: &Array2<f64>, intercept: &[f64]) -> (Coef, Intercept) {
     let rows: Vec<Vec<f64>> = coef.rows().into_iter().map(|r| r.to_vec()).collect();
     if rows.len() == 1 {
         (Coef::Binary(rows[0].clone()), Intercept::Binary(intercept[0]))
@@ -90,6 +93,7 @@ impl ModelFile {
             hyperparameters,
             platt: None,
             support_vectors: None,
+            basis_expansion: None,
         }
     }
 
@@ -112,12 +116,15 @@ impl ModelFile {
             hyperparameters,
             platt: None,
             support_vectors: Some(support),
+            basis_expansion: None,
         }
     }
 
     /// The model stored in the file: a kernel model if it has support vectors, else a linear model.
     pub fn to_model(&self) -> Result<Model> {
-        if self.support_vectors.is_some() {
+        if self.basis_expansion.is_some() {
+            self.to_basis_expansion().map(Model::BasisExpansion)
+        } else if self.support_vectors.is_some() {
             self.to_kernel().map(Model::Kernel)
         } else {
             self.to_linear().map(Model::Linear)
@@ -125,7 +132,7 @@ impl ModelFile {
     }
 
     /// Checks format and version, and returns the coefficient rows (each of `width` entries) and intercepts.
-    fn checked_coef(&self, width: usize, width_name: &str) -> Result<(Array2<f64>, Vec<f64>)> {
+    pub(super) fn checked_coef(&self, width: usize, width_name: &str) -> Result<(Array2<f64>, Vec<f64>)> {
         if self.format != FORMAT {
             return Err(Error::Format(format!("format is {:?}, expected {FORMAT:?}", self.format)));
         }
@@ -203,6 +210,9 @@ impl ModelFile {
     pub fn to_linear(&self) -> Result<LinearModel> {
         if self.support_vectors.is_some() {
             return Err(Error::Format("this is a kernel model (it has support vectors), not a linear one".into()));
+        }
+        if self.basis_expansion.is_some() {
+            return Err(Error::Format("this is a BE-SVM model (it has a basis expansion), not a linear one".into()));
         }
         let (coef, intercept) = self.checked_coef(self.n_features, "n_features")?;
         Ok(LinearModel { classes: self.classes.clone(), coef, intercept })

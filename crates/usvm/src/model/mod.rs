@@ -1,11 +1,13 @@
 //! Fitted models: decision functions and predictions, and the JSON model file of DESIGN 6.
 
+mod besvm_file;
 mod file;
 mod kernel;
 mod linear;
 
 use ndarray::Array2;
 
+pub use besvm_file::{BasisExpansionFile, BlockFile};
 pub use file::{Coef, Intercept, ModelFile, Platt, SupportVectors};
 pub use kernel::KernelModel;
 pub use linear::LinearModel;
@@ -18,6 +20,8 @@ use crate::error::Result;
 pub enum Model {
     Linear(LinearModel),
     Kernel(KernelModel),
+    /// BE-SVM: a linear model on a basis expansion.
+    BasisExpansion(crate::besvm::BeSvmModel),
 }
 
 impl Model {
@@ -25,6 +29,7 @@ impl Model {
         match self {
             Model::Linear(m) => &m.classes,
             Model::Kernel(m) => &m.classes,
+            Model::BasisExpansion(m) => m.classes(),
         }
     }
 
@@ -32,6 +37,7 @@ impl Model {
         match self {
             Model::Linear(m) => m.n_features(),
             Model::Kernel(m) => m.n_features(),
+            Model::BasisExpansion(m) => m.n_features(),
         }
     }
 
@@ -40,6 +46,7 @@ impl Model {
         match self {
             Model::Linear(m) => m.coef.nrows(),
             Model::Kernel(m) => m.coef.nrows(),
+            Model::BasisExpansion(m) => m.linear.coef.nrows(),
         }
     }
 
@@ -47,6 +54,7 @@ impl Model {
         match self {
             Model::Linear(m) => m.decision_function(x),
             Model::Kernel(m) => m.decision_function(x),
+            Model::BasisExpansion(m) => m.decision_function(x),
         }
     }
 
