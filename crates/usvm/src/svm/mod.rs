@@ -1,8 +1,10 @@
 //! Estimators: plain-data `*Params` validated at the top of `fit`, returning a separate fitted model.
 
+mod kernel_svm;
 mod linear;
 mod subspace;
 mod transform;
 
+pub use kernel_svm::{Gram, KernelSvmFit, KernelSvmParams, KernelSvmReport};
 pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
 pub use subspace::project_to_subspaces;
