@@ -37,7 +37,7 @@ pub struct BeSvmArgs {
     /// besvm: grid shape of each input, HxWxC cells × channels, row-major, channels innermost (HxW: one
     /// channel); needed by rigid/deformable (named --shape since `cv --grid` is the hyper-parameter grid)
     #[arg(long = "shape", value_name = "HxWxC")]
-    pub grid: Option<String>,
+    pub shape: Option<String>,
     /// besvm: number of basis vectors: N, a fraction F in (0, 1], or P% of the training set (default: all)
     #[arg(long = "basis-size", value_name = "N|F|P%")]
     pub basis_size: Option<String>,
@@ -128,7 +128,7 @@ pub fn params(hyper: &HyperArgs, n_samples: usize, data: Option<&Dataset>) -> Re
         (None, Some(c)) => c,
         (None, None) => 1.0,
     };
-    let grid = args.grid.as_deref().map(parse_grid).transpose()?;
+    let grid = args.shape.as_deref().map(parse_grid).transpose()?;
     let gamma = data.map(|d| gamma_scale(&d.features));
     let measures = args.similarity.iter().map(|s| parse_measure(s, args, grid, gamma)).collect::<Result<Vec<_>>>()?;
     if measures.is_empty() {
@@ -185,7 +185,7 @@ mod tests {
             similarity: vec![],
             shift: 2,
             local_shift: 1,
-            grid: None,
+            shape: None,
             basis_size: None,
             basis_selection: SelectionKind::Random,
         };

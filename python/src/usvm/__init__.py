@@ -14,7 +14,8 @@ pass the means as ``X`` and the covariances as ``X_cov`` to ``fit``.
 True
 """
 
+from ._besvm import BasisExpansion, BasisExpansionClassifier
 from ._estimators import GSUClassifier, LowRankCovariance
 from ._usvm import __version__
 
-__all__ = ["GSUClassifier", "LowRankCovariance", "__version__"]
+__all__ = ["BasisExpansion", "BasisExpansionClassifier", "GSUClassifier", "LowRankCovariance", "__version__"]

@@ -103,7 +103,7 @@ impl Block {
 }
 
 /// A fitted feature map: the basis, the measures, and each measure's normalisation statistics.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BasisExpansion {
     pub measures: Vec<Measure>,
     /// The basis vectors, one row each.

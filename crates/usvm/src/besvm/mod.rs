@@ -57,7 +57,7 @@ pub struct BeSvmParams {
 }
 
 /// A fitted BE-SVM: the feature map and the hyperplane(s) on it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BeSvmModel {
     pub expansion: BasisExpansion,
     /// Hyperplanes over the `expansion.n_outputs()` mapped features.

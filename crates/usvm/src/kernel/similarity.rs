@@ -53,6 +53,9 @@ impl Similarity for Kernel {
         self.cross_gram(a, b)
     }
     fn check(&self, _: usize) -> Result<()> {
+        if *self == Kernel::Precomputed {
+            return Err(invalid("similarity", "precomputed", "a precomputed Gram matrix has no similarity to a basis"));
+        }
         self.validate()
     }
 }
@@ -266,6 +269,7 @@ fn deformable(grid: Grid, h: usize, hl: usize, a: ArrayView2<f64>, b: ArrayView2
     let index = |dy: isize, dx: isize| ((dy + total as isize) as usize) * span + (dx + total as isize) as usize;
     let global = shifts(h);
     let local = shifts(hl);
+    let all_total = shifts(total);
     let mut out = Array2::zeros((na, nb));
     let pairs = na * nb;
     let chunk = 64;
@@ -280,19 +284,29 @@ fn deformable(grid: Grid, h: usize, hl: usize, a: ArrayView2<f64>, b: ArrayView2
                     let x = a.row(i);
                     let y = b.row(j);
                     let (x, y) = (x.as_slice().expect("standard layout"), y.as_slice().expect("standard layout"));
-                    // D_t(p) = φ(x, p)ᵀ φ(y, p + t), zero where p + t is outside the grid.
+                    // D_t(p) = φ(x, p)ᵀ φ(y, p + t), zero where p + t is outside the grid: per grid row, the
+                    // element-wise products of two contiguous runs of cells.
                     corr.iter_mut().for_each(|v| *v = 0.0);
-                    for (dy, dx) in shifts(total) {
+                    for &(dy, dx) in &all_total {
                         let dt = &mut corr[index(dy, dx) * cells..][..cells];
                         // Cells p with p + t inside: p in overlap(n, -t).
                         let (r0, r1) = overlap(height, -dy);
                         let (q0, q1) = overlap(width, -dx);
+                        if q0 >= q1 {
+                            continue;
+                        }
                         for r in r0..r1 {
                             let yr = (r as isize + dy) as usize;
-                            for q in q0..q1 {
-                                let yq = (q as isize + dx) as usize;
-                                dt[r * width + q] =
-                                    dot(&x[(r * width + q) * c..][..c], &y[(yr * width + yq) * c..][..c]);
+                            let yq0 = (q0 as isize + dx) as usize;
+                            let out = &mut dt[r * width + q0..r * width + q1];
+                            let xs = &x[(r * width + q0) * c..(r * width + q1) * c];
+                            let ys = &y[(yr * width + yq0) * c..(yr * width + yq0 + (q1 - q0)) * c];
+                            if c == 1 {
+                                out.iter_mut().zip(xs).zip(ys).for_each(|((o, a), b)| *o = a * b);
+                            } else {
+                                for ((o, a), b) in out.iter_mut().zip(xs.chunks_exact(c)).zip(ys.chunks_exact(c)) {
+                                    *o = dot(a, b);
+                                }
                             }
                         }
                     }
