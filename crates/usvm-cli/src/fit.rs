@@ -32,6 +32,7 @@ pub fn check(hyper: &HyperArgs, n_samples: usize) -> Result<()> {
         Method::Svm => crate::svm::check(hyper, n_samples),
         Method::KsvmIgsu => crate::ksvm_igsu::params(hyper, n_samples, 1).map(|_| ()),
         Method::SqhingeGsu => crate::sqhinge::params(hyper, n_samples).map(|_| ()),
+        Method::Besvm => crate::besvm::check(hyper, n_samples),
     }
 }
 
@@ -50,6 +51,7 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
         Method::Svm => crate::svm::fit(hyper, data),
         Method::KsvmIgsu => crate::ksvm_igsu::fit(hyper, data),
         Method::SqhingeGsu => crate::sqhinge::fit(hyper, data),
+        Method::Besvm => crate::besvm::fit(hyper, data),
     }
 }
 

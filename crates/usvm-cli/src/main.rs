@@ -1,5 +1,6 @@
 //! `usvm`: the command-line interface of the usvm library: `train`, `predict`, `cv` and `demo`.
 
+mod besvm;
 mod cv;
 mod demo;
 mod fit;

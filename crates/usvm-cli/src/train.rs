@@ -12,7 +12,7 @@ use usvm::model_selection::cross_val_decision_with;
 use usvm::solver::exact::ExactSettings;
 use usvm::solver::pegasos::SgdSettings;
 use usvm::svm::FitReport;
-use usvm::{Dataset, LinearMethod, LinearSvmParams, Model, ModelFile, Solver};
+use usvm::{Dataset, LinearMethod, LinearSvmParams, ModelFile, Solver};
 
 use crate::fit::{Fitted, fit, fit_model, method_name};
 use crate::input::{CovType, Input, InputArgs, check_two_classes, convert_covariances, read_weights};
@@ -37,6 +37,8 @@ pub enum Method {
     KsvmIgsu,
     /// Thesis ch. 5 squared-hinge layer under Gaussian inputs, one-vs-rest (--loss thesis|expected; exact = L-BFGS)
     SqhingeGsu,
+    /// BE-SVM: squared-hinge linear SVM on normalised similarities to a basis (indefinite measures allowed)
+    Besvm,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,6 +105,8 @@ pub struct HyperArgs {
     pub svm: crate::svm::SvmArgs,
     #[command(flatten)]
     pub ksvm_igsu: crate::ksvm_igsu::KsvmIgsuArgs,
+    #[command(flatten)]
+    pub besvm: crate::besvm::BeSvmArgs,
 }
 
 impl HyperArgs {
@@ -133,6 +137,7 @@ impl HyperArgs {
             Method::Svm => bail!("--method svm is a kernel method: it has no linear parameters"),
             Method::KsvmIgsu => bail!("ksvm-igsu is a kernel method, not a linear one"),
             Method::SqhingeGsu => bail!("sqhinge-gsu has its own parameters (crate::sqhinge::params)"),
+            Method::Besvm => bail!("--method besvm has its own parameters (crate::besvm::params)"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {
@@ -246,11 +251,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let (Fitted { model, reports, hyperparameters }, platt, train_seconds) = fitted?;
 
     let method = method_name(args.hyper.method);
-    let mut file = match &model {
-        Model::Linear(m) => ModelFile::from_linear(m, &method, hyperparameters),
-        Model::Kernel(m) => ModelFile::from_kernel(m, &method, hyperparameters),
-        Model::Mapped(m) => ModelFile::from_mapped(m, &method, hyperparameters),
-    };
+    let mut file = ModelFile::from_model(&model, &method, hyperparameters);
     file.platt = platt;
     let report = args.report.as_ref().map(|_| make_report(&method, model.classes(), &reports, train_seconds, data));
     let report_text = report.map(|r| serde_json::to_string_pretty(&r)).transpose()?;

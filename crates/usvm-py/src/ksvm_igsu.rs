@@ -8,7 +8,7 @@ use pyo3::types::PyDict;
 use usvm::solver::exact::ExactSettings;
 use usvm::solver::pegasos::SgdSettings;
 use usvm::svm::{Approximation, KernelIgsuParams};
-use usvm::{Kernel, Model, ModelFile, Solver};
+use usvm::{Kernel, ModelFile, Solver};
 
 use crate::{borrow_data, value_error};
 
@@ -80,11 +80,7 @@ fn fit_kernel_igsu<'py>(
     let (fit, json) = py
         .detach(|| {
             let fit = params.fit(&views.to_dataset(labels.to_vec())?)?;
-            let file = match &fit.model {
-                Model::Linear(m) => ModelFile::from_linear(m, "ksvm-igsu", Default::default()),
-                Model::Kernel(m) => ModelFile::from_kernel(m, "ksvm-igsu", Default::default()),
-                Model::Mapped(m) => ModelFile::from_mapped(m, "ksvm-igsu", Default::default()),
-            };
+            let file = ModelFile::from_model(&fit.model, "ksvm-igsu", Default::default());
             Ok::<_, usvm::Error>((fit, file.to_json()))
         })
         .map_err(value_error)?;

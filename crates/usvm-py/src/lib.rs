@@ -12,6 +12,7 @@
 //! `Features`/`Covariances` in the core would let C-ordered float64 arrays through with none. Errors of the
 //! core arrive as `ValueError` carrying the core's message; arrays of an unsupported type as `TypeError`.
 
+mod besvm;
 mod kernel_svm;
 mod ksvm_igsu;
 mod sqhinge;
@@ -592,5 +593,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ksvm_igsu::register(m)?;
     sqhinge::register(m)?;
     uncertainty::register(m)?;
+    besvm::register(m)?;
     Ok(())
 }

@@ -332,11 +332,8 @@ fn one_vs_rest_and_model_files() {
             let predicted = fit.model.predict(&data.features).unwrap();
             let correct = predicted.iter().zip(&labels).filter(|(a, b)| a == b).count();
             assert!(correct >= 85, "{approximation:?} {solver:?}: {correct}/90");
-            let file = match &fit.model {
-                Model::Kernel(m) => ModelFile::from_kernel(m, "ksvm-igsu", serde_json::json!({})),
-                Model::Mapped(m) => ModelFile::from_mapped(m, "ksvm-igsu", serde_json::json!({})),
-                Model::Linear(_) => unreachable!(),
-            };
+            assert!(matches!(fit.model, Model::Kernel(_) | Model::Mapped(_)));
+            let file = ModelFile::from_model(&fit.model, "ksvm-igsu", serde_json::json!({}));
             let back = ModelFile::from_json(&file.to_json()).unwrap().to_model().unwrap();
             assert_eq!(back, fit.model);
         }

@@ -14,6 +14,7 @@ pass the means as ``X`` and the covariances as ``X_cov`` to ``fit``.
 True
 """
 
+from ._besvm import BasisExpansion, BasisExpansionClassifier
 from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
@@ -27,6 +28,7 @@ from ._uncertainty import (
 )
 from ._usvm import __version__
 
+<<<<<<< HEAD
 __all__ = [
     "GSUClassifier",
     "GSUSquaredHingeClassifier",
@@ -40,3 +42,6 @@ __all__ = [
     "translation_covariance",
     "welch_pool",
 ]
+=======
+__all__ = ["BasisExpansion", "BasisExpansionClassifier", "GSUClassifier", "LowRankCovariance", "__version__"]
+>>>>>>> besvm

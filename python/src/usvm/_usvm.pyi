@@ -175,3 +175,42 @@ def se_to_variances(
     fraction: float | None = None,
 ) -> npt.NDArray[np.float64]:
     """Variances from standard errors: squared (``fraction=None``) or the WDBC range rule."""
+class BasisExpansionMap:
+    """A fitted BE-SVM feature map (``usvm::besvm::BasisExpansion``)."""
+
+    basis_indices: list[int]
+    n_outputs: int
+    def transform(self, x: _Floats | Any) -> npt.NDArray[np.float64]: ...
+
+class BeSvm:
+    """A fitted BE-SVM (``usvm::besvm::BeSvmModel``)."""
+
+    n_parameters: int
+    def decision_function(self, x: _Floats | Any) -> npt.NDArray[np.float64]: ...
+    def expansion(self) -> BasisExpansionMap: ...
+    def to_json(self, classes: list[int], hyperparameters: str = "{}") -> str: ...
+
+def fit_basis_expansion(x: _Floats | Any, params: str) -> BasisExpansionMap:
+    """Fits the map with ``params``, the JSON of ``usvm::besvm::BasisExpansionParams``."""
+
+def fit_besvm(
+    x: _Floats | Any, y: npt.NDArray[np.int64], params: str, *, sample_weight: _Floats | None = None
+) -> tuple[BeSvm, dict[str, Any]]:
+    """Fits BE-SVM with ``params`` (JSON of ``usvm::besvm::BeSvmParams``): ``(model, {coef, intercept,
+    classes, objective, n_iter, converged, gradient_norm})``."""
+
+def fit_squared_hinge(
+    x: _Floats | Any,
+    y: npt.NDArray[np.int64],
+    *,
+    c: float = 1.0,
+    fit_intercept: bool = True,
+    tol: float = 1e-10,
+    max_iter: int = 1000,
+    sample_weight: _Floats | None = None,
+) -> dict[str, Any]:
+    """``½‖w‖² + C Σ c_i max(0, 1 - y_i f(x_i))²`` (LIBLINEAR ``-s 2``; bias unregularised) by Newton;
+    ``objective`` is ``J = P/(C n)``."""
+
+def gamma_scale(x: _Floats | Any) -> float:
+    """``1/(n_features · Var x)``."""

@@ -68,10 +68,13 @@ pub struct ModelFile {
     pub support_vectors: Option<SupportVectors>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub feature_map: Option<FeatureMap>,
+    /// BE-SVM models only: the basis expansion (see `besvm_file`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis_expansion: Option<super::BasisExpansionFile>,
 }
 
 /// `coef` rows and intercepts in file form.
-fn coef_to_file(coef: &Array2<f64>, intercept: &[f64]) -> (Coef, Intercept) {
+pub(super) fn coef_to_file(coef: &Array2<f64>, intercept: &[f64]) -> (Coef, Intercept) {
     let rows: Vec<Vec<f64>> = coef.rows().into_iter().map(|r| r.to_vec()).collect();
     if rows.len() == 1 {
         (Coef::Binary(rows[0].clone()), Intercept::Binary(intercept[0]))
@@ -97,6 +100,7 @@ impl ModelFile {
             platt: None,
             support_vectors: None,
             feature_map: None,
+            basis_expansion: None,
         }
     }
 
@@ -120,6 +124,7 @@ impl ModelFile {
             platt: None,
             support_vectors: Some(support),
             feature_map: None,
+            basis_expansion: None,
         }
     }
 
@@ -137,10 +142,22 @@ impl ModelFile {
         file
     }
 
+    /// The file form of any model fitted by `method` with `hyperparameters`.
+    pub fn from_model(model: &Model, method: &str, hyperparameters: serde_json::Value) -> Self {
+        match model {
+            Model::Linear(m) => Self::from_linear(m, method, hyperparameters),
+            Model::Kernel(m) => Self::from_kernel(m, method, hyperparameters),
+            Model::Mapped(m) => Self::from_mapped(m, method, hyperparameters),
+            Model::BasisExpansion(m) => Self::from_basis_expansion(m, method, hyperparameters),
+        }
+    }
+
     /// The model stored in the file: a kernel model if it has support vectors, else a linear model.
     pub fn to_model(&self) -> Result<Model> {
         if self.feature_map.is_some() {
             self.to_mapped().map(Model::Mapped)
+        } else if self.basis_expansion.is_some() {
+            self.to_basis_expansion().map(Model::BasisExpansion)
         } else if self.support_vectors.is_some() {
             self.to_kernel().map(Model::Kernel)
         } else {
@@ -149,7 +166,7 @@ impl ModelFile {
     }
 
     /// Checks format and version, and returns the coefficient rows (each of `width` entries) and intercepts.
-    fn checked_coef(&self, width: usize, width_name: &str) -> Result<(Array2<f64>, Vec<f64>)> {
+    pub(super) fn checked_coef(&self, width: usize, width_name: &str) -> Result<(Array2<f64>, Vec<f64>)> {
         if self.format != FORMAT {
             return Err(Error::Format(format!("format is {:?}, expected {FORMAT:?}", self.format)));
         }
@@ -255,6 +272,9 @@ impl ModelFile {
         }
         if self.support_vectors.is_some() {
             return Err(Error::Format("this is a kernel model (it has support vectors), not a linear one".into()));
+        }
+        if self.basis_expansion.is_some() {
+            return Err(Error::Format("this is a BE-SVM model (it has a basis expansion), not a linear one".into()));
         }
         let (coef, intercept) = self.checked_coef(self.n_features, "n_features")?;
         Ok(LinearModel { classes: self.classes.clone(), coef, intercept })

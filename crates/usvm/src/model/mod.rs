@@ -1,5 +1,6 @@
 //! Fitted models: decision functions and predictions, and the JSON model file of DESIGN 6.
 
+mod besvm_file;
 mod file;
 mod kernel;
 mod linear;
@@ -7,6 +8,7 @@ mod mapped;
 
 use ndarray::Array2;
 
+pub use besvm_file::{BasisExpansionFile, BlockFile};
 pub use file::{Coef, Intercept, ModelFile, Platt, SupportVectors};
 pub use kernel::KernelModel;
 pub use linear::LinearModel;
@@ -22,6 +24,8 @@ pub enum Model {
     Kernel(KernelModel),
     /// A linear model on an explicit feature map (random Fourier features).
     Mapped(MappedModel),
+    /// BE-SVM: a linear model on a basis expansion.
+    BasisExpansion(crate::besvm::BeSvmModel),
 }
 
 impl Model {
@@ -30,6 +34,7 @@ impl Model {
             Model::Linear(m) => &m.classes,
             Model::Kernel(m) => &m.classes,
             Model::Mapped(m) => &m.linear.classes,
+            Model::BasisExpansion(m) => m.classes(),
         }
     }
 
@@ -38,6 +43,7 @@ impl Model {
             Model::Linear(m) => m.n_features(),
             Model::Kernel(m) => m.n_features(),
             Model::Mapped(m) => m.n_features(),
+            Model::BasisExpansion(m) => m.n_features(),
         }
     }
 
@@ -47,6 +53,7 @@ impl Model {
             Model::Linear(m) => m.coef.nrows(),
             Model::Kernel(m) => m.coef.nrows(),
             Model::Mapped(m) => m.linear.coef.nrows(),
+            Model::BasisExpansion(m) => m.linear.coef.nrows(),
         }
     }
 
@@ -55,6 +62,7 @@ impl Model {
             Model::Linear(m) => m.decision_function(x),
             Model::Kernel(m) => m.decision_function(x),
             Model::Mapped(m) => m.decision_function(x),
+            Model::BasisExpansion(m) => m.decision_function(x),
         }
     }
 
