@@ -6,7 +6,7 @@ Usage: python bench/kernel_svm.py [--repeat N] [--synthetic-n N]
 - digits (8x8, 1797 examples, 64 features scaled to [0, 1]), all 10 classes one-vs-rest, RBF: LIBSVM is run
   as 10 binary problems (class k against the rest), usvm as one one-vs-rest fit;
 scikit-learn's SVC (its LIBSVM fork with dense rows) is timed the same way, one binary problem per class.
-- synthetic: 20,000 examples, 10 features, two classes separated by a noisy sphere, RBF.
+- synthetic: 20,000 training (+5,000 test) examples, 10 features, two classes separated by a noisy sphere, RBF.
 Both sides: the same γ, C, tolerance (-e), cache size (-m) and shrinking; the times are training only
 (the best of --repeat runs), excluding LIBSVM's list conversion. Accuracy on a held-out split must agree.
 """
@@ -131,8 +131,9 @@ def main() -> None:
     print(f"kernel SVM training time, tolerance {eps}, cache {cache} MB, shrinking on, usvm threads {threads}")
     x, y = digits()
     run("digits 10-class OvR, γ=0.02, C=10", x, y, 0.02, 10.0, eps, cache, args.repeat)
-    x, y = synthetic(args.synthetic_n)
-    run(f"synthetic ℓ={args.synthetic_n} d=10, γ=0.1, C=1", x, y, 0.1, 1.0, eps, cache, args.repeat)
+    # 80% of the examples train: ℓ = --synthetic-n training examples.
+    x, y = synthetic(round(args.synthetic_n / 0.8))
+    run("synthetic sphere d=10, γ=0.1, C=1", x, y, 0.1, 1.0, eps, cache, args.repeat)
 
 
 if __name__ == "__main__":

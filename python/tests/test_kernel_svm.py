@@ -15,7 +15,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from usvm import KernelSVMClassifier
 
-libsvm = pytest.importorskip("libsvm.svmutil")
+try:
+    from libsvm import svmutil as libsvm
+except ImportError:  # the LIBSVM comparisons skip; everything else runs
+    libsvm = None
 
 DATASETS = Path(os.environ.get("USVM_DATASETS", "/work/shared/datasets"))
 EMBEDDED_WDBC = Path(__file__).resolve().parents[2] / "crates" / "usvm" / "data" / "breast_cancer.csv"
@@ -72,6 +75,8 @@ def load(name: str):
 @pytest.mark.parametrize("name,kernel,gamma,degree,coef0,C", CASES)
 def test_matches_libsvm_with_per_class_costs(name, kernel, gamma, degree, coef0, C):
     """LIBSVM -e 1e-10 with class weights -w1/-w-1 (per-example costs that depend on the class)."""
+    if libsvm is None:
+        pytest.skip("libsvm-official is not installed")
     x, y = load(name)
     t = {"linear": 0, "poly": 1, "rbf": 2}[kernel]
     yy = np.where(y == 1, 1, -1)

@@ -241,10 +241,10 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
                 s.fetch(i, l);
                 let (a, ci, upper) = (s.alpha[i], s.c[i], s.status[i] == Status::Upper);
                 let col = s.cache.column(i);
-                for k in 0..l {
-                    s.g[k] += a * col[k];
+                for ((g, g_bar), &q) in s.g.iter_mut().zip(s.g_bar.iter_mut()).zip(col) {
+                    *g += a * q;
                     if upper {
-                        s.g_bar[k] += ci * col[k];
+                        *g_bar += ci * q;
                     }
                 }
             }
@@ -493,12 +493,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
             for i in n..l {
                 self.fetch(i, n);
                 let col = self.cache.column(i);
-                let mut acc = 0.0;
-                for k in 0..n {
-                    if self.status[k] == Status::Free {
-                        acc += self.alpha[k] * col[k];
-                    }
-                }
+                let acc: f64 = (0..n).filter(|&k| self.status[k] == Status::Free).map(|k| self.alpha[k] * col[k]).sum();
                 self.g[i] += acc;
             }
         } else {
@@ -506,9 +501,9 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
                 if self.status[i] == Status::Free {
                     self.fetch(i, l);
                     let a = self.alpha[i];
-                    let col = self.cache.column(i);
-                    for k in n..l {
-                        self.g[k] += a * col[k];
+                    let col = &self.cache.column(i)[n..l];
+                    for (g, &q) in self.g[n..l].iter_mut().zip(col) {
+                        *g += a * q;
                     }
                 }
             }
