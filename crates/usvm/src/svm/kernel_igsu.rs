@@ -25,7 +25,7 @@
 //!
 //! **Large ℓ** ([`Approximation`]): Nyström or random Fourier features give an explicit `φ` with
 //! `φ(x)ᵀφ(z) ≈ k(x, z)`, and the same model is LSVM-iGSU on `φ(x_i)` with `σ_i² I`, at `O(ℓ m)` cost per pass
-//! instead of the exact route's `O(ℓ r²)` factorisation. See [`crate::kernel::feature_map`] for which to use.
+//! instead of the exact route's `O(ℓ r²)`–`O(ℓ³)` factorisation and `ℓ r` dense features. See [`crate::kernel::feature_map`] for which to use.
 //!
 //! ```
 //! use ndarray::array;
