@@ -1,6 +1,6 @@
 //! The three input formats of DESIGN 6, shared by `train`, `predict` and `cv`: exactly one of
 //! `--means M --labels L [--cov C]` (svm-gsu), `--data F [--var V]` (LIBSVM) or
-//! `--csv F [--var-csv V] [--label-col NAME]`.
+//! `--csv F [--var-csv V] [--label-col NAME] [--weight-col NAME]`.
 //!
 //! Every error names the file (and, for malformed content, the line and the field): missing files read
 //! `FILE: No such file or directory`, parse errors `FILE:LINE: field 'TOKEN': MESSAGE`.
@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
 use clap::Args;
-use usvm::io::{read_csv, read_csv_with_variances, read_libsvm, read_libsvm_with_variances, read_svmgsu};
+use usvm::io::{
+    read_csv, read_csv_weighted, read_csv_with_variances, read_libsvm, read_libsvm_with_variances, read_svmgsu,
+};
 use usvm::{Covariances, Dataset};
 
 #[derive(Args, Debug, Clone, Default)]
@@ -67,6 +69,14 @@ pub struct InputArgs {
         help_heading = "Input (exactly one of --means, --data, --csv)"
     )]
     pub label_col: Option<String>,
+    /// Name of a CSV column of per-example weights (relevance degrees, finite and ≥ 0; not a feature)
+    #[arg(
+        long = "weight-col",
+        value_name = "NAME",
+        requires = "csv",
+        help_heading = "Input (exactly one of --means, --data, --csv)"
+    )]
+    pub weight_col: Option<String>,
 }
 
 /// A loaded input.
@@ -150,9 +160,17 @@ impl InputArgs {
         if let Some(csv) = &self.csv {
             let source = name(csv);
             let label_col = self.label_col.as_deref();
-            let dataset = match &self.var_csv {
-                None => read_csv(open(csv)?, &source, label_col)?,
-                Some(var) => read_csv_with_variances(open(csv)?, &source, open(var)?, &name(var), label_col)?,
+            let dataset = match (&self.var_csv, self.weight_col.as_deref()) {
+                (None, None) => read_csv(open(csv)?, &source, label_col)?,
+                (Some(var), None) => read_csv_with_variances(open(csv)?, &source, open(var)?, &name(var), label_col)?,
+                (var, Some(weight_col)) => {
+                    let var_name = var.as_deref().map(name).unwrap_or_default();
+                    let var = match var {
+                        Some(v) => Some((open(v)?, var_name.as_str())),
+                        None => None,
+                    };
+                    read_csv_weighted(open(csv)?, &source, var, label_col, weight_col)?
+                }
             };
             return Ok(Input { dataset, labelled: true, label_source: source.clone(), feature_source: source });
         }

@@ -151,11 +151,14 @@ impl HyperArgs {
     }
 
     /// Loads the training input, applies --weights and --cov-type, and checks for two classes.
-    pub fn load(&self, input: &InputArgs) -> Result<Input> {
+    pub fn load(&self, input_args: &InputArgs) -> Result<Input> {
+        if self.weights.is_some() && input_args.weight_col.is_some() {
+            bail!("give the weights by --weights or by --weight-col, not both");
+        }
         let mut input = if self.method == Method::Svm && self.kernel.precomputed() {
-            input.load_precomputed()?
+            input_args.load_precomputed()?
         } else {
-            input.load(true)?
+            input_args.load(true)?
         };
         check_two_classes(&input)?;
         if let Some(path) = &self.weights {

@@ -5,7 +5,7 @@
 mod common;
 
 use ndarray::Array2;
-use usvm::kernel::feature_map::{KernelFactor, Nystroem, RandomFourier};
+use usvm::kernel::feature_map::{FACTOR_PANEL, KernelFactor, Nystroem, RandomFourier};
 use usvm::solver::exact::ExactSettings;
 use usvm::solver::pegasos::SgdSettings;
 use usvm::svm::{Approximation, GramOperator, KernelIgsuFit, KernelIgsuParams, KernelObjective, isotropic_variances};
@@ -399,4 +399,34 @@ fn bad_input_is_a_typed_error() {
     };
     let model = rff.fit(&data).unwrap().model;
     assert!(matches!(model.decision_function(&wide), Err(Error::DimensionMismatch { .. })));
+}
+
+#[test]
+fn blocked_dense_phase_matches_the_column_by_column_factor() {
+    // ℓ = 600 in 4-D with a narrow RBF: the rank passes ℓ/8 = 75, so the factor switches to the blocked phase
+    // (several panels, the trailing matrix compacted each time); stopped by the tolerance, by a rank cap in
+    // the middle of a panel, and run to full rank.
+    let data = iso_dataset(601, 600, 4, false);
+    let kernel = Kernel::Rbf { gamma: 2.0 };
+    let gram = kernel.gram(&data.features);
+    let scale = gram.diag().iter().fold(0.0f64, |m, v| m.max(*v));
+    for (tol, cap) in [(1e-6, 600), (1e-12, 230), (1e-14, 600)] {
+        let fast = KernelFactor::new(kernel, &data.features, tol, cap).unwrap();
+        let slow = KernelFactor::with_dense_switch(kernel, &data.features, tol, cap, false).unwrap();
+        assert!(fast.rank() > 2 * FACTOR_PANEL, "{tol}: rank {}", fast.rank());
+        assert!(fast.rank().abs_diff(slow.rank()) <= 2, "{tol}: {} vs {}", fast.rank(), slow.rank());
+        assert!(fast.rank() <= cap);
+        // Same pivots while the residual diagonal is well above rounding.
+        assert_eq!(fast.pivots[..100], slow.pivots[..100], "{tol}");
+        for f in [&fast, &slow] {
+            let llt = f.l.dot(&f.l.t());
+            let err = (&gram - &llt).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let bound = if cap < 600 { 2.0 * f.residual } else { 10.0 * tol * scale + 1e-12 };
+            assert!(err <= bound.max(1e-13), "{tol} {cap}: {err} vs residual {}", f.residual);
+            for (k, &p) in f.pivots.iter().enumerate() {
+                assert!(f.l.row(p).iter().skip(k + 1).all(|&v| v == 0.0));
+            }
+        }
+        assert!(common::rel_diff(fast.residual, slow.residual) < 1e-3 || fast.residual < 1e-12, "{tol}");
+    }
 }

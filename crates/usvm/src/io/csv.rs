@@ -17,7 +17,7 @@ use crate::uncertainty::Covariances;
 /// Reads a CSV file into a dataset with dense features. `label_col` names the label column (default:
 /// the last one).
 pub fn read_csv(data: impl BufRead, source: &str, label_col: Option<&str>) -> Result<Dataset, ParseError> {
-    read(data, source, None::<(&[u8], &str)>, label_col)
+    read(data, source, None::<(&[u8], &str)>, label_col, None)
 }
 
 /// Reads a CSV file and its variance CSV into a dataset with dense diagonal covariances.
@@ -28,7 +28,20 @@ pub fn read_csv_with_variances(
     variances_source: &str,
     label_col: Option<&str>,
 ) -> Result<Dataset, ParseError> {
-    read(data, source, Some((variances, variances_source)), label_col)
+    read(data, source, Some((variances, variances_source)), label_col, None)
+}
+
+/// [`read_csv`] / [`read_csv_with_variances`] with a column of relevance degrees `c_i`
+/// ([`Dataset::weights`]): the column named `weight_col` is not a feature (the variance CSV does not list
+/// it), and each of its fields must be a finite, non-negative number.
+pub fn read_csv_weighted<V: BufRead>(
+    data: impl BufRead,
+    source: &str,
+    variances: Option<(V, &str)>,
+    label_col: Option<&str>,
+    weight_col: &str,
+) -> Result<Dataset, ParseError> {
+    read(data, source, variances, label_col, Some(weight_col))
 }
 
 fn read<R: BufRead, V: BufRead>(
@@ -36,6 +49,7 @@ fn read<R: BufRead, V: BufRead>(
     source: &str,
     variances: Option<(V, &str)>,
     label_col: Option<&str>,
+    weight_col: Option<&str>,
 ) -> Result<Dataset, ParseError> {
     let mut lines = LineReader::new(data);
     let (header_line, names) = read_header(&mut lines, source)?;
@@ -45,10 +59,24 @@ fn read<R: BufRead, V: BufRead>(
             Loc { source, line: header_line }.err(name, format!("no such column (columns: {})", names.join(", ")))
         })?,
     };
-    if names.len() < 2 {
+    let weight = match weight_col {
+        None => None,
+        Some(name) => match names.iter().position(|c| c == name) {
+            None => {
+                return Err(Loc { source, line: header_line }
+                    .err(name, format!("no such column (columns: {})", names.join(", "))));
+            }
+            Some(c) if c == label => {
+                return Err(Loc { source, line: header_line }.err(name, "the weight column is the label column"));
+            }
+            Some(c) => Some(c),
+        },
+    };
+    let is_feature = |c: usize| c != label && Some(c) != weight;
+    if !(0..names.len()).any(is_feature) {
         return Err(Loc { source, line: header_line }.err(&names[0], "no feature columns besides the label column"));
     }
-    let features: Vec<&str> = (0..names.len()).filter(|&c| c != label).map(|c| names[c].as_str()).collect();
+    let features: Vec<&str> = (0..names.len()).filter(|&c| is_feature(c)).map(|c| names[c].as_str()).collect();
 
     let mut var = match variances {
         Some((reader, var_source)) => {
@@ -62,10 +90,18 @@ fn read<R: BufRead, V: BufRead>(
     let n = features.len();
     let mut x = Vec::new();
     let mut y = Vec::new();
+    let mut w = Vec::new();
     while let Some((line, fields)) = next_record(&mut lines, source, names.len())? {
         let loc = Loc { source, line };
         y.push(parse_label(loc, &fields[label])?);
-        for (_, f) in fields.iter().enumerate().filter(|&(c, _)| c != label) {
+        if let Some(c) = weight {
+            let v = parse_value(loc, &fields[c], &fields[c])?;
+            if v < 0.0 {
+                return Err(loc.err(&fields[c], "negative weight"));
+            }
+            w.push(v);
+        }
+        for (_, f) in fields.iter().enumerate().filter(|&(c, _)| is_feature(c)) {
             x.push(parse_value(loc, f, f)?);
         }
         if let Some((var_lines, var_source, var_label, v)) = &mut var {
@@ -94,8 +130,10 @@ fn read<R: BufRead, V: BufRead>(
             Covariances::diagonal(Array2::from_shape_vec((l, n), v).expect("ℓ rows of n variances"))
         }
     };
-    Ok(Dataset::dense(Array2::from_shape_vec((l, n), x).expect("ℓ rows of n features"), y)
-        .with_covariances(covariances))
+    let mut dataset = Dataset::dense(Array2::from_shape_vec((l, n), x).expect("ℓ rows of n features"), y)
+        .with_covariances(covariances);
+    dataset.weights = weight.map(|_| w);
+    Ok(dataset)
 }
 
 /// The first non-blank line: distinct column names.

@@ -27,7 +27,7 @@ mod precomputed;
 mod svmgsu;
 mod writers;
 
-pub use csv::{read_csv, read_csv_with_variances};
+pub use csv::{read_csv, read_csv_weighted, read_csv_with_variances};
 pub use libsvm::{read_libsvm, read_libsvm_with_variances, write_libsvm, write_libsvm_variances};
 pub use precomputed::read_libsvm_precomputed;
 pub use svmgsu::{SvmGsuData, read_svmgsu, read_svmgsu_model};

@@ -25,7 +25,7 @@
 //!
 //! **Large ℓ** ([`Approximation`]): Nyström or random Fourier features give an explicit `φ` with
 //! `φ(x)ᵀφ(z) ≈ k(x, z)`, and the same model is LSVM-iGSU on `φ(x_i)` with `σ_i² I`, at `O(ℓ m)` cost per pass
-//! instead of the exact route's `O(ℓ r²)` factorisation. See [`crate::kernel::feature_map`] for which to use.
+//! instead of the exact route's `O(ℓ r²)`–`O(ℓ³)` factorisation and `ℓ r` dense features. See [`crate::kernel::feature_map`] for which to use.
 //!
 //! ```
 //! use ndarray::array;
@@ -49,7 +49,7 @@ use super::linear::{FitReport, LinearMethod, LinearSvmParams, Solver};
 use crate::data::{Dataset, Features, dot};
 use crate::error::{Result, invalid};
 use crate::kernel::Kernel;
-use crate::kernel::feature_map::{FeatureMap, KernelFactor, Nystroem, RandomFourier};
+use crate::kernel::feature_map::{FeatureMap, KernelFactor, Nystroem, RandomFourier, solve_pivot_block};
 use crate::loss::{ExpectedHinge, MarginLoss};
 use crate::model::{KernelModel, LinearModel, MappedModel, Model};
 use crate::solver::exact::ExactSettings;
@@ -255,11 +255,13 @@ impl KernelIgsuParams {
             (Approximation::Exact, Solver::Sgd(settings)) => self.fit_sgd(data, &variances, &settings),
             (Approximation::Exact, Solver::Exact(_)) => {
                 let factor = KernelFactor::new(self.kernel, &data.features, FACTOR_TOL, data.n_samples())?;
-                let (linear, reports) = self.fit_linear(data, factor.l.clone(), &variances)?;
+                let lp = factor.pivot_block();
+                let KernelFactor { pivots, l, .. } = factor;
+                let (linear, reports) = self.fit_linear(data, l, &variances)?;
                 let mut coef = Array2::zeros((linear.coef.nrows(), data.n_samples()));
                 for (k, w) in linear.coef.rows().into_iter().enumerate() {
-                    let a = factor.pivot_coefficients(w.as_slice().expect("standard layout"));
-                    for (&p, v) in factor.pivots.iter().zip(a) {
+                    let a = solve_pivot_block(&lp, w.as_slice().expect("standard layout"));
+                    for (&p, v) in pivots.iter().zip(a) {
                         coef[[k, p]] = v;
                     }
                 }
