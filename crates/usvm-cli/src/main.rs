@@ -1,10 +1,11 @@
-//! `usvm`: the command-line interface of the usvm library: `train`, `predict`, `cv` and `demo`.
+//! `usvm`: the command-line interface of the usvm library: `train`, `predict`, `cv`, `demo` and `plot`.
 
 mod cv;
 mod demo;
 mod fit;
 mod input;
 mod output;
+mod plot;
 mod predict;
 mod train;
 
@@ -29,6 +30,8 @@ enum Command {
     Cv(cv::CvArgs),
     /// Reproduce the WDBC experiment (thesis Table 3.2) on the embedded breast-cancer data
     Demo(demo::DemoArgs),
+    /// Draw a figure (PNG or SVG): decision boundaries, precision-recall curves, sampling angle
+    Plot(plot::PlotArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Command::Predict(args) => predict::run(&args),
         Command::Cv(args) => cv::run(&args),
         Command::Demo(args) => demo::run(&args),
+        Command::Plot(args) => plot::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -291,7 +291,7 @@ impl Figure for BoundaryPlot {
 
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
+            .position(emptiest_corner(&self.gaussians, &ellipses, xr, yr))
             .legend_area_size(crate::legend_len(px) + (px * 0.5) as i32)
             .background_style(WHITE.mix(0.85))
             .border_style(BLACK.mix(0.5))
@@ -299,5 +299,37 @@ impl Figure for BoundaryPlot {
             .draw()
             .map_err(draw_error)?;
         Ok(())
+    }
+}
+
+/// The corner of the view whose 40% × 40% box holds the fewest means and ellipse points (for the legend;
+/// ties prefer upper right, upper left, lower right, lower left, in that order).
+fn emptiest_corner(
+    gaussians: &[Gaussian2],
+    ellipses: &[Vec<(f64, f64)>],
+    xr: (f64, f64),
+    yr: (f64, f64),
+) -> SeriesLabelPosition {
+    let (wx, wy) = (0.4 * (xr.1 - xr.0), 0.4 * (yr.1 - yr.0));
+    let origins = [(xr.1 - wx, yr.1 - wy), (xr.0, yr.1 - wy), (xr.1 - wx, yr.0), (xr.0, yr.0)];
+    // A mean weighs as much as a whole ellipse outline (96 points sampled every 8th).
+    let weighted = gaussians
+        .iter()
+        .map(|g| ((g.mean[0], g.mean[1]), 12))
+        .chain(ellipses.iter().flat_map(|e| e.iter().step_by(8).map(|&p| (p, 1))));
+    let mut counts = [0usize; 4];
+    for ((x, y), w) in weighted {
+        for (k, &(x0, y0)) in origins.iter().enumerate() {
+            if (x0..=x0 + wx).contains(&x) && (y0..=y0 + wy).contains(&y) {
+                counts[k] += w;
+            }
+        }
+    }
+    let best = (0..4).fold(0, |b, k| if counts[k] < counts[b] { k } else { b });
+    match best {
+        0 => SeriesLabelPosition::UpperRight,
+        1 => SeriesLabelPosition::UpperLeft,
+        2 => SeriesLabelPosition::LowerRight,
+        _ => SeriesLabelPosition::LowerLeft,
     }
 }
