@@ -301,7 +301,7 @@ fn read_angles(path: &Path) -> Result<Vec<AngleSeries>> {
             }
         };
         let n = num(samples)?;
-        if !(n > 0.0) {
+        if n <= 0.0 {
             return Err(err(k + 1, fields[samples], "column `samples`: must be positive (log axis)".into()));
         }
         let point =

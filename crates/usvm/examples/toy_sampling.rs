@@ -40,13 +40,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let mut csv = String::from("dim,samples,angle_mean,angle_min,angle_max,repeats\n");
     for dim in [2, 3] {
-        let experiment = SamplingExperiment {
-            set: ToySet { dim, ..Default::default() },
-            samples: samples.clone(),
-            repeats,
-            lambda,
-            ..Default::default()
-        };
+        let experiment =
+            SamplingExperiment { set: ToySet { dim, ..Default::default() }, samples: samples.clone(), repeats, lambda };
         let start = Instant::now();
         let outcome = experiment.run(&|| {})?;
         report(&experiment, &outcome, start.elapsed().as_secs_f64());

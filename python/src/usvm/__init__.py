@@ -15,6 +15,7 @@ True
 """
 
 from ._estimators import GSUClassifier, LowRankCovariance
+from ._plot import plot_angle, plot_boundary, plot_pr
 from ._usvm import __version__
 
-__all__ = ["GSUClassifier", "LowRankCovariance", "__version__"]
+__all__ = ["GSUClassifier", "LowRankCovariance", "__version__", "plot_angle", "plot_boundary", "plot_pr"]
