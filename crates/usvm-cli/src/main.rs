@@ -1,4 +1,4 @@
-//! `usvm`: the command-line interface of the usvm library: `train`, `predict`, `cv` and `demo`.
+//! `usvm`: the command-line interface of the usvm library: `train`, `predict`, `cv`, `demo` and `plot`.
 
 mod besvm;
 mod cv;
@@ -8,6 +8,7 @@ mod input;
 mod kernel_args;
 mod ksvm_igsu;
 mod output;
+mod plot;
 mod predict;
 mod sqhinge;
 mod svm;
@@ -37,6 +38,8 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Build uncertain inputs (means + covariances) from repeated observations, images, standard errors, series or feature maps
     Uncertainty(uncertainty::UncertaintyArgs),
+    /// Draw a figure (PNG or SVG): decision boundaries, precision-recall curves, sampling angle
+    Plot(plot::PlotArgs),
 }
 
 fn main() -> ExitCode {
@@ -56,6 +59,7 @@ fn main() -> ExitCode {
         Command::Cv(args) => cv::run(&args),
         Command::Demo(args) => demo::run(&args),
         Command::Uncertainty(args) => uncertainty::run(&args),
+        Command::Plot(args) => plot::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

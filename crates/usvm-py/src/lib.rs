@@ -15,6 +15,7 @@
 mod besvm;
 mod kernel_svm;
 mod ksvm_igsu;
+mod plot;
 mod sqhinge;
 mod uncertainty;
 
@@ -594,5 +595,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sqhinge::register(m)?;
     uncertainty::register(m)?;
     besvm::register(m)?;
+    plot::register(m)?;
     Ok(())
 }

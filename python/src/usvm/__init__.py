@@ -18,6 +18,7 @@ from ._besvm import BasisExpansion, BasisExpansionClassifier
 from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
+from ._plot import plot_angle, plot_boundary, plot_pr
 from ._sqhinge import GSUSquaredHingeClassifier
 from ._uncertainty import (
     block_pool,
@@ -28,8 +29,9 @@ from ._uncertainty import (
 )
 from ._usvm import __version__
 
-<<<<<<< HEAD
 __all__ = [
+    "BasisExpansion",
+    "BasisExpansionClassifier",
     "GSUClassifier",
     "GSUSquaredHingeClassifier",
     "KernelGSUClassifier",
@@ -38,10 +40,10 @@ __all__ = [
     "__version__",
     "block_pool",
     "gaussians_from_repeats",
+    "plot_angle",
+    "plot_boundary",
+    "plot_pr",
     "standard_errors_to_variances",
     "translation_covariance",
     "welch_pool",
 ]
-=======
-__all__ = ["BasisExpansion", "BasisExpansionClassifier", "GSUClassifier", "LowRankCovariance", "__version__"]
->>>>>>> besvm

@@ -214,3 +214,32 @@ def fit_squared_hinge(
 
 def gamma_scale(x: _Floats | Any) -> float:
     """``1/(n_features · Var x)``."""
+def render_boundary(
+    means: npt.NDArray[np.float64],
+    positive: list[bool],
+    covs: npt.NDArray[np.float64] | None,
+    lines: list[tuple[str, float, float, float]],
+    sigmas: float,
+    format: str,
+    width: int,
+    height: int,
+    title: str | None = None,
+) -> bytes:
+    """``usvm_plot::BoundaryPlot``: means ``(n, 2)``, covariances ``(n, 2, 2)`` or None, lines
+    ``(label, w1, w2, b)``; PNG or SVG bytes. Invalid figures raise ``ValueError``."""
+
+def render_pr(
+    curves: list[tuple[str, list[bool], list[float]]], format: str, width: int, height: int, title: str | None = None
+) -> bytes:
+    """``usvm_plot::PrPlot``: one precision-recall curve per ``(label, y_true, scores)``."""
+
+def render_angle(
+    series: list[tuple[str, list[float], list[float], list[float] | None, list[float] | None]],
+    references: list[tuple[str, float, float]],
+    format: str,
+    width: int,
+    height: int,
+    title: str | None = None,
+) -> bytes:
+    """``usvm_plot::AnglePlot``: curves ``(label, n, angle, low, high)`` on a log-N axis, reference points
+    ``(label, n, angle)``."""

@@ -25,9 +25,13 @@ enum Side {
 
 /// Active-set corrections tried before giving up.
 const MAX_PASSES: usize = 20;
+/// Largest margin set solved (its dense Gram matrix holds |M|² floats; at a generic optimum |M| ≤ n + 1,
+/// but the initial band can catch a large share of a big sample, e.g. LSVM-sampling's ℓN draws).
+const MAX_MARGIN: usize = 2000;
 
 /// The exact hinge-SVM solution near `theta` (`[w; b]`, or `w` without intercept), with the norm of its
-/// KKT residual, or `None` if the active-set iteration does not settle (degenerate margin sets). Examples
+/// KKT residual, or `None` if the active-set iteration does not settle (degenerate margin sets) or the margin
+/// set grows beyond `MAX_MARGIN` examples (the caller then keeps smoothing instead). Examples
 /// with `|d_i| ≤ band` at `theta` start in the margin set.
 pub fn polish(
     x: &Features,
@@ -59,6 +63,9 @@ pub fn polish(
     for _ in 0..MAX_PASSES {
         let margin: Vec<usize> = (0..l).filter(|&i| side[i] == Side::Margin).collect();
         let m = margin.len();
+        if m > MAX_MARGIN {
+            return None;
+        }
         // g = Σ_A (c_i/ℓ) y_i x_i and its bias part.
         let mut g = vec![0.0; n];
         let mut g_bias = 0.0;
