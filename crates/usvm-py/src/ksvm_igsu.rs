@@ -1,5 +1,5 @@
 //! Bindings of KSVM-iGSU: `fit_kernel_igsu` returns the model as the JSON model file (so that the Python
-//! estimator pickles as plain data) and `kernel_decision_function` evaluates such a model.
+//! estimator pickles as plain data) and `model_decision_function` evaluates such a model.
 
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -97,7 +97,7 @@ fn fit_kernel_igsu<'py>(
 
 /// The decision values `(n_samples, n_outputs)` of a model given as its JSON model file.
 #[pyfunction]
-fn kernel_decision_function<'py>(
+fn model_decision_function<'py>(
     py: Python<'py>,
     model: &str,
     x: &Bound<'py, PyAny>,
@@ -116,6 +116,6 @@ fn kernel_decision_function<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_kernel_igsu, m)?)?;
-    m.add_function(wrap_pyfunction!(kernel_decision_function, m)?)?;
+    m.add_function(wrap_pyfunction!(model_decision_function, m)?)?;
     Ok(())
 }

@@ -232,7 +232,7 @@ class KernelGSUClassifier(ClassifierMixin, BaseEstimator):
     def _scores(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
-        return np.asarray(_usvm.kernel_decision_function(self.model_, X))
+        return np.asarray(_usvm.model_decision_function(self.model_, X))
 
     def decision_function(self, X: Any) -> np.ndarray:
         """``f(x)``: shape (n_samples,) for two classes (``> 0`` means ``classes_[1]``), else
