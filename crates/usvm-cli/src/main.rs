@@ -20,7 +20,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "usvm", version, about = "Max-margin learning from uncertain data (LSVM-GSU and baselines)")]
+#[command(name = "usvm", version, about = "Max-margin learning from uncertain data (Gaussian, bounded, privileged and similarity-based examples)")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -28,7 +28,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Fit a linear classifier and write a JSON model file
+    /// Fit a classifier (any --method) and write a JSON model file
     Train(train::TrainArgs),
     /// Score examples with a model (usvm JSON or svm-gsu linear model file)
     Predict(predict::PredictArgs),
