@@ -362,7 +362,7 @@ impl Views<'_> {
                 Covariances::low_rank(factors, v.as_ref().map(FloatView::to_owned_c))
             }
         };
-        Ok(Dataset { features, labels, weights: self.weights.as_ref().map(to_vec), covariances })
+        Ok(Dataset { features, labels, weights: self.weights.as_ref().map(to_vec), covariances, privileged: None })
     }
 }
 

@@ -17,6 +17,8 @@
 //! assert!((k[[0, 1]] - (-0.5f64).exp()).abs() < 1e-15 && k[[0, 0]] == 1.0);
 //! ```
 
+pub mod gradient;
+
 use ndarray::{Array2, ArrayView2, Axis, s};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

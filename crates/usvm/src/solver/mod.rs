@@ -9,6 +9,7 @@ pub mod exact;
 pub mod hinge_polish;
 pub mod newton;
 pub mod pegasos;
+pub mod svmplus_qp;
 
 use serde::{Deserialize, Serialize};
 
