@@ -2,6 +2,8 @@
 //! the limits (λ = 0 is the slack variant of SVM+ eq. 8; ρ → 0 is the C-SVM; ρ → ∞ shares one slack),
 //! privileged information helping on the synthetic LUPI task, and bad input.
 
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use common::{normal, rel_diff, rng};

@@ -533,10 +533,10 @@ impl Ctx<'_> {
                 continue;
             }
             let mv = Self::make(kind, i, j, k);
-            if let Some((gain, t)) = self.gain(&mv, s) {
-                if best.as_ref().is_none_or(|b| gain > b.2) {
-                    best = Some((kind, mv, gain, t));
-                }
+            if let Some((gain, t)) = self.gain(&mv, s)
+                && best.as_ref().is_none_or(|b| gain > b.2)
+            {
+                best = Some((kind, mv, gain, t));
             }
         }
         let (kind, mut mv, mut gain, mut t) = best?;
@@ -564,10 +564,10 @@ impl Ctx<'_> {
                 if !ok {
                     continue;
                 }
-                if let Some((g, step)) = self.gain(&cand, s) {
-                    if g > gain {
-                        (mv, gain, t) = (cand, g, step);
-                    }
+                if let Some((g, step)) = self.gain(&cand, s)
+                    && g > gain
+                {
+                    (mv, gain, t) = (cand, g, step);
                 }
             }
         }
@@ -579,9 +579,9 @@ impl Ctx<'_> {
 fn kkt_intervals(s: &State<'_>, y: &[f64]) -> Intervals {
     let inf = f64::INFINITY;
     let mut it = Intervals { lo_pos: -inf, hi_pos: inf, lo_neg: -inf, hi_neg: inf, lo_star: -inf, hi_star: inf };
-    for i in 0..y.len() {
+    for (i, &yi) in y.iter().enumerate() {
         let v = -s.ga[i];
-        let (lo, hi) = if y[i] > 0.0 { (&mut it.lo_pos, &mut it.hi_pos) } else { (&mut it.lo_neg, &mut it.hi_neg) };
+        let (lo, hi) = if yi > 0.0 { (&mut it.lo_pos, &mut it.hi_pos) } else { (&mut it.lo_neg, &mut it.hi_neg) };
         if s.up(i) {
             *lo = lo.max(v);
         }

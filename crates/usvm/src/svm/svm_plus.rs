@@ -170,14 +170,13 @@ impl SvmPlusParams {
         let kernel = self.kernel.unwrap_or_else(|| default_gaussian(x));
         let kernel_star = self.kernel_star.unwrap_or_else(|| default_gaussian(x_star));
         let (mut a, mut b) = rayon::join(|| kernel.gram(x), || kernel_star.gram(x_star));
-        if let LupiMethod::Robust { lambda, .. } = self.method {
-            if lambda > 0.0 {
-                let n = x.n_samples() as f64;
-                let (h, h_star) =
-                    rayon::join(|| gradient_gram_sum(&kernel, x), || gradient_gram_sum(&kernel_star, x_star));
-                a.scaled_add(2.0 * lambda / n, &h);
-                b.scaled_add(2.0 * lambda / (n * self.rho), &h_star);
-            }
+        if let LupiMethod::Robust { lambda, .. } = self.method
+            && lambda > 0.0
+        {
+            let n = x.n_samples() as f64;
+            let (h, h_star) = rayon::join(|| gradient_gram_sum(&kernel, x), || gradient_gram_sum(&kernel_star, x_star));
+            a.scaled_add(2.0 * lambda / n, &h);
+            b.scaled_add(2.0 * lambda / (n * self.rho), &h_star);
         }
         LupiMatrices { a, b, kernel, kernel_star }
     }
