@@ -17,3 +17,9 @@ if python3 -c "import usvm" 2>/dev/null; then
   echo "== Python: GSUClassifier vs LinearSVC"
   python3 python/bench/bench_fit.py
 fi
+echo "== kernel SVM (SMO) on the 20,000-example synthetic problem"
+cargo run --quiet --release -p usvm --example bench_kernel_svm
+if python3 -c "import usvm, libsvm, sklearn" 2>/dev/null; then
+  echo "== kernel SVM: usvm vs LIBSVM vs scikit-learn SVC (CPU seconds)"
+  python3 bench/kernel_svm.py --repeat 1
+fi

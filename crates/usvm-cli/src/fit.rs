@@ -29,6 +29,10 @@ pub fn check(hyper: &HyperArgs, n_samples: usize) -> Result<()> {
         Method::Gsu | Method::Hinge | Method::Iso | Method::Sampling | Method::Power => {
             hyper.params(n_samples).map(|_| ())
         }
+        Method::Svm => crate::svm::check(hyper, n_samples),
+        Method::KsvmIgsu => crate::ksvm_igsu::params(hyper, n_samples, 1).map(|_| ()),
+        Method::SqhingeGsu => crate::sqhinge::params(hyper, n_samples).map(|_| ()),
+        Method::Besvm => crate::besvm::check(hyper, n_samples),
     }
 }
 
@@ -44,6 +48,10 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
                 hyperparameters: serde_json::to_value(&params)?,
             })
         }
+        Method::Svm => crate::svm::fit(hyper, data),
+        Method::KsvmIgsu => crate::ksvm_igsu::fit(hyper, data),
+        Method::SqhingeGsu => crate::sqhinge::fit(hyper, data),
+        Method::Besvm => crate::besvm::fit(hyper, data),
     }
 }
 

@@ -1,12 +1,18 @@
 //! `usvm`: the command-line interface of the usvm library: `train`, `predict`, `cv` and `demo`.
 
+mod besvm;
 mod cv;
 mod demo;
 mod fit;
 mod input;
+mod kernel_args;
+mod ksvm_igsu;
 mod output;
 mod predict;
+mod sqhinge;
+mod svm;
 mod train;
+mod uncertainty;
 
 use std::process::ExitCode;
 
@@ -29,6 +35,8 @@ enum Command {
     Cv(cv::CvArgs),
     /// Reproduce the WDBC experiment (thesis Table 3.2) on the embedded breast-cancer data
     Demo(demo::DemoArgs),
+    /// Build uncertain inputs (means + covariances) from repeated observations, images, standard errors, series or feature maps
+    Uncertainty(uncertainty::UncertaintyArgs),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +55,7 @@ fn main() -> ExitCode {
         Command::Predict(args) => predict::run(&args),
         Command::Cv(args) => cv::run(&args),
         Command::Demo(args) => demo::run(&args),
+        Command::Uncertainty(args) => uncertainty::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

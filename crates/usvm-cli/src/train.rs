@@ -12,7 +12,7 @@ use usvm::model_selection::cross_val_decision_with;
 use usvm::solver::exact::ExactSettings;
 use usvm::solver::pegasos::SgdSettings;
 use usvm::svm::FitReport;
-use usvm::{Dataset, LinearMethod, LinearSvmParams, Model, ModelFile, Solver};
+use usvm::{Dataset, LinearMethod, LinearSvmParams, ModelFile, Solver};
 
 use crate::fit::{Fitted, fit, fit_model, method_name};
 use crate::input::{CovType, Input, InputArgs, check_two_classes, convert_covariances, read_weights};
@@ -31,6 +31,14 @@ pub enum Method {
     Sampling,
     /// Power SVM: hinge at the best point of a ball of radius scale·√(tr Σ / n)
     Power,
+    /// Kernel SVM (C-SVC by SMO, LIBSVM's design; per-example C·c_i from --weights; one-vs-rest)
+    Svm,
+    /// KSVM-iGSU / RD-KSVM-iGSU: kernel SVM for isotropic Gaussians σ_i² I (σ_i² = tr Σ_i / n), weights = relevance degrees
+    KsvmIgsu,
+    /// Thesis ch. 5 squared-hinge layer under Gaussian inputs, one-vs-rest (--loss thesis|expected; exact = L-BFGS)
+    SqhingeGsu,
+    /// BE-SVM: squared-hinge linear SVM on normalised similarities to a basis (indefinite measures allowed)
+    Besvm,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,9 +94,19 @@ pub struct HyperArgs {
     /// Fit without an intercept b (default: an intercept is fitted)
     #[arg(long = "no-intercept")]
     pub no_intercept: bool,
+    #[command(flatten)]
+    pub sqhinge: crate::sqhinge::SqhingeArgs,
     /// Per-example weights c_i, one per line, in example order (labels-file order for svm-gsu) (default: all 1)
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
+    #[command(flatten)]
+    pub kernel: crate::kernel_args::KernelArgs,
+    #[command(flatten)]
+    pub svm: crate::svm::SvmArgs,
+    #[command(flatten)]
+    pub ksvm_igsu: crate::ksvm_igsu::KsvmIgsuArgs,
+    #[command(flatten)]
+    pub besvm: crate::besvm::BeSvmArgs,
 }
 
 impl HyperArgs {
@@ -116,6 +134,10 @@ impl HyperArgs {
             Method::Iso => LinearMethod::Iso,
             Method::Sampling => LinearMethod::Sampling { samples: self.samples, seed: self.seed },
             Method::Power => LinearMethod::Power { radius_scale: self.radius_scale },
+            Method::Svm => bail!("--method svm is a kernel method: it has no linear parameters"),
+            Method::KsvmIgsu => bail!("ksvm-igsu is a kernel method, not a linear one"),
+            Method::SqhingeGsu => bail!("sqhinge-gsu has its own parameters (crate::sqhinge::params)"),
+            Method::Besvm => bail!("--method besvm has its own parameters (crate::besvm::params)"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {
@@ -130,7 +152,11 @@ impl HyperArgs {
 
     /// Loads the training input, applies --weights and --cov-type, and checks for two classes.
     pub fn load(&self, input: &InputArgs) -> Result<Input> {
-        let mut input = input.load(true)?;
+        let mut input = if self.method == Method::Svm && self.kernel.precomputed() {
+            input.load_precomputed()?
+        } else {
+            input.load(true)?
+        };
         check_two_classes(&input)?;
         if let Some(path) = &self.weights {
             input.dataset.weights = Some(read_weights(path, input.dataset.n_samples())?);
@@ -225,10 +251,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let (Fitted { model, reports, hyperparameters }, platt, train_seconds) = fitted?;
 
     let method = method_name(args.hyper.method);
-    let mut file = match &model {
-        Model::Linear(m) => ModelFile::from_linear(m, &method, hyperparameters),
-        Model::Kernel(m) => ModelFile::from_kernel(m, &method, hyperparameters),
-    };
+    let mut file = ModelFile::from_model(&model, &method, hyperparameters);
     file.platt = platt;
     let report = args.report.as_ref().map(|_| make_report(&method, model.classes(), &reports, train_seconds, data));
     let report_text = report.map(|r| serde_json::to_string_pretty(&r)).transpose()?;

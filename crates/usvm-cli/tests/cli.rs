@@ -505,7 +505,7 @@ fn cv_grid() {
     assert_eq!(stdout.matches('*').count(), 2, "{stdout}"); // the mark and the legend
     assert_eq!(String::from_utf8_lossy(&run().stdout), stdout, "same seed, same table");
     // Bad grids are usage errors reported on one line.
-    for grid in ["gamma=1", "lambda=1e-3..1", "samples=1.5"] {
+    for grid in ["degree=1", "lambda=1e-3..1", "samples=1.5"] {
         let out = usvm(&["cv", "--method", "sampling", "--data", &data("train.svm"), "--grid", grid]);
         assert_eq!(out.status.code(), Some(1), "{grid}");
         assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{grid}");

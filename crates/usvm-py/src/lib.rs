@@ -12,6 +12,12 @@
 //! `Features`/`Covariances` in the core would let C-ordered float64 arrays through with none. Errors of the
 //! core arrive as `ValueError` carrying the core's message; arrays of an unsupported type as `TypeError`.
 
+mod besvm;
+mod kernel_svm;
+mod ksvm_igsu;
+mod sqhinge;
+mod uncertainty;
+
 use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
 use numpy::{
     IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
@@ -23,7 +29,7 @@ use usvm::solver::exact::ExactSettings;
 use usvm::solver::pegasos::SgdSettings;
 use usvm::{Covariances, CsrMatrix, Dataset, Features, LinearMethod, LinearModel, LinearSvmParams, Solver};
 
-fn value_error(e: usvm::Error) -> PyErr {
+pub(crate) fn value_error(e: usvm::Error) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
@@ -263,13 +269,13 @@ impl<'py> Cov<'py> {
 }
 
 /// Means, covariances and weights as borrowed from Python (alive while the GIL is released).
-struct Borrowed<'py> {
+pub(crate) struct Borrowed<'py> {
     means: Means<'py>,
     cov: Cov<'py>,
     weights: Option<Float<'py, Ix1>>,
 }
 
-fn borrow_data<'py>(
+pub(crate) fn borrow_data<'py>(
     x: &Bound<'py, PyAny>,
     cov: Option<&Bound<'py, PyAny>>,
     sample_weight: Option<&Bound<'py, PyAny>>,
@@ -285,7 +291,7 @@ fn borrow_data<'py>(
 
 /// Views of everything the core needs: `Send`, so that the one copy into the core's storage happens with
 /// the GIL released.
-struct Views<'a> {
+pub(crate) struct Views<'a> {
     means: MeansView<'a>,
     cov: CovView<'a>,
     weights: Option<FloatView<'a, Ix1>>,
@@ -306,7 +312,7 @@ enum CovView<'a> {
 }
 
 impl Borrowed<'_> {
-    fn views(&self) -> Views<'_> {
+    pub(crate) fn views(&self) -> Views<'_> {
         let means = match &self.means {
             Means::Dense(a) => MeansView::Dense(a.view()),
             Means::Sparse(m) => MeansView::Sparse(m.view()),
@@ -332,7 +338,7 @@ fn to_vec(a: &FloatView<'_, Ix1>) -> Vec<f64> {
 
 impl Views<'_> {
     /// The core's dataset: each array copied once into owned row-major f64.
-    fn to_dataset(&self, labels: Vec<i64>) -> usvm::Result<Dataset> {
+    pub(crate) fn to_dataset(&self, labels: Vec<i64>) -> usvm::Result<Dataset> {
         let features = match &self.means {
             MeansView::Dense(a) => Features::Dense(a.to_owned_c()),
             MeansView::Sparse(m) => Features::Sparse(m.to_matrix("features")?),
@@ -583,5 +589,10 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_platt, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_split, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_k_fold, m)?)?;
+    kernel_svm::register(m)?;
+    ksvm_igsu::register(m)?;
+    sqhinge::register(m)?;
+    uncertainty::register(m)?;
+    besvm::register(m)?;
     Ok(())
 }

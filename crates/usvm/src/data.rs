@@ -169,17 +169,25 @@ impl Features {
         }
     }
 
+    /// Dense rows must be contiguous (row-major) for the row kernels.
+    pub(crate) fn check_layout(&self) -> Result<()> {
+        match self {
+            Features::Dense(a) if !a.is_standard_layout() => {
+                Err(Error::Numerical("dense features must be in row-major layout".into()))
+            }
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn validate(&self) -> Result<()> {
         self.validate_as("features")
     }
 
     /// [`Features::validate`] naming the matrix `what` in errors.
     pub(crate) fn validate_as(&self, what: &'static str) -> Result<()> {
+        self.check_layout()?;
         match self {
             Features::Dense(a) => {
-                if !a.is_standard_layout() {
-                    return Err(Error::Numerical("dense features must be in row-major layout".into()));
-                }
                 for (i, row) in a.rows().into_iter().enumerate() {
                     if let Some(&v) = row.iter().find(|v| !v.is_finite()) {
                         return Err(Error::NonFinite { what, index: i, value: v });
@@ -208,7 +216,10 @@ pub struct Dataset {
 
 impl Dataset {
     /// A dataset with dense means and no uncertainty.
+    /// A dataset of dense means (copied to row-major layout if they are not already).
     pub fn dense(features: Array2<f64>, labels: Vec<i64>) -> Self {
+        let features =
+            if features.is_standard_layout() { features } else { features.as_standard_layout().into_owned() };
         Dataset {
             features: Features::Dense(features),
             labels,

@@ -22,6 +22,7 @@
 // `!(x > 0.0)` is deliberate throughout: unlike `x <= 0.0` it is also true for NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+pub mod besvm;
 pub mod calibration;
 pub mod data;
 pub mod error;
@@ -36,6 +37,7 @@ pub mod objective;
 pub mod solver;
 pub mod svm;
 pub mod uncertainty;
+pub mod uncertainty_models;
 
 pub use data::{CsrMatrix, Dataset, Features};
 pub use error::{Error, Result};

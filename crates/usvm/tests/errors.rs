@@ -158,3 +158,25 @@ fn zero_variance_everywhere_is_fine() {
     let fit = fit(&d).unwrap();
     assert!(fit.reports[0].converged);
 }
+
+#[test]
+fn column_major_features_are_an_error_at_prediction_not_a_panic() {
+    use ndarray::{Array2, ShapeBuilder};
+    use usvm::{Features, Kernel, KernelModel, LinearModel};
+    let fortran = Array2::from_shape_vec((3, 2).f(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+    let x = Features::Dense(fortran.clone());
+    let linear = LinearModel { classes: vec![0, 1], coef: ndarray::array![[1.0, -1.0]], intercept: vec![0.0] };
+    assert!(matches!(linear.decision_function(&x), Err(Error::Numerical(_))));
+    let support = Features::Dense(ndarray::array![[0.0, 1.0]]);
+    let kernel = KernelModel {
+        kernel: Kernel::Linear,
+        classes: vec![0, 1],
+        support,
+        coef: ndarray::array![[1.0]],
+        intercept: vec![0.0],
+    };
+    assert!(matches!(kernel.decision_function(&x), Err(Error::Numerical(_))));
+    // Dataset::dense copies to row-major, so fitting and predicting on it works.
+    let data = usvm::Dataset::dense(fortran, vec![0, 1, 1]);
+    assert!(linear.decision_function(&data.features).is_ok());
+}

@@ -14,7 +14,34 @@ pass the means as ``X`` and the covariances as ``X_cov`` to ``fit``.
 True
 """
 
+from ._besvm import BasisExpansion, BasisExpansionClassifier
 from ._estimators import GSUClassifier, LowRankCovariance
+from ._kernel import KernelGSUClassifier
+from ._kernel_svm import KernelSVMClassifier
+from ._sqhinge import GSUSquaredHingeClassifier
+from ._uncertainty import (
+    block_pool,
+    gaussians_from_repeats,
+    standard_errors_to_variances,
+    translation_covariance,
+    welch_pool,
+)
 from ._usvm import __version__
 
-__all__ = ["GSUClassifier", "LowRankCovariance", "__version__"]
+<<<<<<< HEAD
+__all__ = [
+    "GSUClassifier",
+    "GSUSquaredHingeClassifier",
+    "KernelGSUClassifier",
+    "KernelSVMClassifier",
+    "LowRankCovariance",
+    "__version__",
+    "block_pool",
+    "gaussians_from_repeats",
+    "standard_errors_to_variances",
+    "translation_covariance",
+    "welch_pool",
+]
+=======
+__all__ = ["BasisExpansion", "BasisExpansionClassifier", "GSUClassifier", "LowRankCovariance", "__version__"]
+>>>>>>> besvm

@@ -1,12 +1,12 @@
 """Type stubs of the compiled extension ``usvm._usvm`` (crates/usvm-py). Use :mod:`usvm` instead."""
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
 import scipy.sparse
 
-__all__ = ["__version__", "fit_linear", "objective", "fit_platt", "stratified_split", "stratified_k_fold"]
+__all__ = ["__version__", "fit_linear", "objective", "fit_platt", "stratified_split", "stratified_k_fold", "fit_kernel_igsu", "kernel_decision_function"]
 
 __version__: str
 
@@ -78,3 +78,139 @@ def stratified_split(
 def stratified_k_fold(labels: npt.NDArray[np.int64], k: int, seed: int = 0) -> list[npt.NDArray[np.uintp]]:
     """``usvm::model_selection::stratified_k_fold``: ``k`` seeded stratified test folds (each sorted) that
     partition the examples: the folds of the core's cross-validation."""
+
+def fit_kernel_svm(
+    x: _Floats | Any,
+    y: npt.NDArray[np.int64],
+    *,
+    sample_weight: _Floats | None = None,
+def fit_kernel_igsu(
+    x: object,
+    y: np.ndarray,
+    *,
+    cov: object = None,
+    sample_weight: np.ndarray | None = None,
+    kernel: str = "rbf",
+    gamma: float = 1.0,
+    degree: int = 3,
+    coef0: float = 0.0,
+    c: float = 1.0,
+    tol: float = 1e-3,
+    cache_mb: float = 200.0,
+    max_iter: int = 0,
+    shrinking: bool = True,
+) -> dict[str, Any]:
+    """Kernel SVM by SMO (per-example costs ``c·sample_weight_i``; one-vs-rest): ``support``, ``dual_coef``,
+    ``intercept``, ``classes``, per machine ``objective``, ``n_iter``, ``converged``, ``max_violation``,
+    ``n_support``, ``n_bounded``. A precomputed kernel takes LIBSVM's layout (serial number in column 0)."""
+
+def kernel_decision_function(
+    x: _Floats | Any,
+    support_vectors: _Floats | Any,
+    dual_coef: npt.NDArray[np.float64],
+    intercept: npt.NDArray[np.float64],
+    *,
+    kernel: str = "rbf",
+    gamma: float = 1.0,
+    degree: int = 3,
+    coef0: float = 0.0,
+) -> npt.NDArray[np.float64]:
+    """``f_k(x) = Σ_j dual_coef[k, j] k(x, s_j) + intercept[k]``, shape (n, K)."""
+    lam: float = 0.01,
+    fit_intercept: bool = True,
+    solver: str = "exact",
+    approximation: str = "exact",
+    n_components: int = 500,
+    tol: float = 1e-6,
+    max_iter: int = 1000,
+    iterations: int = 1000,
+    batch: int = 100,
+    seed: int = 0,
+) -> dict[str, object]: ...
+def kernel_decision_function(model: str, x: object) -> np.ndarray: ...
+def fit_sqhinge(
+    x: _Means,
+    y: npt.NDArray[np.int64],
+    *,
+    cov: _Cov = None,
+    sample_weight: _Floats | None = None,
+    loss: str = "expected",
+    lam: float = 0.01,
+    fit_intercept: bool = True,
+    solver: str = "lbfgs",
+    tol: float = 1e-6,
+    max_iter: int = 1000,
+    memory: int = 10,
+    iterations: int = 1000,
+    batch: int = 100,
+    seed: int = 0,
+) -> _FitResult:
+    """Fits ``usvm::svm::SquaredHingeGsuParams`` (thesis ch. 5; ``loss`` "expected" or "thesis", ``solver``
+    "lbfgs", "newton" or "sgd"; GIL released). Same result keys as ``fit_linear`` (no ``sigma_floor``)."""
+# uncertainty modelling (crates/usvm-py/src/uncertainty.rs; wrapped by usvm._uncertainty)
+def repeats_to_gaussians(
+    groups: list[npt.NDArray[np.float64]], form: str
+) -> tuple[npt.NDArray[np.float64], Any]:
+    """Means and unbiased covariances (full / diag / iso / list of low-rank factors) of each group."""
+
+def translation_factors(
+    images: npt.NDArray[np.float64], height: int, width: int, sigma_h: float, sigma_v: float
+) -> npt.NDArray[np.float64]:
+    """``(ℓ, n, 2)`` factors ``[σ_h ∂f/∂x, σ_v ∂f/∂y]`` of the Taylor translation covariances."""
+
+def welch_rows(
+    x: npt.NDArray[np.float64], segment_len: int, overlap: int, window: str, fs: float, detrend: bool, ddof: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """``(freqs, means, variances)`` of the Welch segment periodograms of every row."""
+
+def block_pool_map(
+    map: npt.NDArray[np.float64], block_height: int, block_width: int, ddof: int
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Flattened per-block, per-channel means and variances of one ``(H, W, C)`` map."""
+
+def se_to_variances(
+    means: npt.NDArray[np.float64],
+    se: npt.NDArray[np.float64],
+    reference: npt.NDArray[np.int64] | None = None,
+    fraction: float | None = None,
+) -> npt.NDArray[np.float64]:
+    """Variances from standard errors: squared (``fraction=None``) or the WDBC range rule."""
+class BasisExpansionMap:
+    """A fitted BE-SVM feature map (``usvm::besvm::BasisExpansion``)."""
+
+    basis_indices: list[int]
+    n_outputs: int
+    def transform(self, x: _Floats | Any) -> npt.NDArray[np.float64]: ...
+
+class BeSvm:
+    """A fitted BE-SVM (``usvm::besvm::BeSvmModel``)."""
+
+    n_parameters: int
+    def decision_function(self, x: _Floats | Any) -> npt.NDArray[np.float64]: ...
+    def expansion(self) -> BasisExpansionMap: ...
+    def to_json(self, classes: list[int], hyperparameters: str = "{}") -> str: ...
+
+def fit_basis_expansion(x: _Floats | Any, params: str) -> BasisExpansionMap:
+    """Fits the map with ``params``, the JSON of ``usvm::besvm::BasisExpansionParams``."""
+
+def fit_besvm(
+    x: _Floats | Any, y: npt.NDArray[np.int64], params: str, *, sample_weight: _Floats | None = None
+) -> tuple[BeSvm, dict[str, Any]]:
+    """Fits BE-SVM with ``params`` (JSON of ``usvm::besvm::BeSvmParams``): ``(model, {coef, intercept,
+    classes, objective, n_iter, converged, gradient_norm})``."""
+
+def fit_squared_hinge(
+    x: _Floats | Any,
+    y: npt.NDArray[np.int64],
+    *,
+    c: float = 1.0,
+    fit_intercept: bool = True,
+    tol: float = 1e-10,
+    max_iter: int = 1000,
+    sample_weight: _Floats | None = None,
+) -> dict[str, Any]:
+    """``½‖w‖² + C Σ c_i max(0, 1 - y_i f(x_i))²`` (LIBLINEAR ``-s 2``; bias unregularised) by Newton;
+    ``objective`` is ``J = P/(C n)``."""
+
+def gamma_scale(x: _Floats | Any) -> float:
+    """``1/(n_features · Var x)``."""

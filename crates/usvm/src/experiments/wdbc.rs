@@ -6,10 +6,11 @@
 //! `(0.8 · range_j · se_ij / max_train se_j)² / var_j` — its standard error `se` (column `10 + j`, a
 //! standard deviation) rescaled so that the training maximum is 80% of the training range of raw feature
 //! `j`, squared, then divided by the feature's training variance because the features are standardised —
-//! and every other feature `σ₀² = 1e-6`. Choose λ on the grid `2^-12..2^2` by stratified k-fold
+//! and every other feature `σ₀² = 1e-6` (the rescaling is
+//! [`StandardErrorRule::RangeScaled`]). Choose λ on the grid `2^-12..2^2` by stratified k-fold
 //! cross-validation accuracy on the training split (ties: the larger λ), refit, and score the test split.
 
-use ndarray::{Array2, Axis};
+use ndarray::{Array2, Axis, s};
 use rayon::prelude::*;
 
 use crate::data::Dataset;
@@ -17,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::model_selection::{cross_validate_path, stratified_split};
 use crate::svm::{LinearMethod, LinearSvmParams};
 use crate::uncertainty::Covariances;
+use crate::uncertainty_models::{StandardErrorRule, standard_errors_to_variances};
 
 const CSV: &str = include_str!("../../data/breast_cancer.csv");
 /// Variance of the features that have no standard-error column.
@@ -103,14 +105,15 @@ pub fn uncertain_dataset(x: &Array2<f64>, labels: &[i64], train: &[usize]) -> Da
     let std = xt.std_axis(Axis(0), 0.0).mapv(|s| if s > 0.0 { s } else { 1.0 });
     let z = (x - &mean) / &std;
     let mut var = Array2::from_elem(x.dim(), SIGMA0_SQ);
+    let scaled = standard_errors_to_variances(
+        x.slice(s![.., 0..10]),
+        x.slice(s![.., 10..20]),
+        Some(train),
+        StandardErrorRule::RangeScaled { fraction: 0.8 },
+    )
+    .expect("the embedded data is finite with non-negative standard errors");
     for j in 0..10 {
-        let col = xt.column(j);
-        let range = col.fold(f64::NEG_INFINITY, |a, &b| a.max(b)) - col.fold(f64::INFINITY, |a, &b| a.min(b));
-        let max_se = xt.column(10 + j).fold(0.0, |a: f64, &b| a.max(b));
-        let scale = if max_se > 0.0 { 0.8 * range / max_se } else { 0.0 };
-        for i in 0..x.nrows() {
-            var[[i, j]] = (scale * x[[i, 10 + j]]).powi(2) / (std[j] * std[j]);
-        }
+        var.column_mut(j).assign(&(&scaled.column(j) / (std[j] * std[j])));
     }
     Dataset::dense(z, labels.to_vec()).with_covariances(Covariances::diagonal(var))
 }

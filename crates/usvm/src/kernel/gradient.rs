@@ -36,6 +36,9 @@ use crate::data::Features;
 const BLOCK: usize = 128;
 
 /// `Σ_s H_s` by the closed forms of the module docs.
+///
+/// # Panics
+/// For [`Kernel::Precomputed`] (no gradient in `x`).
 pub fn gradient_gram_sum(kernel: &Kernel, x: &Features) -> Array2<f64> {
     let n = x.n_samples();
     match *kernel {
@@ -77,6 +80,7 @@ pub fn gradient_gram_sum(kernel: &Kernel, x: &Features) -> Array2<f64> {
             }
             t
         }
+        Kernel::Precomputed => panic!("a precomputed kernel has no gradient"),
     }
 }
 
@@ -106,6 +110,9 @@ fn product(a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
 }
 
 /// `∇_z k(x, z)` at `z` (the gradient in the second argument).
+///
+/// # Panics
+/// For [`Kernel::Precomputed`] (no gradient in `x`).
 pub fn kernel_gradient(kernel: &Kernel, x: &[f64], z: &[f64]) -> Vec<f64> {
     match *kernel {
         Kernel::Linear => x.to_vec(),
@@ -118,6 +125,7 @@ pub fn kernel_gradient(kernel: &Kernel, x: &[f64], z: &[f64]) -> Vec<f64> {
             let f = degree as f64 * gamma * (gamma * xz + coef0).powi(degree as i32 - 1);
             x.iter().map(|a| f * a).collect()
         }
+        Kernel::Precomputed => panic!("a precomputed kernel has no gradient"),
     }
 }
 

@@ -17,9 +17,11 @@
 mod expected_hinge;
 mod hinge;
 pub mod special;
+mod squared_hinge_gsu;
 
 pub use expected_hinge::ExpectedHinge;
 pub use hinge::{BallHinge, Hinge, SquaredHinge};
+pub use squared_hinge_gsu::{ExpectedSquaredHinge, ThesisSquaredHinge};
 
 /// Value and derivatives of a loss at `(d, σ)`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -6,14 +6,18 @@
 //! Kernel models also carry `"kernel": {"type": "rbf", "gamma": ...}` and
 //! `"support_vectors": {"dense": [[...], ...]}` (or `{"sparse": {"n_cols", "indptr", "indices", "values"}}`);
 //! their `coef` holds one expansion coefficient per support vector.
+//!
+//! Models on an explicit feature map (random Fourier features) carry `"feature_map": {"type": "fourier",
+//! "gamma", "omega": ..., "offset": [...]}`; their `coef` holds one weight per feature-space dimension.
 
 use ndarray::{Array2, ArrayView1};
 use serde::{Deserialize, Serialize};
 
-use super::{KernelModel, LinearModel, Model};
+use super::{KernelModel, LinearModel, MappedModel, Model};
 use crate::data::{CsrMatrix, Features};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
+use crate::kernel::feature_map::FeatureMap;
 
 pub const FORMAT: &str = "usvm-model";
 pub const VERSION: u32 = 1;
@@ -62,10 +66,15 @@ pub struct ModelFile {
     pub platt: Option<Platt>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub support_vectors: Option<SupportVectors>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub feature_map: Option<FeatureMap>,
+    /// BE-SVM models only: the basis expansion (see `besvm_file`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub basis_expansion: Option<super::BasisExpansionFile>,
 }
 
 /// `coef` rows and intercepts in file form.
-fn coef_to_file(coef: &Array2<f64>, intercept: &[f64]) -> (Coef, Intercept) {
+pub(super) fn coef_to_file(coef: &Array2<f64>, intercept: &[f64]) -> (Coef, Intercept) {
     let rows: Vec<Vec<f64>> = coef.rows().into_iter().map(|r| r.to_vec()).collect();
     if rows.len() == 1 {
         (Coef::Binary(rows[0].clone()), Intercept::Binary(intercept[0]))
@@ -90,6 +99,8 @@ impl ModelFile {
             hyperparameters,
             platt: None,
             support_vectors: None,
+            feature_map: None,
+            basis_expansion: None,
         }
     }
 
@@ -112,12 +123,42 @@ impl ModelFile {
             hyperparameters,
             platt: None,
             support_vectors: Some(support),
+            feature_map: None,
+            basis_expansion: None,
+        }
+    }
+
+    /// The file form of a linear model on a feature map, fitted by `method` with `hyperparameters`.
+    pub fn from_mapped(model: &MappedModel, method: &str, hyperparameters: serde_json::Value) -> Self {
+        let mut file = Self::from_linear(&model.linear, method, hyperparameters);
+        file.n_features = model.n_features();
+        file.feature_map = Some(model.map.clone());
+        // The kernel the map approximates, for the reader's information.
+        let kernel = match &model.map {
+            FeatureMap::Fourier(f) => Kernel::Rbf { gamma: f.gamma },
+            FeatureMap::Nystroem(m) => m.kernel,
+        };
+        file.kernel = Some(serde_json::to_value(kernel).expect("a kernel serialises"));
+        file
+    }
+
+    /// The file form of any model fitted by `method` with `hyperparameters`.
+    pub fn from_model(model: &Model, method: &str, hyperparameters: serde_json::Value) -> Self {
+        match model {
+            Model::Linear(m) => Self::from_linear(m, method, hyperparameters),
+            Model::Kernel(m) => Self::from_kernel(m, method, hyperparameters),
+            Model::Mapped(m) => Self::from_mapped(m, method, hyperparameters),
+            Model::BasisExpansion(m) => Self::from_basis_expansion(m, method, hyperparameters),
         }
     }
 
     /// The model stored in the file: a kernel model if it has support vectors, else a linear model.
     pub fn to_model(&self) -> Result<Model> {
-        if self.support_vectors.is_some() {
+        if self.feature_map.is_some() {
+            self.to_mapped().map(Model::Mapped)
+        } else if self.basis_expansion.is_some() {
+            self.to_basis_expansion().map(Model::BasisExpansion)
+        } else if self.support_vectors.is_some() {
             self.to_kernel().map(Model::Kernel)
         } else {
             self.to_linear().map(Model::Linear)
@@ -125,7 +166,7 @@ impl ModelFile {
     }
 
     /// Checks format and version, and returns the coefficient rows (each of `width` entries) and intercepts.
-    fn checked_coef(&self, width: usize, width_name: &str) -> Result<(Array2<f64>, Vec<f64>)> {
+    pub(super) fn checked_coef(&self, width: usize, width_name: &str) -> Result<(Array2<f64>, Vec<f64>)> {
         if self.format != FORMAT {
             return Err(Error::Format(format!("format is {:?}, expected {FORMAT:?}", self.format)));
         }
@@ -199,10 +240,41 @@ impl ModelFile {
         Ok(KernelModel { kernel, classes: self.classes.clone(), support, coef, intercept })
     }
 
+    /// The feature-map model stored in the file, after checking format, version, map and shapes.
+    pub fn to_mapped(&self) -> Result<MappedModel> {
+        let Some(map) = &self.feature_map else {
+            return Err(Error::Format("a feature-map model needs a \"feature_map\"".into()));
+        };
+        let ok = match map {
+            FeatureMap::Fourier(f) => {
+                f.gamma > 0.0
+                    && f.offset.len() == f.omega.nrows()
+                    && f.omega.iter().chain(&f.offset).chain([&f.gamma]).all(|v| v.is_finite())
+            }
+            FeatureMap::Nystroem(m) => {
+                m.kernel.validate().is_ok()
+                    && m.projection.nrows() == m.landmarks.n_samples()
+                    && m.projection.iter().all(|v| v.is_finite())
+                    && m.landmarks.validate().is_ok()
+            }
+        };
+        if !ok || map.n_features() != self.n_features {
+            return Err(Error::Format("malformed feature_map (shapes or values)".into()));
+        }
+        let (coef, intercept) = self.checked_coef(map.dim(), "the feature map's dimension")?;
+        Ok(MappedModel { map: map.clone(), linear: LinearModel { classes: self.classes.clone(), coef, intercept } })
+    }
+
     /// The linear model stored in the file, after checking format, version and shapes.
     pub fn to_linear(&self) -> Result<LinearModel> {
+        if self.feature_map.is_some() {
+            return Err(Error::Format("this is a feature-map model, not a linear one".into()));
+        }
         if self.support_vectors.is_some() {
             return Err(Error::Format("this is a kernel model (it has support vectors), not a linear one".into()));
+        }
+        if self.basis_expansion.is_some() {
+            return Err(Error::Format("this is a BE-SVM model (it has a basis expansion), not a linear one".into()));
         }
         let (coef, intercept) = self.checked_coef(self.n_features, "n_features")?;
         Ok(LinearModel { classes: self.classes.clone(), coef, intercept })

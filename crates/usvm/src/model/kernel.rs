@@ -45,6 +45,7 @@ impl KernelModel {
     /// `f_k(x_i)` for every example (rows) and output (columns). Inputs with fewer features than the model
     /// are read as zero-padded.
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
+        x.check_layout()?;
         if x.n_features() > self.n_features() {
             return Err(Error::DimensionMismatch {
                 what: "features at prediction",

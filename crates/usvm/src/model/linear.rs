@@ -22,6 +22,7 @@ impl LinearModel {
     }
 
     fn check(&self, x: &Features) -> Result<()> {
+        x.check_layout()?;
         if x.n_features() > self.n_features() {
             return Err(Error::DimensionMismatch {
                 what: "features at prediction",

@@ -1,14 +1,18 @@
 //! Fitted models: decision functions and predictions, and the JSON model file of DESIGN 6.
 
+mod besvm_file;
 mod file;
 mod kernel;
 mod linear;
+mod mapped;
 
 use ndarray::Array2;
 
+pub use besvm_file::{BasisExpansionFile, BlockFile};
 pub use file::{Coef, Intercept, ModelFile, Platt, SupportVectors};
 pub use kernel::KernelModel;
 pub use linear::LinearModel;
+pub use mapped::MappedModel;
 
 use crate::data::Features;
 use crate::error::Result;
@@ -18,6 +22,10 @@ use crate::error::Result;
 pub enum Model {
     Linear(LinearModel),
     Kernel(KernelModel),
+    /// A linear model on an explicit feature map (random Fourier features).
+    Mapped(MappedModel),
+    /// BE-SVM: a linear model on a basis expansion.
+    BasisExpansion(crate::besvm::BeSvmModel),
 }
 
 impl Model {
@@ -25,6 +33,8 @@ impl Model {
         match self {
             Model::Linear(m) => &m.classes,
             Model::Kernel(m) => &m.classes,
+            Model::Mapped(m) => &m.linear.classes,
+            Model::BasisExpansion(m) => m.classes(),
         }
     }
 
@@ -32,6 +42,8 @@ impl Model {
         match self {
             Model::Linear(m) => m.n_features(),
             Model::Kernel(m) => m.n_features(),
+            Model::Mapped(m) => m.n_features(),
+            Model::BasisExpansion(m) => m.n_features(),
         }
     }
 
@@ -40,6 +52,8 @@ impl Model {
         match self {
             Model::Linear(m) => m.coef.nrows(),
             Model::Kernel(m) => m.coef.nrows(),
+            Model::Mapped(m) => m.linear.coef.nrows(),
+            Model::BasisExpansion(m) => m.linear.coef.nrows(),
         }
     }
 
@@ -47,6 +61,8 @@ impl Model {
         match self {
             Model::Linear(m) => m.decision_function(x),
             Model::Kernel(m) => m.decision_function(x),
+            Model::Mapped(m) => m.decision_function(x),
+            Model::BasisExpansion(m) => m.decision_function(x),
         }
     }
 

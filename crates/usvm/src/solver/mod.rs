@@ -3,12 +3,19 @@
 //! - [`newton`]: Newton-CG with an exact line search, for smooth convex objectives;
 //! - [`exact`]: the exact linear solver — Newton on the objective with a floor `ε` on every `σ_i`,
 //!   driven down geometrically (continuation) so that zero covariances (the hinge) converge too;
-//! - [`pegasos`]: the thesis' mini-batch stochastic sub-gradient method (Algorithm 1).
+//! - [`lbfgs`]: limited-memory BFGS with a strong-Wolfe line search (first order; monotone on
+//!   non-convex objectives);
+//! - [`pegasos`]: the thesis' mini-batch stochastic sub-gradient method (Algorithm 1);
+//! - [`averaged_sgd`]: mini-batch SGD with a bounded first step and suffix averaging (squared hinges);
+//! - [`smo`]: LIBSVM's SMO (second-order working sets, shrinking, column cache) for SVM-type duals.
 
+pub mod averaged_sgd;
 pub mod exact;
 pub mod hinge_polish;
+pub mod lbfgs;
 pub mod newton;
 pub mod pegasos;
+pub mod smo;
 pub mod svmplus_qp;
 
 use serde::{Deserialize, Serialize};

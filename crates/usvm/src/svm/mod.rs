@@ -1,10 +1,19 @@
 //! Estimators: plain-data `*Params` validated at the top of `fit`, returning a separate fitted model.
 
+mod kernel_igsu;
+mod kernel_svm;
 mod linear;
+mod squared_hinge_gsu;
 mod subspace;
 pub mod svm_plus;
 mod transform;
 
+pub use kernel_igsu::{
+    Approximation, FACTOR_TOL, GRAM_CACHE_MAX, GramOperator, KernelIgsuFit, KernelIgsuParams, KernelObjective,
+    isotropic_variances,
+};
+pub use kernel_svm::{Gram, KernelSvmFit, KernelSvmParams, KernelSvmReport};
 pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
+pub use squared_hinge_gsu::{SquaredHingeGsuLoss, SquaredHingeGsuParams, SquaredHingeGsuSolver};
 pub use subspace::project_to_subspaces;
 pub use svm_plus::{LupiMethod, SvmPlusFit, SvmPlusParams};

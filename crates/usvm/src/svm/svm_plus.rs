@@ -153,6 +153,9 @@ impl SvmPlusParams {
             positive("sigma_prime", sigma_prime)?;
         }
         for k in self.kernel.iter().chain(&self.kernel_star) {
+            if *k == Kernel::Precomputed {
+                return Err(invalid("kernel", "precomputed", "is not supported by SVM+ (it needs x and x*)"));
+            }
             k.validate()?;
         }
         Ok(())

@@ -1,0 +1,106 @@
+//! `usvm train --method sqhinge-gsu`: both losses, both solvers, one-vs-rest on the three-class fixture,
+//! the model file read back by `usvm predict`, and bad input (one line, exit status, no model file).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn usvm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("usvm-sqhinge-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
+}
+
+#[test]
+fn trains_both_losses_and_solvers_one_vs_rest() {
+    let dir = temp_dir("train");
+    let (means, var) = (data("multi.svm"), data("multi.var.svm"));
+    let mut objectives = Vec::new();
+    for (loss, solver) in [("thesis", "exact"), ("expected", "exact"), ("expected", "sgd"), ("thesis", "sgd")] {
+        let model = dir.join(format!("{loss}-{solver}.json"));
+        let report = dir.join(format!("{loss}-{solver}.report.json"));
+        let (m, r) = (model.display().to_string(), report.display().to_string());
+        let args = [
+            "train",
+            "--method",
+            "sqhinge-gsu",
+            "--loss",
+            loss,
+            "--solver",
+            solver,
+            "--data",
+            &means,
+            "--var",
+            &var,
+            "--lambda",
+            "0.01",
+            "--iterations",
+            "3000",
+            "--batch",
+            "8",
+            "--model",
+            &m,
+            "--report",
+            &r,
+        ];
+        let out = usvm(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let report = read_json(&report);
+        assert_eq!(report["method"], "sqhinge-gsu");
+        assert_eq!(report["per_class"].as_array().unwrap().len(), 3);
+        if solver == "exact" {
+            assert_eq!(report["converged"], true);
+        }
+        objectives.push(report["objective"].as_f64().unwrap());
+        let file = read_json(&model);
+        assert_eq!(file["method"], "sqhinge-gsu");
+        assert_eq!(file["hyperparameters"]["loss"], loss);
+        assert_eq!(file["classes"].as_array().unwrap().len(), 3);
+        let (scores, metrics) = (dir.join("scores.txt"), dir.join("metrics.json"));
+        let (s, mt) = (scores.display().to_string(), metrics.display().to_string());
+        let out = usvm(&["predict", "--model", &m, "--data", &means, "--output", &s, "--metrics", &mt]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(read_json(&metrics)["accuracy"].as_f64().unwrap() > 0.8);
+    }
+    // The two losses are different objectives; SGD lands near L-BFGS on the convex one.
+    assert!((objectives[0] - objectives[1]).abs() > 1e-3);
+    assert!(objectives[2] >= objectives[1] * (1.0 - 1e-9) && objectives[2] <= 1.05 * objectives[1], "{objectives:?}");
+}
+
+#[test]
+fn bad_input_is_one_line_and_writes_no_model() {
+    let dir = temp_dir("bad");
+    let model = dir.join("model.json");
+    let m = model.display().to_string();
+    let means = data("multi.svm");
+    for (args, code, expect) in [
+        (vec!["--loss", "quadratic"], 2, "--loss"),
+        (vec!["--lambda=-1"], 1, "lambda"),
+        (vec!["--tol", "0"], 1, "tol"),
+        (vec!["--solver", "sgd", "--batch", "0"], 1, "batch"),
+        (vec!["--subspace-variance", "0.5"], 1, "--subspace-variance"),
+    ] {
+        let mut all = vec!["train", "--method", "sqhinge-gsu", "--data", &means, "--model", &m];
+        all.extend(args.iter().copied());
+        let out = usvm(&all);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(expect), "{args:?}: {stderr}");
+        assert!(!model.exists());
+    }
+}

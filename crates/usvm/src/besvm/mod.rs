@@ -1,0 +1,135 @@
+//! BE-SVM — the basis-expanding SVM of Aghazadeh & Carlsson ("Large scale, large margin classification
+//! using indefinite similarity measures"; DESIGN 2.7).
+//!
+//! A linear squared-hinge SVM ([`l2svm`], the paper's eq. 6) on the normalised similarities of each
+//! example to a basis chosen from the training set ([`basis`], eq. 3-4):
+//! `f(x) = wᵀφ(x) + b`. The similarities ([`crate::kernel::similarity`]) need not be positive definite:
+//! the model is linear in `φ`, so training is a convex problem whatever the measure, and its Gram matrix
+//! `φ(x_i)ᵀφ(x_j)` is positive semi-definite by construction. Multi-class: one-vs-rest. A model stores
+//! `B` basis vectors and `K·(Σ_m B_m + 1)` weights, against a kernel SVM's support vectors.
+//!
+//! Margin relation (paper 2.6): with unnormalised maps `φ̃`, the hinge loss and every training example as
+//! basis, `s = k`, BE-SVM is the kernel SVM with the Gram matrix `S_BXᵀS_BX = K²`: its dual optimum `β`
+//! gives `w = Σ y_i β_i φ̃(x_i)` and margin `(βᵀYK²Yβ)^{-1}`, against `(αᵀYKYα)^{-1}` for the kernel SVM.
+//!
+//! ```
+//! use ndarray::Array2;
+//! use usvm::Dataset;
+//! use usvm::besvm::{BasisExpansionParams, BasisSize, BeSvmParams};
+//! use usvm::kernel::similarity::Measure;
+//! let x = Array2::from_shape_fn((40, 2), |(i, j)| ((i * 7 + j * 3) % 11) as f64 / 11.0 + (i % 2) as f64);
+//! let labels: Vec<i64> = (0..40).map(|i| (i % 2) as i64).collect();
+//! let data = Dataset::dense(x, labels.clone());
+//! let params = BeSvmParams {
+//!     expansion: BasisExpansionParams {
+//!         measures: vec![Measure::Kernel(usvm::Kernel::Rbf { gamma: 1.0 })],
+//!         basis_size: BasisSize::Fraction(0.5),
+//!         ..Default::default()
+//!     },
+//!     ..Default::default()
+//! };
+//! let fit = params.fit(&data).unwrap();
+//! assert!(fit.reports[0].converged);
+//! assert_eq!(fit.model.predict(&data.features).unwrap(), labels);
+//! ```
+
+pub mod basis;
+pub mod kmedoids;
+pub mod l2svm;
+
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+
+pub use basis::{BasisExpansion, BasisExpansionParams, BasisSelection, BasisSize, Block, Normalisation};
+pub use l2svm::SquaredHingeSvmParams;
+
+use crate::data::{Dataset, Features};
+use crate::error::{Error, Result};
+use crate::model::LinearModel;
+use crate::svm::FitReport;
+
+/// Settings of BE-SVM: the feature map and the linear SVM on it.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct BeSvmParams {
+    pub expansion: BasisExpansionParams,
+    /// The paper uses `C = 1` for every measure and basis size (the normalisation makes that work).
+    pub svm: SquaredHingeSvmParams,
+}
+
+/// A fitted BE-SVM: the feature map and the hyperplane(s) on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BeSvmModel {
+    pub expansion: BasisExpansion,
+    /// Hyperplanes over the `expansion.n_outputs()` mapped features.
+    pub linear: LinearModel,
+}
+
+/// A fitted model and one solver report per binary problem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BeSvmFit {
+    pub model: BeSvmModel,
+    pub reports: Vec<FitReport>,
+}
+
+impl BeSvmParams {
+    /// Fits the map on the training features, then the squared-hinge SVM on the mapped training set.
+    pub fn fit(&self, data: &Dataset) -> Result<BeSvmFit> {
+        self.svm.validate()?;
+        data.validate()?;
+        let (expansion, mapped) = self.expansion.fit_transform(&data.features)?;
+        let mapped_data = Dataset {
+            features: Features::Dense(mapped),
+            labels: data.labels.clone(),
+            weights: data.weights.clone(),
+            covariances: crate::Covariances::None,
+            privileged: None,
+        };
+        let fit = self.svm.fit(&mapped_data)?;
+        Ok(BeSvmFit { model: BeSvmModel { expansion, linear: fit.model }, reports: fit.reports })
+    }
+}
+
+impl BeSvmModel {
+    pub fn classes(&self) -> &[i64] {
+        &self.linear.classes
+    }
+
+    pub fn n_features(&self) -> usize {
+        self.expansion.n_features()
+    }
+
+    /// `f_k(x_i)` for every example (rows) and output (columns).
+    pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
+        if x.n_features() != self.n_features() {
+            return Err(Error::DimensionMismatch {
+                what: "features at prediction",
+                expected: self.n_features(),
+                found: x.n_features(),
+            });
+        }
+        let mapped = Features::Dense(self.expansion.transform(x)?);
+        self.linear.decision_function(&mapped)
+    }
+
+    pub fn predict(&self, x: &Features) -> Result<Vec<i64>> {
+        Ok(crate::model::argmax_classes(self.classes(), &self.decision_function(x)?))
+    }
+
+    /// Numbers stored to predict: the basis vectors' entries plus the hyperplanes' weights and intercepts
+    /// (the normalisation's statistics, one mean per mapped feature and a scale per measure, are counted
+    /// too). The paper counts `B·(d+1)` for the basis, as for a kernel SVM's `n_sv·(d+1)`.
+    pub fn n_parameters(&self) -> usize {
+        let basis = self.expansion.basis.n_samples() * self.n_features();
+        let linear = self.linear.coef.len() + self.linear.intercept.len();
+        let stats: usize = self
+            .expansion
+            .blocks
+            .iter()
+            .map(|b| match b {
+                Block::Centred { mean, .. } => mean.len() + 1,
+                Block::Nystroem { projection } => projection.len(),
+            })
+            .sum();
+        basis + linear + stats
+    }
+}

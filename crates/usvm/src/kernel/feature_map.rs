@@ -1,0 +1,314 @@
+//! Explicit finite-dimensional feature maps `φ` with `φ(x)ᵀφ(z) ≈ k(x, z)`, so that a kernel method becomes a
+//! linear one on the rows `φ(x_i)`.
+//!
+//! - **Pivoted Cholesky** ([`KernelFactor`]): `K ≈ L Lᵀ`, `L` of shape `ℓ × r`, greedily pivoting on the
+//!   largest residual diagonal until it is at most `tol · max_i K_ii`. The pivots `P` act as landmarks:
+//!   `L = K[:, P] L_P⁻ᵀ` with `L_P` the (lower-triangular) pivot rows of `L`, so a weight vector `w` on the
+//!   rows of `L` is the kernel expansion `α_P = L_P⁻ᵀ w` on the pivots, with `αᵀKα = ‖w‖²` (to the residual).
+//!   Cost `O(ℓ r² + ℓ r n)`; `r` is the numerical rank (at most `n` for the linear kernel). With a tiny
+//!   tolerance this is the exact kernel problem, restricted to the span where `K` is not negligible.
+//! - **Nyström** ([`Nystroem`]): `m` landmarks `z_j` drawn uniformly without replacement (seeded),
+//!   `φ(x) = Λ^{-1/2} Uᵀ k_m(x)` with `K_mm = U Λ Uᵀ`, eigenvalues below `10⁻¹² λ_max` clipped (their
+//!   directions dropped). Then `φ(x)ᵀφ(z) = k_m(x)ᵀ K_mm⁺ k_m(z)`, exact on the landmarks; with `m = ℓ`
+//!   it reproduces `K` itself. A weight vector `w` is the expansion `α_m = U Λ^{-1/2} w` on the landmarks.
+//!   Cost `O(ℓ m n + m³)`; any kernel.
+//! - **Random Fourier features** ([`RandomFourier`], Rahimi & Recht 2007): for the RBF kernel
+//!   `exp(-γ‖x - z‖²)`, `φ_j(x) = √(2/D) cos(ω_jᵀx + β_j)`, `ω_j ~ N(0, 2γ I)`, `β_j ~ U[0, 2π)` (seeded);
+//!   `E[φ(x)ᵀφ(z)] = k(x, z)` with error `O(1/√D)` uniformly. Cost `O(ℓ D n)`, independent of the data.
+//!
+//! **Which to use.** Exact (pivoted Cholesky) while `ℓ` is a few thousand or the kernel's numerical rank is
+//! small (smooth RBF, linear, low-degree polynomial kernels): it is the exact solution. Nyström for large `ℓ`
+//! with any kernel: its error shrinks with the spectrum of `K` beyond the `m`-th eigenvalue, so a few hundred
+//! landmarks usually suffice, and the model is a kernel expansion over the landmarks. Random Fourier
+//! features only for the RBF kernel, when no training set should be kept (the map does not depend on the
+//! data) or `ℓ` is huge; they need more components than Nyström for the same accuracy (error `~1/√D`).
+//!
+//! ```
+//! use ndarray::array;
+//! use usvm::{Features, Kernel};
+//! use usvm::kernel::feature_map::Nystroem;
+//! let x = Features::Dense(array![[0.0, 1.0], [1.0, 1.0], [2.0, 0.5]]);
+//! let kernel = Kernel::Rbf { gamma: 0.5 };
+//! let map = Nystroem::fit(kernel, &x, 3, 0).unwrap(); // m = ℓ: exact
+//! let phi = map.transform(&x).unwrap();
+//! let k01 = phi.row(0).dot(&phi.row(1));
+//! assert!((k01 - kernel.eval(&[0.0, 1.0], &[1.0, 1.0])).abs() < 1e-10);
+//! ```
+
+use ndarray::{Array1, Array2, Axis};
+use rand::SeedableRng;
+use rand_distr::{Distribution, StandardNormal, Uniform};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::{Kernel, squared_norms};
+use crate::data::{Features, axpy};
+use crate::error::{Error, Result, invalid};
+
+/// Eigenvalues of `K_mm` below this fraction of the largest are clipped (Nyström).
+pub const NYSTROEM_CLIP: f64 = 1e-12;
+
+/// Rows per parallel block of the pivoted-Cholesky column update.
+const ROW_BLOCK: usize = 512;
+
+/// A pivoted-Cholesky factor `K ≈ L Lᵀ` of a training Gram matrix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelFactor {
+    /// The pivot examples, in pivoting order.
+    pub pivots: Vec<usize>,
+    /// `ℓ × r`; row `pivots[k]` is zero beyond column `k`.
+    pub l: Array2<f64>,
+    /// The largest residual diagonal `max_i (K - LLᵀ)_ii` at the end.
+    pub residual: f64,
+}
+
+impl KernelFactor {
+    /// Factors the Gram matrix of `x` until the largest residual diagonal is at most `tol · max_i K_ii`
+    /// (or the rank reaches `max_rank`). Only `r` kernel columns are ever computed.
+    pub fn new(kernel: Kernel, x: &Features, tol: f64, max_rank: usize) -> Result<KernelFactor> {
+        kernel.validate()?;
+        if !(tol >= 0.0 && tol.is_finite()) {
+            return Err(invalid("factor tolerance", tol, "must be finite and non-negative"));
+        }
+        let l = x.n_samples();
+        if l == 0 {
+            return Err(Error::Empty("no examples to factor"));
+        }
+        let norms = squared_norms(x);
+        let mut diag: Vec<f64> = (0..l)
+            .map(|i| {
+                let row = x.row_dense(i);
+                kernel.eval(&row, &row)
+            })
+            .collect();
+        let scale = diag.iter().fold(0.0f64, |m, &v| m.max(v));
+        let stop = tol * scale;
+        let mut is_pivot = vec![false; l];
+        let mut pivots = Vec::new();
+        let mut columns: Vec<Vec<f64>> = Vec::new();
+        let mut residual = scale;
+        while pivots.len() < max_rank.min(l) {
+            let (p, best) = (0..l).filter(|&i| !is_pivot[i]).fold((usize::MAX, f64::NEG_INFINITY), |(bi, bv), i| {
+                if diag[i] > bv { (i, diag[i]) } else { (bi, bv) }
+            });
+            residual = best.max(0.0);
+            if p == usize::MAX || !(best > stop) || best <= 0.0 {
+                break;
+            }
+            let mut col = vec![0.0; l];
+            kernel.column_into(x, &norms, p, &mut col);
+            let coeffs: Vec<f64> = columns.iter().map(|c| c[p]).collect();
+            let pivot = best.sqrt();
+            col.par_chunks_mut(ROW_BLOCK).enumerate().for_each(|(blk, chunk)| {
+                let start = blk * ROW_BLOCK;
+                for (c, &a) in columns.iter().zip(&coeffs) {
+                    if a != 0.0 {
+                        axpy(-a, &c[start..start + chunk.len()], chunk);
+                    }
+                }
+                chunk.iter_mut().for_each(|v| *v /= pivot);
+            });
+            for &q in &pivots {
+                col[q] = 0.0;
+            }
+            col[p] = pivot;
+            for (d, v) in diag.iter_mut().zip(&col) {
+                *d -= v * v;
+            }
+            diag[p] = 0.0;
+            is_pivot[p] = true;
+            pivots.push(p);
+            columns.push(col);
+        }
+        if pivots.len() == max_rank.min(l) {
+            residual = (0..l).filter(|&i| !is_pivot[i]).map(|i| diag[i]).fold(0.0, f64::max);
+        }
+        let r = columns.len();
+        let mut lmat = Array2::zeros((l, r));
+        for (j, c) in columns.iter().enumerate() {
+            lmat.column_mut(j).assign(&Array1::from(c.clone()));
+        }
+        Ok(KernelFactor { pivots, l: lmat, residual })
+    }
+
+    pub fn rank(&self) -> usize {
+        self.pivots.len()
+    }
+
+    /// `α_P = L_P⁻ᵀ w`: the coefficients on the pivots of the function whose values on the training rows
+    /// are `L w`.
+    pub fn pivot_coefficients(&self, w: &[f64]) -> Vec<f64> {
+        let r = self.rank();
+        let mut a = w[..r].to_vec();
+        // L_Pᵀ is upper triangular: (L_Pᵀ)[k, j] = L[pivots[j], k].
+        for k in (0..r).rev() {
+            let s: f64 = ((k + 1)..r).map(|j| self.l[[self.pivots[j], k]] * a[j]).sum();
+            a[k] = (a[k] - s) / self.l[[self.pivots[k], k]];
+        }
+        a
+    }
+}
+
+/// The Nyström feature map over `m` landmarks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Nystroem {
+    pub kernel: Kernel,
+    /// The landmark rows `z_j`.
+    pub landmarks: Features,
+    /// The training indices of the landmarks.
+    pub indices: Vec<usize>,
+    /// `U Λ^{-1/2}`, `m × k` (`k ≤ m` directions kept after clipping).
+    pub projection: Array2<f64>,
+}
+
+impl Nystroem {
+    /// Draws `min(components, ℓ)` landmarks from the rows of `x` with a seeded generator and factors `K_mm`.
+    pub fn fit(kernel: Kernel, x: &Features, components: usize, seed: u64) -> Result<Nystroem> {
+        kernel.validate()?;
+        if components == 0 {
+            return Err(invalid("components", 0, "must be at least 1"));
+        }
+        let l = x.n_samples();
+        if l == 0 {
+            return Err(Error::Empty("no examples for the Nyström landmarks"));
+        }
+        let m = components.min(l);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut indices = rand::seq::index::sample(&mut rng, l, m).into_vec();
+        indices.sort_unstable();
+        Self::with_landmarks(kernel, x, indices)
+    }
+
+    /// The map over the given training rows as landmarks.
+    pub fn with_landmarks(kernel: Kernel, x: &Features, indices: Vec<usize>) -> Result<Nystroem> {
+        let landmarks = x.select_rows(&indices);
+        let kmm = kernel.gram(&landmarks);
+        let (values, vectors) = crate::uncertainty::full_eigen(kmm.view())?;
+        let top = values.first().copied().unwrap_or(0.0);
+        let keep: Vec<usize> = (0..values.len()).filter(|&k| values[k] > NYSTROEM_CLIP * top && top > 0.0).collect();
+        if keep.is_empty() {
+            return Err(Error::Numerical("the landmarks' Gram matrix is zero".into()));
+        }
+        let projection =
+            Array2::from_shape_fn((indices.len(), keep.len()), |(i, c)| vectors[[i, keep[c]]] / values[keep[c]].sqrt());
+        Ok(Nystroem { kernel, landmarks, indices, projection })
+    }
+
+    /// Feature-space dimension `k`.
+    pub fn dim(&self) -> usize {
+        self.projection.ncols()
+    }
+
+    /// `φ(x_i)` for every row: `k_m(x_i)ᵀ U Λ^{-1/2}`.
+    pub fn transform(&self, x: &Features) -> Result<Array2<f64>> {
+        check_width(x, self.landmarks.n_features())?;
+        Ok(self.kernel.cross_gram(x, &self.landmarks).dot(&self.projection))
+    }
+
+    /// The expansion coefficients on the landmarks of the feature-space weight vector `w`: `U Λ^{-1/2} w`.
+    pub fn landmark_coefficients(&self, w: &[f64]) -> Vec<f64> {
+        self.projection.dot(&ndarray::ArrayView1::from(w)).to_vec()
+    }
+}
+
+/// Random Fourier features for the RBF kernel `exp(-γ‖x - z‖²)`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RandomFourier {
+    pub gamma: f64,
+    /// `ω_j`, one row each (`D × n`).
+    pub omega: Array2<f64>,
+    /// `β_j ∈ [0, 2π)`.
+    pub offset: Vec<f64>,
+}
+
+impl RandomFourier {
+    /// Draws `components` frequencies for inputs of `n_features` with a seeded generator.
+    pub fn new(kernel: Kernel, n_features: usize, components: usize, seed: u64) -> Result<RandomFourier> {
+        kernel.validate()?;
+        let Kernel::Rbf { gamma } = kernel else {
+            return Err(invalid("approximation", "fourier", "random Fourier features approximate the RBF kernel only"));
+        };
+        if components == 0 {
+            return Err(invalid("components", 0, "must be at least 1"));
+        }
+        if n_features == 0 {
+            return Err(Error::Empty("no features"));
+        }
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let sd = (2.0 * gamma).sqrt();
+        let omega = Array2::from_shape_simple_fn((components, n_features), || {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            sd * z
+        });
+        let uniform = Uniform::new(0.0, 2.0 * std::f64::consts::PI).expect("valid range");
+        let offset = (0..components).map(|_| uniform.sample(&mut rng)).collect();
+        Ok(RandomFourier { gamma, omega, offset })
+    }
+
+    pub fn dim(&self) -> usize {
+        self.omega.nrows()
+    }
+
+    /// `φ(x_i) = √(2/D) cos(Ω x_i + β)` for every row.
+    pub fn transform(&self, x: &Features) -> Result<Array2<f64>> {
+        check_width(x, self.omega.ncols())?;
+        let dim = self.dim();
+        let scale = (2.0 / dim as f64).sqrt();
+        let mut out = Array2::zeros((x.n_samples(), dim));
+        let blocks: Vec<_> = out.axis_chunks_iter_mut(Axis(0), 256).collect();
+        blocks.into_par_iter().enumerate().for_each(|(blk, mut rows)| {
+            for (r, mut row) in rows.rows_mut().into_iter().enumerate() {
+                let i = blk * 256 + r;
+                for (j, v) in row.iter_mut().enumerate() {
+                    let w = self.omega.row(j);
+                    *v = scale * (x.row_dot(i, w.as_slice().expect("standard layout")) + self.offset[j]).cos();
+                }
+            }
+        });
+        Ok(out)
+    }
+}
+
+/// An explicit feature map as stored in a model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum FeatureMap {
+    Nystroem(Nystroem),
+    Fourier(RandomFourier),
+}
+
+impl FeatureMap {
+    pub fn transform(&self, x: &Features) -> Result<Array2<f64>> {
+        match self {
+            FeatureMap::Nystroem(m) => m.transform(x),
+            FeatureMap::Fourier(m) => m.transform(x),
+        }
+    }
+
+    pub fn dim(&self) -> usize {
+        match self {
+            FeatureMap::Nystroem(m) => m.dim(),
+            FeatureMap::Fourier(m) => m.dim(),
+        }
+    }
+
+    /// Number of input features the map reads.
+    pub fn n_features(&self) -> usize {
+        match self {
+            FeatureMap::Nystroem(m) => m.landmarks.n_features(),
+            FeatureMap::Fourier(m) => m.omega.ncols(),
+        }
+    }
+}
+
+fn check_width(x: &Features, n: usize) -> Result<()> {
+    if x.n_features() > n {
+        return Err(Error::DimensionMismatch {
+            what: "features of the feature map",
+            expected: n,
+            found: x.n_features(),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,153 @@
+//! The model-file form of a BE-SVM: the usual keys (`"coef"` holds the hyperplanes over the mapped
+//! features, `"n_features"` the input width, `"kernel"` is null) plus
+//! `"basis_expansion": {"measures": [{"type": "rbf", "gamma": ...} | {"type": "rigid", "grid": {...},
+//! "shift": h} | ...], "basis": {"dense": [[...]]} | {"sparse": {...}}, "basis_indices": [...],
+//! "normalisation": [{"type": "centred", "mean": [...], "scale": m} | {"type": "nystroem",
+//! "projection": [[...]]}, ...]}` (one normalisation per measure).
+
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
+
+use super::file::{FORMAT, SupportVectors, VERSION, coef_to_file};
+use super::{LinearModel, ModelFile};
+use crate::besvm::{BasisExpansion, BeSvmModel, Block};
+use crate::data::Features;
+use crate::error::{Error, Result};
+use crate::kernel::similarity::{Measure, Similarity};
+
+/// One measure's normalisation in file form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "type")]
+pub enum BlockFile {
+    Centred { mean: Vec<f64>, scale: f64 },
+    Nystroem { projection: Vec<Vec<f64>> },
+}
+
+/// The feature map of a BE-SVM in file form.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BasisExpansionFile {
+    pub measures: Vec<Measure>,
+    pub basis: SupportVectors,
+    pub basis_indices: Vec<usize>,
+    pub normalisation: Vec<BlockFile>,
+}
+
+fn rows(a: &Array2<f64>) -> Vec<Vec<f64>> {
+    a.rows().into_iter().map(|r| r.to_vec()).collect()
+}
+
+impl ModelFile {
+    /// The file form of a BE-SVM fitted by `method` with `hyperparameters`.
+    pub fn from_basis_expansion(model: &BeSvmModel, method: &str, hyperparameters: serde_json::Value) -> Self {
+        let e = &model.expansion;
+        let (coef, intercept) = coef_to_file(&model.linear.coef, &model.linear.intercept);
+        let basis = match &e.basis {
+            Features::Dense(a) => SupportVectors::Dense(rows(a)),
+            Features::Sparse(m) => SupportVectors::Sparse(m.clone()),
+        };
+        let normalisation = e
+            .blocks
+            .iter()
+            .map(|b| match b {
+                Block::Centred { mean, scale } => BlockFile::Centred { mean: mean.clone(), scale: *scale },
+                Block::Nystroem { projection } => BlockFile::Nystroem { projection: rows(projection) },
+            })
+            .collect();
+        ModelFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            method: method.into(),
+            kernel: None,
+            n_features: e.n_features(),
+            classes: model.linear.classes.clone(),
+            coef,
+            intercept,
+            hyperparameters,
+            platt: None,
+            support_vectors: None,
+            feature_map: None,
+            basis_expansion: Some(BasisExpansionFile {
+                measures: e.measures.clone(),
+                basis,
+                basis_indices: e.basis_indices.clone(),
+                normalisation,
+            }),
+        }
+    }
+
+    /// The BE-SVM stored in the file, after checking the measures and every shape.
+    pub fn to_basis_expansion(&self) -> Result<BeSvmModel> {
+        let f = self
+            .basis_expansion
+            .as_ref()
+            .ok_or_else(|| Error::Format("a BE-SVM model needs \"basis_expansion\"".into()))?;
+        let fmt = |what: &str, e: Error| Error::Format(format!("basis_expansion.{what}: {e}"));
+        let basis = match &f.basis {
+            SupportVectors::Dense(r) => {
+                let mut a = Array2::zeros((r.len(), self.n_features));
+                for (i, row) in r.iter().enumerate() {
+                    if row.len() != self.n_features {
+                        return Err(Error::Format(format!(
+                            "basis vector {i} has {} entries, n_features is {}",
+                            row.len(),
+                            self.n_features
+                        )));
+                    }
+                    a.row_mut(i).assign(&ndarray::ArrayView1::from(row));
+                }
+                Features::Dense(a)
+            }
+            SupportVectors::Sparse(m) if m.n_cols == self.n_features => Features::Sparse(m.clone()),
+            SupportVectors::Sparse(m) => {
+                return Err(Error::Format(format!(
+                    "basis vectors have {} columns, n_features is {}",
+                    m.n_cols, self.n_features
+                )));
+            }
+        };
+        basis.validate().map_err(|e| fmt("basis", e))?;
+        let b = basis.n_samples();
+        if b == 0 || f.basis_indices.len() != b {
+            return Err(Error::Format(format!(
+                "{b} basis vectors and {} basis indices (need as many, at least one)",
+                f.basis_indices.len()
+            )));
+        }
+        if f.measures.is_empty() || f.measures.len() != f.normalisation.len() {
+            return Err(Error::Format(format!(
+                "{} measures and {} normalisations (need as many, at least one)",
+                f.measures.len(),
+                f.normalisation.len()
+            )));
+        }
+        for m in &f.measures {
+            m.check(self.n_features).map_err(|e| fmt("measures", e))?;
+        }
+        let mut blocks = Vec::with_capacity(f.normalisation.len());
+        for (k, n) in f.normalisation.iter().enumerate() {
+            blocks.push(match n {
+                BlockFile::Centred { mean, scale } => {
+                    if mean.len() != b || !(scale.is_finite() && *scale > 0.0) || mean.iter().any(|v| !v.is_finite()) {
+                        return Err(Error::Format(format!(
+                            "normalisation {k}: need {b} finite means and a positive scale"
+                        )));
+                    }
+                    Block::Centred { mean: mean.clone(), scale: *scale }
+                }
+                BlockFile::Nystroem { projection } => {
+                    if projection.iter().any(|r| r.len() != b || r.iter().any(|v| !v.is_finite())) {
+                        return Err(Error::Format(format!(
+                            "normalisation {k}: projection rows need {b} finite entries"
+                        )));
+                    }
+                    let a = Array2::from_shape_fn((projection.len(), b), |(r, c)| projection[r][c]);
+                    Block::Nystroem { projection: a }
+                }
+            });
+        }
+        let expansion =
+            BasisExpansion { measures: f.measures.clone(), basis, basis_indices: f.basis_indices.clone(), blocks };
+        let (coef, intercept) = self.checked_coef(expansion.n_outputs(), "the width of the basis expansion")?;
+        Ok(BeSvmModel { expansion, linear: LinearModel { classes: self.classes.clone(), coef, intercept } })
+    }
+}

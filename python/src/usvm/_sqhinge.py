@@ -1,0 +1,232 @@
+"""The uncertainty-aware squared-hinge classification layer of Tzelepis' thesis, chapter 5."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from . import _usvm
+from ._estimators import _FLOATS, _as_cov, _seed
+
+__all__ = ["GSUSquaredHingeClassifier"]
+
+_LOSSES = ("expected", "thesis")
+_SOLVERS = ("lbfgs", "newton", "sgd")
+
+
+class GSUSquaredHingeClassifier(ClassifierMixin, BaseEstimator):
+    r"""Linear one-vs-rest squared-hinge classifier for Gaussian inputs (thesis ch. 5, DESIGN 2.4).
+
+    Each example is ``X_i ~ N(x_i, Σ_i)`` (typically the mean and variance pooled over a feature map).
+    For class ``j`` with labels ``y_ij = ±1`` the margin violation ``D = 1 - y_ij(w_jᵀX_i + b_j)`` is
+    Gaussian with mean ``μ = 1 - y_ij(w_jᵀx_i + b_j)`` and variance ``σ² = w_jᵀΣ_i w_j``; each hyperplane
+    minimises
+
+    .. math::
+
+        J_j(w, b) = \frac{λ}{2}\|w\|^2 + \frac{1}{\sum_i c_i} \sum_i c_i\, L(μ_{ij}, σ_{ij})
+
+    with ``loss="expected"``: the exact, convex ``E[max(0, D)²] = (μ² + σ²)Φ(μ/σ) + μσφ(μ/σ)``, or
+    ``loss="thesis"``: eq. (5.11) ``Φ(μ/σ) μ²`` (the squared mean violation weighted by the probability of
+    misclassification; non-convex). Both equal the squared hinge ``max(0, μ)²`` when ``Σ_i = 0``, so without
+    ``X_cov`` this is LIBLINEAR's L2-loss SVM (``-s 2``) with an unregularised bias. Two classes give one
+    hyperplane (``f > 0`` means ``classes_[1]``), more one per class (prediction by the largest ``f_j``).
+
+    Parameters
+    ----------
+    lam : float, default=0.01
+        Regularisation λ > 0. Ignored when ``C`` is given.
+    C : float or None, default=None
+        If given, ``λ = 1 / (C · n_samples)`` (the C-form ``½‖w‖² + C Σ c_i L_i``).
+    loss : {"expected", "thesis"}, default="expected"
+    solver : {"lbfgs", "newton", "sgd"}, default="lbfgs"
+        ``"lbfgs"``: L-BFGS with a strong-Wolfe line search, stopping at ``‖∇J‖ ≤ tol · ‖∇J(0)‖``; its
+        objective trace (``objective_trace_``) is monotone, also for the non-convex thesis loss (strictly
+        decreasing until the decrease falls below round-off, within 1e-12 relative after that).
+        ``"newton"``: Newton-CG with an exact line search (``loss="expected"`` only). ``"sgd"``: mini-batch
+        SGD (``iterations`` steps of ``batch`` examples) with suffix averaging, seeded by ``random_state``.
+    tol : float, default=1e-6
+    max_iter : int, default=1000
+    iterations : int, default=1000
+    batch : int, default=100
+    fit_intercept : bool, default=True
+    random_state : int, RandomState instance or None, default=0
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    n_iter_ : int
+    objective_ : ndarray of shape (n_problems,)
+    objective_trace_ : list of ndarray
+        The objective after every solver iteration, per binary problem (L-BFGS only; empty for SGD).
+    converged_ : ndarray of bool, shape (n_problems,)
+    gradient_norm_ : ndarray of shape (n_problems,)
+    lam_ : float
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from usvm import GSUSquaredHingeClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.arange(90) % 3
+    >>> X = rng.normal(0, 1, (90, 4)) + 2.0 * np.eye(3, 4)[y]
+    >>> V = rng.uniform(0.1, 0.5, X.shape)   # per-feature variances (diagonal Σ_i)
+    >>> clf = GSUSquaredHingeClassifier(loss="thesis", lam=0.01).fit(X, y, X_cov=V)
+    >>> clf.coef_.shape, bool(clf.score(X, y) > 0.8)
+    ((3, 4), True)
+    >>> all(bool(t[-1] < t[0]) and bool(np.all(np.diff(t) <= 1e-12 * np.abs(t[:-1]))) for t in clf.objective_trace_)
+    True
+    """
+
+    def __init__(
+        self,
+        *,
+        lam: float = 0.01,
+        C: float | None = None,
+        loss: str = "expected",
+        solver: str = "lbfgs",
+        tol: float = 1e-6,
+        max_iter: int = 1000,
+        iterations: int = 1000,
+        batch: int = 100,
+        fit_intercept: bool = True,
+        random_state: Any = 0,
+    ) -> None:
+        self.lam = lam
+        self.C = C
+        self.loss = loss
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.iterations = iterations
+        self.batch = batch
+        self.fit_intercept = fit_intercept
+        self.random_state = random_state
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _check_params(self) -> None:
+        for name in ("lam", "C", "tol"):
+            value = getattr(self, name)
+            if name == "C" and value is None:
+                continue
+            if (
+                not isinstance(value, numbers.Real)
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or value <= 0
+            ):
+                raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+        for name in ("max_iter", "iterations", "batch"):
+            value = getattr(self, name)
+            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+        if self.loss not in _LOSSES:
+            raise ValueError(f"loss must be one of {_LOSSES}; got {self.loss!r}")
+        if self.solver not in _SOLVERS:
+            raise ValueError(f"solver must be one of {_SOLVERS}; got {self.solver!r}")
+        if self.solver == "newton" and self.loss == "thesis":
+            raise ValueError("solver='newton' needs the convex loss='expected'; use 'lbfgs' or 'sgd'")
+
+    def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None) -> GSUSquaredHingeClassifier:
+        """Fits the hyperplane(s).
+
+        ``X`` holds the example means (dense or CSR), ``X_cov`` their covariances in any form
+        :class:`GSUClassifier` accepts ((n,) isotropic, (n, d) diagonal or CSR, (n, d, d) full,
+        :class:`LowRankCovariance`), ``None`` for Σ = 0; ``sample_weight`` non-negative weights ``c_i``.
+        """
+        self._check_params()
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order=None, ensure_min_samples=1)
+        check_classification_targets(y)
+        n, d = X.shape
+        classes, y_enc = np.unique(y, return_inverse=True)
+        if len(classes) < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least 2 classes in the data, but the data "
+                f"contains only one class: {classes[0]!r}"
+            )
+        cov = _as_cov(X_cov, n, d)
+        sw = None
+        if sample_weight is not None:
+            sw = np.asarray(sample_weight, dtype=np.float64)
+            if sw.ndim == 0:
+                sw = np.full(n, float(sw))
+            if sw.shape != (n,):
+                raise ValueError(f"sample_weight must have shape ({n},); got {sw.shape}")
+            if not np.all(np.isfinite(sw)) or np.any(sw < 0):
+                raise ValueError("sample_weight must be finite and non-negative")
+            if not np.any(sw > 0):
+                raise ValueError("sample_weight is zero for every sample: at least one must be positive")
+            if len(np.unique(y_enc[sw > 0])) < 2:
+                raise ValueError("sample_weight leaves fewer than 2 classes with a positive weight")
+        if self.C is not None:
+            lam = 1.0 / (self.C * n)
+        else:
+            lam = float(self.lam)
+            if sw is not None:  # weighted mean: (1/Σc) Σ c_i L_i
+                sw = sw * (n / sw.sum())
+        result = _usvm.fit_sqhinge(
+            X,
+            np.asarray(y_enc, dtype=np.int64),
+            cov=cov,
+            sample_weight=sw,
+            loss=self.loss,
+            lam=lam,
+            fit_intercept=bool(self.fit_intercept),
+            solver=self.solver,
+            tol=float(self.tol),
+            max_iter=int(self.max_iter),
+            iterations=int(self.iterations),
+            batch=int(self.batch),
+            seed=_seed(self.random_state),
+        )
+        self.classes_ = classes
+        self.coef_ = result["coef"]
+        self.intercept_ = result["intercept"]
+        self.n_iter_ = int(max(result["n_iter"]))
+        self.objective_ = np.asarray(result["objective"], dtype=np.float64)
+        self.objective_trace_ = [np.asarray(t, dtype=np.float64) for t in result["objective_trace"]]
+        self.converged_ = np.asarray(result["converged"], dtype=bool)
+        self.gradient_norm_ = np.asarray(result["gradient_norm"], dtype=np.float64)
+        self.lam_ = lam
+        if self.solver != "sgd" and not self.converged_.all():
+            warnings.warn(
+                f"the {self.solver} solver stopped after {self.n_iter_} iterations with "
+                f"‖∇J‖ = {self.gradient_norm_.max():.3g} above tol={self.tol:g} × ‖∇J(0)‖ (max_iter reached, "
+                "or tol below the attainable accuracy)",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self
+
+    def _scores(self, X: Any) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
+        return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True)) + self.intercept_
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``f(x) = wᵀx + b``: shape (n_samples,) for two classes, (n_samples, n_classes) one-vs-rest."""
+        scores = self._scores(X)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X: Any) -> np.ndarray:
+        """``classes_[f > 0]`` for two classes, else ``classes_[argmax_j f_j]``."""
+        scores = self._scores(X)
+        if scores.shape[1] == 1:
+            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
