@@ -25,7 +25,9 @@
 //!
 //! Limits: as `ρ → 0` (and `K*` positive definite) the correction term forces `β = C − α`, and SVM+
 //! becomes the C-SVM (`0 ≤ α ≤ C`); as `ρ → ∞` the correcting function is the constant `b*`, one slack
-//! shared by all examples (the dual keeps only `Σ α_i ≤ Σ C_i`).
+//! shared by all examples (the dual keeps only `Σ α_i ≤ Σ C_i`). Issue #7 says the plain SVM is the
+//! `ρ → ∞` limit; with `ρ` weighting `‖w*‖²` as here (the `1/(2ρ)` on the `K*` term of the dual, paper 004
+//! eq. 2's form) it is the `ρ → 0` limit, and the tests check that.
 //!
 //! Kernels default to the Gaussian `exp(−γ‖·‖²)` with `γ = 1/D`, `D` the mean squared distance between
 //! distinct training rows (of `x` for `k`, of `x*` for `k*`; `γ = 1` if all rows coincide). More than
