@@ -11,6 +11,7 @@ mod output;
 mod predict;
 mod sqhinge;
 mod svm;
+mod svm_plus;
 mod train;
 mod uncertainty;
 
