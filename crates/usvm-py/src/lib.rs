@@ -16,6 +16,7 @@ mod besvm;
 mod kernel_svm;
 mod ksvm_igsu;
 mod sqhinge;
+mod svm_plus;
 mod uncertainty;
 
 use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
@@ -594,5 +595,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sqhinge::register(m)?;
     uncertainty::register(m)?;
     besvm::register(m)?;
+    svm_plus::register(m)?;
     Ok(())
 }
