@@ -19,6 +19,7 @@ from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
 from ._sqhinge import GSUSquaredHingeClassifier
+from ._svm_plus import RobustSVMPlusClassifier, SVMPlusClassifier
 from ._uncertainty import (
     block_pool,
     gaussians_from_repeats,
@@ -28,13 +29,16 @@ from ._uncertainty import (
 )
 from ._usvm import __version__
 
-<<<<<<< HEAD
 __all__ = [
+    "BasisExpansion",
+    "BasisExpansionClassifier",
     "GSUClassifier",
     "GSUSquaredHingeClassifier",
     "KernelGSUClassifier",
     "KernelSVMClassifier",
     "LowRankCovariance",
+    "RobustSVMPlusClassifier",
+    "SVMPlusClassifier",
     "__version__",
     "block_pool",
     "gaussians_from_repeats",
@@ -42,6 +46,3 @@ __all__ = [
     "translation_covariance",
     "welch_pool",
 ]
-=======
-__all__ = ["BasisExpansion", "BasisExpansionClassifier", "GSUClassifier", "LowRankCovariance", "__version__"]
->>>>>>> besvm
