@@ -24,5 +24,5 @@ if python3 -c "import usvm, libsvm, sklearn" 2>/dev/null; then
   python3 bench/kernel_svm.py --repeat 1
 fi
 echo "== SVM+ dual: dedicated SMO vs Clarabel (n = 500), and the n = 300 R-SVM+ check kept out of CI"
-cargo run --quiet --release -p usvm --example bench_svmplus 500 --clarabel-limit 3000
+cargo run --quiet --release -p usvm --example bench_svmplus 500 --clarabel-limit 400
 cargo test --quiet --release -p usvm --test svm_plus -- --ignored
