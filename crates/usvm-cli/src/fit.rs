@@ -33,6 +33,7 @@ pub fn check(hyper: &HyperArgs, n_samples: usize) -> Result<()> {
         Method::KsvmIgsu => crate::ksvm_igsu::params(hyper, n_samples, 1).map(|_| ()),
         Method::SqhingeGsu => crate::sqhinge::params(hyper, n_samples).map(|_| ()),
         Method::Besvm => crate::besvm::check(hyper, n_samples),
+        Method::Svmplus | Method::Rsvmplus => crate::svm_plus::check(hyper, n_samples),
     }
 }
 
@@ -52,6 +53,7 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
         Method::KsvmIgsu => crate::ksvm_igsu::fit(hyper, data),
         Method::SqhingeGsu => crate::sqhinge::fit(hyper, data),
         Method::Besvm => crate::besvm::fit(hyper, data),
+        Method::Svmplus | Method::Rsvmplus => crate::svm_plus::fit(hyper, data),
     }
 }
 

@@ -12,6 +12,7 @@ mod plot;
 mod predict;
 mod sqhinge;
 mod svm;
+mod svm_plus;
 mod train;
 mod uncertainty;
 
@@ -20,7 +21,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "usvm", version, about = "Max-margin learning from uncertain data (Gaussian, bounded, privileged and similarity-based examples)")]
+#[command(
+    name = "usvm",
+    version,
+    about = "Max-margin learning from uncertain data (Gaussian, bounded, privileged and similarity-based examples)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -39,6 +39,10 @@ pub enum Method {
     SqhingeGsu,
     /// BE-SVM: squared-hinge linear SVM on normalised similarities to a basis (indefinite measures allowed)
     Besvm,
+    /// SVM+: kernel SVM learning with privileged features x* (--privileged) through a correcting space
+    Svmplus,
+    /// R-SVM+: SVM+ with the robust gradient regulariser (--robust-lambda, --sigma-prime)
+    Rsvmplus,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,6 +111,8 @@ pub struct HyperArgs {
     pub ksvm_igsu: crate::ksvm_igsu::KsvmIgsuArgs,
     #[command(flatten)]
     pub besvm: crate::besvm::BeSvmArgs,
+    #[command(flatten)]
+    pub svm_plus: crate::svm_plus::SvmPlusArgs,
 }
 
 impl HyperArgs {
@@ -138,6 +144,7 @@ impl HyperArgs {
             Method::KsvmIgsu => bail!("ksvm-igsu is a kernel method, not a linear one"),
             Method::SqhingeGsu => bail!("sqhinge-gsu has its own parameters (crate::sqhinge::params)"),
             Method::Besvm => bail!("--method besvm has its own parameters (crate::besvm::params)"),
+            Method::Svmplus | Method::Rsvmplus => bail!("svmplus/rsvmplus are kernel methods (crate::svm_plus)"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {
@@ -151,16 +158,17 @@ impl HyperArgs {
     }
 
     /// Loads the training input, applies --weights and --cov-type, and checks for two classes.
-    pub fn load(&self, input_args: &InputArgs) -> Result<Input> {
-        if self.weights.is_some() && input_args.weight_col.is_some() {
+    pub fn load(&self, args: &InputArgs) -> Result<Input> {
+        if self.weights.is_some() && args.weight_col.is_some() {
             bail!("give the weights by --weights or by --weight-col, not both");
         }
         let mut input = if self.method == Method::Svm && self.kernel.precomputed() {
-            input_args.load_precomputed()?
+            args.load_precomputed()?
         } else {
-            input_args.load(true)?
+            args.load(true)?
         };
         check_two_classes(&input)?;
+        crate::svm_plus::attach(self, args, &mut input)?;
         if let Some(path) = &self.weights {
             input.dataset.weights = Some(read_weights(path, input.dataset.n_samples())?);
         }

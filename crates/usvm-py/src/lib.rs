@@ -17,6 +17,7 @@ mod kernel_svm;
 mod ksvm_igsu;
 mod plot;
 mod sqhinge;
+mod svm_plus;
 mod uncertainty;
 
 use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
@@ -369,7 +370,7 @@ impl Views<'_> {
                 Covariances::low_rank(factors, v.as_ref().map(FloatView::to_owned_c))
             }
         };
-        Ok(Dataset { features, labels, weights: self.weights.as_ref().map(to_vec), covariances })
+        Ok(Dataset { features, labels, weights: self.weights.as_ref().map(to_vec), covariances, privileged: None })
     }
 }
 
@@ -596,5 +597,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     uncertainty::register(m)?;
     besvm::register(m)?;
     plot::register(m)?;
+    svm_plus::register(m)?;
     Ok(())
 }

@@ -180,17 +180,22 @@ impl Features {
     }
 
     pub(crate) fn validate(&self) -> Result<()> {
+        self.validate_as("features")
+    }
+
+    /// [`Features::validate`] naming the matrix `what` in errors.
+    pub(crate) fn validate_as(&self, what: &'static str) -> Result<()> {
         self.check_layout()?;
         match self {
             Features::Dense(a) => {
                 for (i, row) in a.rows().into_iter().enumerate() {
                     if let Some(&v) = row.iter().find(|v| !v.is_finite()) {
-                        return Err(Error::NonFinite { what: "features", index: i, value: v });
+                        return Err(Error::NonFinite { what, index: i, value: v });
                     }
                 }
                 Ok(())
             }
-            Features::Sparse(m) => m.validate("features"),
+            Features::Sparse(m) => m.validate(what),
         }
     }
 }
@@ -203,6 +208,10 @@ pub struct Dataset {
     /// Per-example weights (relevance degrees) `c_i ≥ 0`; `None` means all 1.
     pub weights: Option<Vec<f64>>,
     pub covariances: Covariances,
+    /// Privileged features `x*_i` (learning using privileged information, DESIGN 2.6): one row per example,
+    /// available at training time only; `None` for the methods that do not use them.
+    #[serde(default)]
+    pub privileged: Option<Features>,
 }
 
 impl Dataset {
@@ -211,7 +220,19 @@ impl Dataset {
     pub fn dense(features: Array2<f64>, labels: Vec<i64>) -> Self {
         let features =
             if features.is_standard_layout() { features } else { features.as_standard_layout().into_owned() };
-        Dataset { features: Features::Dense(features), labels, weights: None, covariances: Covariances::None }
+        Dataset {
+            features: Features::Dense(features),
+            labels,
+            weights: None,
+            covariances: Covariances::None,
+            privileged: None,
+        }
+    }
+
+    /// Attaches privileged features (one row per example).
+    pub fn with_privileged(mut self, privileged: Features) -> Self {
+        self.privileged = Some(privileged);
+        self
     }
 
     pub fn with_covariances(mut self, covariances: Covariances) -> Self {
@@ -247,6 +268,7 @@ impl Dataset {
             labels: idx.iter().map(|&i| self.labels[i]).collect(),
             weights: self.weights.as_ref().map(|w| idx.iter().map(|&i| w[i]).collect()),
             covariances: self.covariances.select(idx),
+            privileged: self.privileged.as_ref().map(|p| p.select_rows(idx)),
         }
     }
 
@@ -275,6 +297,19 @@ impl Dataset {
             }
         }
         self.covariances.validate(n, self.n_features())?;
+        if let Some(p) = &self.privileged {
+            if p.n_samples() != n {
+                return Err(Error::DimensionMismatch {
+                    what: "privileged features",
+                    expected: n,
+                    found: p.n_samples(),
+                });
+            }
+            if p.n_features() == 0 {
+                return Err(Error::Empty("no privileged features"));
+            }
+            p.validate_as("privileged features")?;
+        }
         let classes = self.classes();
         if classes.len() < 2 {
             return Err(Error::SingleClass { label: classes[0] });

@@ -44,7 +44,13 @@ fn non_finite_features() {
         assert!(matches!(fit(&d), Err(Error::NonFinite { what: "features", index: 2, .. })), "{bad}");
     }
     let sparse = Features::Sparse(CsrMatrix::from_rows(2, &[vec![(0, 1.0)], vec![(1, f64::NAN)]]).unwrap());
-    let d = Dataset { features: sparse, labels: vec![0, 1], weights: None, covariances: Covariances::None };
+    let d = Dataset {
+        features: sparse,
+        labels: vec![0, 1],
+        weights: None,
+        covariances: Covariances::None,
+        privileged: None,
+    };
     assert!(matches!(fit(&d), Err(Error::NonFinite { index: 1, .. })));
 }
 

@@ -20,6 +20,7 @@ from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
 from ._plot import plot_angle, plot_boundary, plot_pr
 from ._sqhinge import GSUSquaredHingeClassifier
+from ._svm_plus import RobustSVMPlusClassifier, SVMPlusClassifier
 from ._uncertainty import (
     block_pool,
     gaussians_from_repeats,
@@ -37,6 +38,8 @@ __all__ = [
     "KernelGSUClassifier",
     "KernelSVMClassifier",
     "LowRankCovariance",
+    "RobustSVMPlusClassifier",
+    "SVMPlusClassifier",
     "__version__",
     "block_pool",
     "gaussians_from_repeats",

@@ -243,3 +243,25 @@ def render_angle(
 ) -> bytes:
     """``usvm_plot::AnglePlot``: curves ``(label, n, angle, low, high)`` on a log-N axis, reference points
     ``(label, n, angle)``."""
+
+def fit_svm_plus(
+    x: _Floats | Any,
+    y: npt.NDArray[np.int64],
+    x_star: _Floats | Any,
+    *,
+    robust: bool = False,
+    robust_lambda: float = 0.1,
+    sigma_prime: float = 1.0,
+    c: float = 1.0,
+    rho: float = 1.0,
+    kernel: str = "rbf",
+    gamma: float | None = None,
+    degree: int = 3,
+    coef0: float = 0.0,
+    gamma_star: float | None = None,
+    tol: float = 1e-4,
+    max_iter: int = 10_000_000,
+) -> dict[str, Any]:
+    """SVM+ / R-SVM+ (``robust=True``): ``support_vectors`` (dense), ``dual_coef``, ``intercept``,
+    ``classes``, ``gamma``, ``gamma_star``, per machine ``objective`` (dual, maximised), ``n_iter``,
+    ``converged``, ``max_violation``."""

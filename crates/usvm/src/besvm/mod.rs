@@ -82,6 +82,7 @@ impl BeSvmParams {
             labels: data.labels.clone(),
             weights: data.weights.clone(),
             covariances: crate::Covariances::None,
+            privileged: None,
         };
         let fit = self.svm.fit(&mapped_data)?;
         Ok(BeSvmFit { model: BeSvmModel { expansion, linear: fit.model }, reports: fit.reports })

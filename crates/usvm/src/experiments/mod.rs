@@ -1,4 +1,5 @@
 //! Experiment protocols of DESIGN section 8, on data embedded in the library (nothing is read from disk).
 
+pub mod lupi;
 pub mod toy_sampling;
 pub mod wdbc;

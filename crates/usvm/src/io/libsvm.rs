@@ -78,6 +78,7 @@ fn read<R: BufRead, V: BufRead>(
         labels,
         weights: None,
         covariances,
+        privileged: None,
     })
 }
 

@@ -62,7 +62,13 @@ pub fn read_libsvm_precomputed(data: impl BufRead, source: &str) -> Result<Datas
             x[[i, j]] = v;
         }
     }
-    Ok(Dataset { features: Features::Dense(x), labels, weights: None, covariances: Covariances::None })
+    Ok(Dataset {
+        features: Features::Dense(x),
+        labels,
+        weights: None,
+        covariances: Covariances::None,
+        privileged: None,
+    })
 }
 
 #[cfg(test)]

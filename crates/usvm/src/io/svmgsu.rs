@@ -98,7 +98,13 @@ pub fn read_svmgsu(
     let n = n_features.unwrap_or(mean_width.max(cov_width));
     let covariances = if has_covariances { assemble_covariances(kept_cov, n) } else { Covariances::None };
     Ok(SvmGsuData {
-        dataset: Dataset { features: Features::Sparse(x.finish(n)), labels: y, weights: None, covariances },
+        dataset: Dataset {
+            features: Features::Sparse(x.finish(n)),
+            labels: y,
+            weights: None,
+            covariances,
+            privileged: None,
+        },
         ids,
         skipped,
     })

@@ -22,6 +22,7 @@
 //! ```
 
 pub mod feature_map;
+pub mod gradient;
 pub mod similarity;
 
 use ndarray::{Array2, ArrayView2, Axis, s};

@@ -16,6 +16,7 @@ pub mod lbfgs;
 pub mod newton;
 pub mod pegasos;
 pub mod smo;
+pub mod svmplus_qp;
 
 use serde::{Deserialize, Serialize};
 

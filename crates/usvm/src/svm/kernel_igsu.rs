@@ -302,6 +302,7 @@ impl KernelIgsuParams {
             labels: data.labels.clone(),
             weights: data.weights.clone(),
             covariances,
+            privileged: None,
         };
         let params = LinearSvmParams {
             method: LinearMethod::Gsu,

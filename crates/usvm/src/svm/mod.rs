@@ -5,6 +5,7 @@ mod kernel_svm;
 mod linear;
 mod squared_hinge_gsu;
 mod subspace;
+pub mod svm_plus;
 mod transform;
 
 pub use kernel_igsu::{
@@ -15,3 +16,4 @@ pub use kernel_svm::{Gram, KernelSvmFit, KernelSvmParams, KernelSvmReport};
 pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
 pub use squared_hinge_gsu::{SquaredHingeGsuLoss, SquaredHingeGsuParams, SquaredHingeGsuSolver};
 pub use subspace::project_to_subspaces;
+pub use svm_plus::{LupiMethod, SvmPlusFit, SvmPlusParams};

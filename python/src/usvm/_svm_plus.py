@@ -1,0 +1,209 @@
+"""SVM+ and R-SVM+: learning using privileged information (DESIGN 2.6, paper 004)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from . import _usvm
+
+_KERNELS = ("rbf", "linear", "poly")
+
+
+class SVMPlusClassifier(ClassifierMixin, BaseEstimator):
+    """SVM+ (Vapnik's learning using privileged information): the slacks are modelled by a correcting
+    function ``ξ_i = w*ᵀφ*(x*_i) + b*`` of privileged features ``X_star`` seen at training time only.
+
+    The decision function ``f(x) = Σ α_i y_i k(x_i, x) + b`` needs only ``X``. Pass ``X_star`` (one row per
+    training example) to ``fit``; to have ``GridSearchCV`` / ``cross_val_score`` split it with ``X``::
+
+        import sklearn
+        sklearn.set_config(enable_metadata_routing=True)
+        clf = SVMPlusClassifier().set_fit_request(X_star=True)
+        GridSearchCV(clf, {"rho": [0.1, 1.0]}).fit(X, y, X_star=X_star)
+
+    Parameters
+    ----------
+    C : float, default=1.0
+    rho : float, default=1.0
+        Weight of ``‖w*‖²``; ``rho → 0`` gives the plain C-SVM.
+    kernel : {'rbf', 'linear', 'poly'}, default='rbf'
+    gamma : float or None, default=None
+        γ of ``k``; None: ``1/D`` (rbf; ``D`` the mean squared distance between training rows) or
+        ``1/n_features`` (poly).
+    degree, coef0 : polynomial kernel parameters.
+    gamma_star : float or None, default=None
+        γ of the Gaussian ``k*`` on ``X_star``; None: ``1/D*``.
+    tol : float, default=1e-4
+        Bound on the SMO's KKT violation.
+
+    Attributes
+    ----------
+    classes_, support_vectors_, dual_coef_ (K × n_sv), intercept_ (K,), gamma_, gamma_star_, objective_
+    (dual objectives, maximised), n_iter_, converged_.
+
+    >>> import numpy as np
+    >>> from usvm import SVMPlusClassifier
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.3], [2.0, 2.0], [2.2, 1.9]])
+    >>> clf = SVMPlusClassifier(C=10.0).fit(X, [0, 0, 1, 1], X_star=[[0.0], [0.1], [1.0], [0.9]])
+    >>> clf.predict(X).tolist()
+    [0, 0, 1, 1]
+    """
+
+    _robust = False
+
+    def __init__(
+        self,
+        C: float = 1.0,
+        *,
+        rho: float = 1.0,
+        kernel: str = "rbf",
+        gamma: Any = None,
+        degree: int = 3,
+        coef0: float = 0.0,
+        gamma_star: Any = None,
+        tol: float = 1e-4,
+    ) -> None:
+        self.C = C
+        self.rho = rho
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.gamma_star = gamma_star
+        self.tol = tol
+
+    def _check_params(self) -> None:
+        def positive(name: str, value: Any, optional: bool = False) -> None:
+            if optional and value is None:
+                return
+            if (
+                not isinstance(value, numbers.Real)
+                or isinstance(value, bool)
+                or not math.isfinite(value)
+                or value <= 0
+            ):
+                raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+
+        positive("C", self.C)
+        positive("rho", self.rho)
+        positive("tol", self.tol)
+        positive("gamma", self.gamma, optional=True)
+        positive("gamma_star", self.gamma_star, optional=True)
+        if self.kernel not in _KERNELS:
+            raise ValueError(f"kernel must be one of {_KERNELS}; got {self.kernel!r}")
+        if not isinstance(self.degree, numbers.Integral) or isinstance(self.degree, bool) or self.degree < 1:
+            raise ValueError(f"degree must be a positive integer; got {self.degree!r}")
+
+    def _robust_args(self) -> dict[str, Any]:
+        return {}
+
+    def fit(self, X: Any, y: Any, *, X_star: Any = None) -> SVMPlusClassifier:
+        """Fits on ``X`` with privileged features ``X_star`` (required; one row per example)."""
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
+        check_classification_targets(y)
+        if X_star is None:
+            raise ValueError(f"{type(self).__name__}.fit needs X_star, the privileged features")
+        X_star = check_array(X_star, dtype=np.float64, order="C", input_name="X_star")
+        if X_star.shape[0] != X.shape[0]:
+            raise ValueError(f"X_star has {X_star.shape[0]} rows; X has {X.shape[0]}")
+        self.classes_, codes = np.unique(y, return_inverse=True)
+        if len(self.classes_) < 2:
+            raise ValueError(f"need at least two classes; got {len(self.classes_)}")
+        gamma = self.gamma
+        if gamma is None and self.kernel == "poly":
+            gamma = 1.0 / X.shape[1]
+        out = _usvm.fit_svm_plus(
+            X,
+            codes.astype(np.int64),
+            X_star,
+            robust=self._robust,
+            c=float(self.C),
+            rho=float(self.rho),
+            kernel=self.kernel,
+            gamma=None if gamma is None else float(gamma),
+            degree=int(self.degree),
+            coef0=float(self.coef0),
+            gamma_star=None if self.gamma_star is None else float(self.gamma_star),
+            tol=float(self.tol),
+            **self._robust_args(),
+        )
+        self.support_vectors_ = out["support_vectors"]
+        self.dual_coef_ = out["dual_coef"]
+        self.intercept_ = out["intercept"]
+        self.gamma_ = out["gamma"]
+        self.gamma_star_ = out["gamma_star"]
+        self.objective_ = np.asarray(out["objective"])
+        self.n_iter_ = np.asarray(out["n_iter"])
+        self.converged_ = np.asarray(out["converged"])
+        return self
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        sv = self.support_vectors_
+        if self.kernel == "rbf":
+            k = rbf_kernel(X, sv, gamma=self.gamma_)
+        elif self.kernel == "poly":
+            k = polynomial_kernel(X, sv, degree=int(self.degree), gamma=self.gamma_, coef0=float(self.coef0))
+        else:
+            k = X @ sv.T
+        f = k @ self.dual_coef_.T + self.intercept_
+        return f[:, 0] if f.shape[1] == 1 else f
+
+    def predict(self, X: Any) -> np.ndarray:
+        f = self.decision_function(X)
+        if f.ndim == 1:
+            return self.classes_[(f > 0).astype(int)]
+        return self.classes_[np.argmax(f, axis=1)]
+
+
+class RobustSVMPlusClassifier(SVMPlusClassifier):
+    """R-SVM+ (paper 004 eq. 15): SVM+ with the robust regulariser ``robust_lambda · Σ_s ‖∇f(x_s)‖²`` and
+    the box ``α ≤ sigma_prime · C``. Parameters and attributes as :class:`SVMPlusClassifier`.
+
+    >>> import numpy as np
+    >>> from usvm import RobustSVMPlusClassifier
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.3], [2.0, 2.0], [2.2, 1.9]])
+    >>> clf = RobustSVMPlusClassifier(C=10.0).fit(X, [0, 0, 1, 1], X_star=[[0.0], [0.1], [1.0], [0.9]])
+    >>> clf.predict(X).tolist()
+    [0, 0, 1, 1]
+    """
+
+    _robust = True
+
+    def __init__(
+        self,
+        C: float = 1.0,
+        *,
+        rho: float = 1.0,
+        robust_lambda: float = 0.1,
+        sigma_prime: float = 1.0,
+        kernel: str = "rbf",
+        gamma: Any = None,
+        degree: int = 3,
+        coef0: float = 0.0,
+        gamma_star: Any = None,
+        tol: float = 1e-4,
+    ) -> None:
+        super().__init__(
+            C, rho=rho, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, gamma_star=gamma_star, tol=tol
+        )
+        self.robust_lambda = robust_lambda
+        self.sigma_prime = sigma_prime
+
+    def _robust_args(self) -> dict[str, Any]:
+        lam, sp = self.robust_lambda, self.sigma_prime
+        if not isinstance(lam, numbers.Real) or isinstance(lam, bool) or not math.isfinite(lam) or lam < 0:
+            raise ValueError(f"robust_lambda must be a non-negative finite number; got {lam!r}")
+        if not isinstance(sp, numbers.Real) or isinstance(sp, bool) or not math.isfinite(sp) or sp <= 0:
+            raise ValueError(f"sigma_prime must be a positive finite number; got {sp!r}")
+        return {"robust_lambda": float(lam), "sigma_prime": float(sp)}
