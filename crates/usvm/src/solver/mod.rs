@@ -3,8 +3,10 @@
 //! - [`newton`]: Newton-CG with an exact line search, for smooth convex objectives;
 //! - [`exact`]: the exact linear solver — Newton on the objective with a floor `ε` on every `σ_i`,
 //!   driven down geometrically (continuation) so that zero covariances (the hinge) converge too;
+//! - [`conic`]: Clarabel cone programmes (TSVC's SOCP and its dual, the kernel SVM dual);
 //! - [`pegasos`]: the thesis' mini-batch stochastic sub-gradient method (Algorithm 1).
 
+pub mod conic;
 pub mod exact;
 pub mod hinge_polish;
 pub mod newton;

@@ -3,6 +3,9 @@
 mod linear;
 mod subspace;
 mod transform;
+pub mod tsvc;
+pub mod tsvc_kernel;
 
 pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
 pub use subspace::project_to_subspaces;
+pub use tsvc::{Delta, TsvcFit, TsvcForm, TsvcParams, TsvcReport};
