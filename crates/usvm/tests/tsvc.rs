@@ -231,7 +231,9 @@ fn kernel_svm_dual_matches_the_primal_hinge_svm() {
     let c = 0.7;
     let (w_ref, b_ref, _) = common::hinge_svm_by_clarabel(&data.features, &y, None, 1.0 / (c * 50.0));
     let k = Kernel::Linear.gram(&data.features);
-    let (alpha, b, ok) = tsvc_kernel::svm_step(&k, &y, &vec![c; 50], true).unwrap();
+    let (alpha, b, ok) = tsvc_kernel::svm_step(&k, &y, &vec![c; 50], true, None).unwrap();
+    let (alpha_ip, b_ip, ok_ip) = tsvc_kernel::svm_step(&k, &y, &vec![c; 50], false, None).unwrap();
+    assert!(ok_ip && b_ip == 0.0 && alpha_ip.len() == 50);
     assert!(ok);
     let x = data.features.to_dense();
     for j in 0..3 {
@@ -247,14 +249,19 @@ fn kernel_tsvc_with_the_linear_kernel_is_linear_tsvc() {
     let y = common::labels_pm1(&data);
     let c = 0.5;
     let x = data.features.to_dense();
-    let k = tsvc_kernel::fit_binary(&x, &y, None, &delta, c, Kernel::Linear, true, 100, 1e-9).unwrap();
-    let lin = TsvcParams { c, delta: Delta::PerExample(delta), tol: 1e-9, ..Default::default() }.fit(&data).unwrap();
-    let (w, b) = linear(&lin);
-    let wk: Vec<f64> = (0..3).map(|j| (0..60).map(|i| k.coef[i] * k.points[[i, j]]).sum()).collect();
-    for (u, v) in wk.iter().chain([&k.intercept]).zip(w.iter().chain([&b])) {
-        assert!((u - v).abs() < 1e-4 * v.abs().max(1.0), "{wk:?} {} vs {w:?} {b}", k.intercept);
+    // With an intercept the kernel step is SMO, without one Clarabel.
+    for fit_intercept in [true, false] {
+        let k = tsvc_kernel::fit_binary(&x, &y, None, &delta, c, Kernel::Linear, fit_intercept, 100, 1e-9).unwrap();
+        let params =
+            TsvcParams { c, delta: Delta::PerExample(delta.clone()), tol: 1e-9, fit_intercept, ..Default::default() };
+        let lin = params.fit(&data).unwrap();
+        let (w, b) = linear(&lin);
+        let wk: Vec<f64> = (0..3).map(|j| (0..60).map(|i| k.coef[i] * k.points[[i, j]]).sum()).collect();
+        for (u, v) in wk.iter().chain([&k.intercept]).zip(w.iter().chain([&b])) {
+            assert!((u - v).abs() < 1e-4 * v.abs().max(1.0), "{wk:?} {} vs {w:?} {b}", k.intercept);
+        }
+        assert!(common::rel_diff(k.report.report.objective, lin.reports[0].report.objective) < 1e-6);
     }
-    assert!(common::rel_diff(k.report.report.objective, lin.reports[0].report.objective) < 1e-6);
 }
 
 #[test]

@@ -3,6 +3,10 @@
 //! - linear `xᵀz`
 //! - RBF `exp(-γ‖x - z‖²)`, computed as `exp(-γ(‖x‖² + ‖z‖² - 2xᵀz))` clamped at distance 0
 //! - polynomial `(γ xᵀz + c₀)^d`
+//! - precomputed (LIBSVM's convention): a row `x` holds kernel values, `x[j] = K(x, x_j)` for the
+//!   training example with serial number `j ≥ 1`, and a training row also holds its own serial number in
+//!   column 0; `k(x, z) = x[z[0]]`. Such rows are not vectors: only [`Kernel::eval`], [`Kernel::gram`],
+//!   [`Kernel::cross_gram`] and [`Kernel::column_into`] apply, not [`Kernel::from_dot`].
 //!
 //! Every kernel is a function of `(xᵀz, ‖x‖², ‖z‖²)`, so a Gram block is one matrix product of the two
 //! sets of rows followed by an elementwise map. Dense blocks use faer's matrix product; sparse rows are
@@ -24,13 +28,23 @@ use serde::{Deserialize, Serialize};
 use crate::data::{Features, dot};
 use crate::error::{Result, invalid};
 
+pub mod cache;
+
 /// A positive-definite kernel; in model files `{"type": "rbf", "gamma": ...}` etc.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Kernel {
     Linear,
-    Rbf { gamma: f64 },
-    Polynomial { gamma: f64, coef0: f64, degree: u32 },
+    Rbf {
+        gamma: f64,
+    },
+    Polynomial {
+        gamma: f64,
+        coef0: f64,
+        degree: u32,
+    },
+    /// The rows are kernel values with the serial number in column 0 (see the module docs).
+    Precomputed,
 }
 
 /// Rows per parallel block of a Gram computation.
@@ -42,13 +56,14 @@ impl Kernel {
             Kernel::Linear => "linear",
             Kernel::Rbf { .. } => "rbf",
             Kernel::Polynomial { .. } => "polynomial",
+            Kernel::Precomputed => "precomputed",
         }
     }
 
     /// Checks `γ > 0`, finite `c₀`, `d ≥ 1`.
     pub fn validate(&self) -> Result<()> {
         match *self {
-            Kernel::Linear => Ok(()),
+            Kernel::Linear | Kernel::Precomputed => Ok(()),
             Kernel::Rbf { gamma } | Kernel::Polynomial { gamma, .. } if !(gamma > 0.0 && gamma.is_finite()) => {
                 Err(invalid("gamma", gamma, "must be positive and finite"))
             }
@@ -59,12 +74,16 @@ impl Kernel {
     }
 
     /// `k` from `xᵀz`, `‖x‖²`, `‖z‖²`.
+    ///
+    /// # Panics
+    /// For [`Kernel::Precomputed`], which is not a function of dot products.
     #[inline]
     pub fn from_dot(&self, xz: f64, xx: f64, zz: f64) -> f64 {
         match *self {
             Kernel::Linear => xz,
             Kernel::Rbf { gamma } => (-gamma * (xx + zz - 2.0 * xz).max(0.0)).exp(),
             Kernel::Polynomial { gamma, coef0, degree } => (gamma * xz + coef0).powi(degree as i32),
+            Kernel::Precomputed => panic!("a precomputed kernel is not a function of dot products"),
         }
     }
 
@@ -75,12 +94,16 @@ impl Kernel {
                 let d2: f64 = x.iter().zip(z).map(|(a, b)| (a - b) * (a - b)).sum();
                 (-gamma * d2).exp()
             }
+            Kernel::Precomputed => precomputed(x, z.first().copied().unwrap_or(0.0)),
             _ => self.from_dot(dot(x, z), dot(x, x), dot(z, z)),
         }
     }
 
     /// The gradient in the first argument, `∇_x k(x, z)`, written to `out` (dense vectors of equal length):
     /// linear `z`; RBF `-2γ k(x, z) (x - z)`; polynomial `d γ (γ xᵀz + c₀)^(d-1) z`.
+    ///
+    /// # Panics
+    /// For [`Kernel::Precomputed`], which is not a function of the inputs.
     pub fn gradient_into(&self, x: &[f64], z: &[f64], out: &mut [f64]) {
         match *self {
             Kernel::Linear => out.copy_from_slice(z),
@@ -90,6 +113,7 @@ impl Kernel {
                     *o = -2.0 * gamma * k * (a - b);
                 }
             }
+            Kernel::Precomputed => panic!("a precomputed kernel has no gradient"),
             Kernel::Polynomial { gamma, coef0, degree } => {
                 let scale = degree as f64 * gamma * (gamma * dot(x, z) + coef0).powi(degree as i32 - 1);
                 for (o, b) in out.iter_mut().zip(z) {
@@ -107,6 +131,17 @@ impl Kernel {
     /// `K[i, j] = k(a_i, b_j)`. Rows with fewer features than the other side are read as zero-padded.
     pub fn cross_gram(&self, a: &Features, b: &Features) -> Array2<f64> {
         let (na, nb) = (a.n_samples(), b.n_samples());
+        if *self == Kernel::Precomputed {
+            let serials: Vec<f64> = (0..nb).map(|j| serial(b, j)).collect();
+            let mut out = Array2::zeros((na, nb));
+            let mut scratch = vec![0.0; a.n_features()];
+            for (i, mut row) in out.rows_mut().into_iter().enumerate() {
+                scratch.iter_mut().for_each(|v| *v = 0.0);
+                a.row_axpy(i, 1.0, &mut scratch);
+                row.iter_mut().zip(&serials).for_each(|(v, &s)| *v = precomputed(&scratch, s));
+            }
+            return out;
+        }
         let (a_norms, b_norms) = (squared_norms(a), squared_norms(b));
         let mut out = Array2::zeros((na, nb));
         let b_dense = match b {
@@ -145,6 +180,15 @@ impl Kernel {
 
     /// `k(x_j, x_i)` for every row `j` of `x`, into `out` (one Gram column, for solvers that cache columns).
     pub fn column_into(&self, x: &Features, norms: &[f64], i: usize, out: &mut [f64]) {
+        if *self == Kernel::Precomputed {
+            let mut row = vec![0.0; x.n_features()];
+            for (j, v) in out.iter_mut().enumerate() {
+                row.iter_mut().for_each(|r| *r = 0.0);
+                x.row_axpy(j, 1.0, &mut row);
+                *v = precomputed(&row, serial(x, i));
+            }
+            return;
+        }
         let xi = x.row_dense(i);
         let xx = norms[i];
         out.par_chunks_mut(1024).enumerate().for_each(|(blk, chunk)| {
@@ -154,6 +198,23 @@ impl Kernel {
             }
         });
     }
+}
+
+/// The serial number in column 0 of row `i` (0 when absent).
+pub fn serial(x: &Features, i: usize) -> f64 {
+    match x {
+        Features::Dense(m) => m.row(i).first().copied().unwrap_or(0.0),
+        Features::Sparse(m) => {
+            let (idx, val) = m.row(i);
+            if idx.first() == Some(&0) { val[0] } else { 0.0 }
+        }
+    }
+}
+
+/// `row[s]` for a serial number `s`, 0 when `s` is not an index of `row` (serials are validated at fit).
+#[inline]
+fn precomputed(row: &[f64], s: f64) -> f64 {
+    if s >= 1.0 && s.fract() == 0.0 { row.get(s as usize).copied().unwrap_or(0.0) } else { 0.0 }
 }
 
 /// `‖x_i‖²` for every row.

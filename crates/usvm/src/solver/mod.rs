@@ -4,13 +4,15 @@
 //! - [`exact`]: the exact linear solver — Newton on the objective with a floor `ε` on every `σ_i`,
 //!   driven down geometrically (continuation) so that zero covariances (the hinge) converge too;
 //! - [`conic`]: Clarabel cone programmes (TSVC's SOCP and its dual, the kernel SVM dual);
-//! - [`pegasos`]: the thesis' mini-batch stochastic sub-gradient method (Algorithm 1).
+//! - [`pegasos`]: the thesis' mini-batch stochastic sub-gradient method (Algorithm 1);
+//! - [`smo`]: LIBSVM's SMO (second-order working sets, shrinking, column cache) for SVM-type duals.
 
 pub mod conic;
 pub mod exact;
 pub mod hinge_polish;
 pub mod newton;
 pub mod pegasos;
+pub mod smo;
 
 use serde::{Deserialize, Serialize};
 

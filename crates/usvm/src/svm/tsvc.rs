@@ -249,6 +249,9 @@ impl TsvcParams {
             return Err(invalid("tol", self.tol, "must be finite and non-negative"));
         }
         self.kernel.validate()?;
+        if self.kernel == Kernel::Precomputed {
+            return Err(invalid("kernel", "precomputed", "TSVC moves the inputs: it needs a kernel of the inputs"));
+        }
         if self.form == TsvcForm::Socp && self.kernel != Kernel::Linear {
             return Err(invalid("form", "socp", "the cone form is for the linear kernel; use alternating"));
         }

@@ -13,8 +13,8 @@
 //! hyperplane, so `J` cannot increase there either. The trace is therefore monotone (up to the SVM
 //! solver's tolerance; a round that does not lower `J` ends the rounds and is discarded).
 //!
-//! The kernel SVM step is [`svm_step`]: the dual QP solved by Clarabel (interior point, dense `ℓ × ℓ`
-//! Hessian — suited to the few hundred examples of the paper's experiments).
+//! The kernel SVM step is [`svm_step`]: the dual QP solved by SMO on the dense `Q` (warm-started from
+//! the previous round's `α`), or by Clarabel without an intercept.
 
 use ndarray::Array2;
 use rayon::prelude::*;
@@ -25,6 +25,7 @@ use crate::kernel::Kernel;
 use crate::model::{KernelModel, Model};
 use crate::solver::SolverReport;
 use crate::solver::conic;
+use crate::solver::smo::{self, DenseQ, SmoSettings};
 
 use super::tsvc::{TsvcFit, TsvcParams, TsvcReport};
 
@@ -39,10 +40,28 @@ pub struct KernelTsvc {
     pub report: TsvcReport,
 }
 
-/// The kernel SVM step: `(α, b, solved)` for the Gram matrix `k`, labels `y` (±1) and box bounds
-/// `upper_i = C c_i` (the one place to swap in another kernel SVM solver).
-pub fn svm_step(k: &Array2<f64>, y: &[f64], upper: &[f64], fit_intercept: bool) -> Result<(Vec<f64>, f64, bool)> {
-    conic::kernel_svm_dual(k, y, upper, fit_intercept)
+/// SMO's stopping tolerance in the kernel SVM step: tight, so that the rounds' objective is accurate
+/// enough to decide whether a round lowered it.
+const SMO_TOL: f64 = 1e-8;
+
+/// The kernel SVM step: `(α, b, solved)` for the Gram matrix `k`, labels `y` (±1), box bounds
+/// `upper_i = C c_i` and an optional warm start. With an intercept it is the SMO solver
+/// ([`crate::solver::smo`], `b = -ρ`); without one (no equality constraint) Clarabel's interior point.
+pub fn svm_step(
+    k: &Array2<f64>,
+    y: &[f64],
+    upper: &[f64],
+    fit_intercept: bool,
+    start: Option<&[f64]>,
+) -> Result<(Vec<f64>, f64, bool)> {
+    if !fit_intercept {
+        return conic::kernel_svm_dual(k, y, upper, false);
+    }
+    let l = y.len();
+    let q = DenseQ::new(Array2::from_shape_fn((l, l), |(i, j)| y[i] * y[j] * k[[i, j]]).into_raw_vec_and_offset().0, l);
+    let settings = SmoSettings { tol: SMO_TOL, ..SmoSettings::default() };
+    let sol = smo::solve(&q, &vec![-1.0; l], y, upper, start, &settings)?;
+    Ok((sol.alpha, -sol.rho, sol.converged))
 }
 
 /// The dual optimality violation of `α` (LIBSVM's `max_{I_up} -y_i G_i - min_{I_low} -y_i G_i` with an
@@ -74,6 +93,7 @@ fn kkt_violation(f: &[f64], y: &[f64], alpha: &[f64], upper: &[f64], fit_interce
 }
 
 struct Svm {
+    alpha: Vec<f64>,
     a: Vec<f64>,
     b: f64,
     value: f64,
@@ -103,16 +123,16 @@ impl Task<'_> {
         (1.0 - self.y[i] * (f + b)).max(0.0)
     }
 
-    fn svm(&self, points: &Array2<f64>) -> Result<Svm> {
+    fn svm(&self, points: &Array2<f64>, start: Option<&[f64]>) -> Result<Svm> {
         let k = self.kernel.gram(&Features::Dense(points.clone()));
-        let (alpha, b, solved) = svm_step(&k, self.y, &self.upper, self.fit_intercept)?;
+        let (alpha, b, solved) = svm_step(&k, self.y, &self.upper, self.fit_intercept, start)?;
         let a: Vec<f64> = alpha.iter().zip(self.y).map(|(a, y)| a * y).collect();
         let f = k.dot(&ndarray::ArrayView1::from(&a[..])).to_vec();
         let reg = 0.5 * a.iter().zip(&f).map(|(a, f)| a * f).sum::<f64>();
         let xi: Vec<f64> = (0..a.len()).map(|i| self.hinge(i, f[i], b)).collect();
         let value = reg + self.c * xi.iter().enumerate().map(|(i, v)| self.weight(i) * v).sum::<f64>();
         let violation = kkt_violation(&f, self.y, &alpha, &self.upper, self.fit_intercept);
-        Ok(Svm { a, b, value, xi, solved, violation })
+        Ok(Svm { alpha, a, b, value, xi, solved, violation })
     }
 
     /// Step 2: the Taylor perturbations, kept where the exact hinge does not increase.
@@ -170,7 +190,7 @@ pub fn fit_binary(
     let upper = (0..y.len()).map(|i| c * weights.map_or(1.0, |w| w[i])).collect();
     let task = Task { x, y, weights, delta, c, kernel, fit_intercept, upper };
     let mut points = x.clone();
-    let mut svm = task.svm(&points)?;
+    let mut svm = task.svm(&points, None)?;
     if !svm.value.is_finite() {
         return Err(Error::Numerical("kernel SVM objective is not finite".into()));
     }
@@ -178,7 +198,7 @@ pub fn fit_binary(
     let (mut rounds, mut settled) = (1, false);
     for _ in 0..max_rounds {
         let next_points = task.perturb(&points, &svm);
-        let next = task.svm(&next_points)?;
+        let next = task.svm(&next_points, Some(&svm.alpha))?;
         rounds += 1;
         if !(next.value < svm.value) {
             settled = true;

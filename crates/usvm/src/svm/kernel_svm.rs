@@ -1,0 +1,305 @@
+//! The kernel SVM (C-SVC) with per-example costs: LIBSVM's design on this crate's [`smo`] solver.
+//!
+//! ```text
+//!     min_{w,b,ξ}  ½‖w‖² + Σ_i C_i ξ_i   s.t.  y_i(wᵀφ(x_i) + b) ≥ 1 - ξ_i,  ξ_i ≥ 0,    C_i = C·c_i
+//!     dual:  min_α  ½ αᵀQα - 1ᵀα   s.t.  yᵀα = 0,  0 ≤ α_i ≤ C_i,   Q_ij = y_i y_j k(x_i, x_j)
+//! ```
+//!
+//! `c_i` are the dataset's weights (relevance degrees; the KSVM and RD-KSVM baselines of the thesis,
+//! chapter 4); examples with `c_i = 0` take no part (`α_i = 0`). The decision function is
+//! `f(x) = Σ_i α_i y_i k(x_i, x) + b` with `b = -ρ` from the KKT conditions (see [`smo`]). More than two
+//! classes: one-vs-rest, one binary problem per class, sharing the support set in one [`KernelModel`].
+//!
+//! With [`Kernel::Precomputed`] the features are rows of the Gram matrix in LIBSVM's layout: column 0 holds
+//! the example's serial number `s ≥ 1` and column `s'` holds `k(x, x_{s'})` (see [`crate::kernel`]).
+//!
+//! ```
+//! use ndarray::array;
+//! use usvm::{Dataset, Kernel};
+//! use usvm::svm::KernelSvmParams;
+//! let x = array![[0.0, 0.0], [0.2, 0.1], [2.0, 2.0], [2.1, 1.8]];
+//! let data = Dataset::dense(x, vec![0, 0, 1, 1]).with_weights(vec![1.0, 0.5, 1.0, 1.0]);
+//! let fit = KernelSvmParams { kernel: Kernel::Rbf { gamma: 0.5 }, c: 10.0, ..Default::default() }.fit(&data).unwrap();
+//! assert!(fit.reports[0].converged);
+//! assert_eq!(fit.model.predict(&data.features).unwrap(), vec![0, 0, 1, 1]);
+//! ```
+
+use std::borrow::Cow;
+
+use ndarray::Array2;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::data::{CsrMatrix, Dataset, Features, dot};
+use crate::error::{Error, Result, invalid};
+use crate::kernel::{Kernel, serial, squared_norms};
+use crate::model::KernelModel;
+use crate::solver::smo::{self, QMatrix, SmoSettings};
+
+/// Settings of the kernel SVM: plain data, validated in [`KernelSvmParams::fit`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelSvmParams {
+    pub kernel: Kernel,
+    /// The cost `C > 0`; example `i` gets `C·c_i`.
+    pub c: f64,
+    /// Stopping tolerance on the maximal KKT violation (LIBSVM's `-e`).
+    pub tol: f64,
+    /// Kernel cache size in megabytes, per binary problem (LIBSVM's `-m`).
+    pub cache_mb: f64,
+    /// Maximum SMO iterations per binary problem; 0 means `max(10⁷, 100ℓ)`.
+    pub max_iter: usize,
+    /// Shrinking heuristics (LIBSVM's `-h`).
+    pub shrinking: bool,
+}
+
+impl Default for KernelSvmParams {
+    /// RBF with `γ = 1`, `C = 1`, tolerance 1e-3, 100 MB cache, shrinking (LIBSVM's defaults, except that
+    /// LIBSVM's default `γ = 1/n_features` depends on the data: set it explicitly).
+    fn default() -> Self {
+        let s = SmoSettings::default();
+        KernelSvmParams {
+            kernel: Kernel::Rbf { gamma: 1.0 },
+            c: 1.0,
+            tol: s.tol,
+            cache_mb: s.cache_mb,
+            max_iter: s.max_iter,
+            shrinking: s.shrinking,
+        }
+    }
+}
+
+/// What solving one binary problem reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct KernelSvmReport {
+    /// The dual objective `½αᵀQα - 1ᵀα` (LIBSVM's `obj`; minus the primal optimum at convergence).
+    pub objective: f64,
+    pub n_iter: usize,
+    pub converged: bool,
+    /// The final maximal KKT violation `m(α) - M(α)`.
+    pub max_violation: f64,
+    /// The intercept `b = -ρ`.
+    pub intercept: f64,
+    /// Support vectors (`α_i > 0`) and those at their bound `α_i = C_i`.
+    pub n_support: usize,
+    pub n_bounded: usize,
+}
+
+/// A fitted kernel SVM.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelSvmFit {
+    pub model: KernelModel,
+    /// One report per binary problem (one, or one per class for one-vs-rest).
+    pub reports: Vec<KernelSvmReport>,
+    /// The training indices of the model's support vectors, in the model's order.
+    pub support: Vec<usize>,
+    /// `α_i` of every training example, one row per binary problem.
+    pub alpha: Array2<f64>,
+}
+
+impl KernelSvmParams {
+    pub fn settings(&self) -> SmoSettings {
+        SmoSettings { tol: self.tol, cache_mb: self.cache_mb, shrinking: self.shrinking, max_iter: self.max_iter }
+    }
+
+    fn validate(&self) -> Result<()> {
+        self.kernel.validate()?;
+        if !(self.c > 0.0 && self.c.is_finite()) {
+            return Err(invalid("C", self.c, "must be positive and finite"));
+        }
+        self.settings().validate()
+    }
+
+    /// Fits the SVM: binary for two classes (`classes[1]` positive), one-vs-rest otherwise.
+    pub fn fit(&self, data: &Dataset) -> Result<KernelSvmFit> {
+        self.validate()?;
+        data.validate()?;
+        if self.kernel == Kernel::Precomputed {
+            validate_serials(&data.features)?;
+        }
+        let l = data.n_samples();
+        // Examples with zero weight have α_i = 0: leave them out of the problem.
+        let keep: Vec<usize> = match &data.weights {
+            Some(w) => (0..l).filter(|&i| w[i] > 0.0).collect(),
+            None => (0..l).collect(),
+        };
+        let x: Cow<'_, Features> =
+            if keep.len() == l { Cow::Borrowed(&data.features) } else { Cow::Owned(data.features.select_rows(&keep)) };
+        let costs: Vec<f64> = keep.iter().map(|&i| self.c * data.weights.as_ref().map_or(1.0, |w| w[i])).collect();
+        let gram = Gram::new(self.kernel, &x);
+
+        let classes = data.classes();
+        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
+        let mut alpha = Array2::zeros((positives.len(), l));
+        let mut coef = Array2::zeros((positives.len(), l));
+        let mut intercept = Vec::with_capacity(positives.len());
+        let mut reports = Vec::with_capacity(positives.len());
+        let settings = self.settings();
+        for (k, &positive) in positives.iter().enumerate() {
+            let y: Vec<f64> = keep.iter().map(|&i| if data.labels[i] == positive { 1.0 } else { -1.0 }).collect();
+            if y.iter().all(|&v| v == y[0]) {
+                let label = if y[0] > 0.0 { positive } else { *classes.iter().find(|&&c| c != positive).unwrap_or(&0) };
+                return Err(Error::SingleClass { label });
+            }
+            let q = SignedGram { gram: &gram, y: &y };
+            let minus_one = vec![-1.0; y.len()];
+            let s = smo::solve(&q, &minus_one, &y, &costs, None, &settings)?;
+            for (m, &i) in keep.iter().enumerate() {
+                alpha[[k, i]] = s.alpha[m];
+                coef[[k, i]] = s.alpha[m] * y[m];
+            }
+            intercept.push(-s.rho);
+            reports.push(KernelSvmReport {
+                objective: s.objective,
+                n_iter: s.n_iter,
+                converged: s.converged,
+                max_violation: s.max_violation,
+                intercept: -s.rho,
+                n_support: s.alpha.iter().filter(|&&a| a > 0.0).count(),
+                n_bounded: s.n_upper,
+            });
+        }
+        let support: Vec<usize> = (0..l).filter(|&j| coef.column(j).iter().any(|&c| c != 0.0)).collect();
+        let coef = coef.select(ndarray::Axis(1), &support);
+        let support_rows = match self.kernel {
+            // Only the serial numbers are needed to evaluate a precomputed kernel.
+            Kernel::Precomputed => {
+                let rows: Vec<Vec<(usize, f64)>> =
+                    support.iter().map(|&i| vec![(0, serial(&data.features, i))]).collect();
+                Features::Sparse(CsrMatrix::from_rows(data.n_features(), &rows)?)
+            }
+            _ => data.features.select_rows(&support),
+        };
+        let model = KernelModel { kernel: self.kernel, classes, support: support_rows, coef, intercept };
+        Ok(KernelSvmFit { model, reports, support, alpha })
+    }
+}
+
+/// Precomputed rows: column 0 must hold a serial number, an integer in `1..n_features`.
+fn validate_serials(x: &Features) -> Result<()> {
+    let width = x.n_features();
+    for i in 0..x.n_samples() {
+        let s = serial(x, i);
+        if !(s >= 1.0 && s.fract() == 0.0 && (s as usize) < width) {
+            return Err(invalid(
+                "precomputed kernel serial number (column 0)",
+                format!("{s} (example {i})"),
+                "must be an integer between 1 and the number of kernel columns",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Kernel columns `k(x_r, x_i)` over the training rows, computed on demand.
+pub struct Gram<'a> {
+    kernel: Kernel,
+    x: &'a Features,
+    norms: Vec<f64>,
+    diag: Vec<f64>,
+}
+
+/// Columns with at least this many entries times features are computed in parallel.
+const PARALLEL_WORK: usize = 1 << 16;
+
+impl<'a> Gram<'a> {
+    pub fn new(kernel: Kernel, x: &'a Features) -> Self {
+        let l = x.n_samples();
+        let norms = if kernel == Kernel::Precomputed { vec![0.0; l] } else { squared_norms(x) };
+        let mut g = Gram { kernel, x, norms, diag: Vec::new() };
+        g.diag = (0..l).map(|i| g.entry(i, i)).collect();
+        g
+    }
+
+    pub fn len(&self) -> usize {
+        self.x.n_samples()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `k(x_i, x_i)`.
+    pub fn diagonal(&self, i: usize) -> f64 {
+        self.diag[i]
+    }
+
+    fn entry(&self, r: usize, i: usize) -> f64 {
+        match self.kernel {
+            Kernel::Precomputed => precomputed_entry(self.x, r, serial(self.x, i)),
+            k => k.from_dot(self.x.row_dot(r, &self.x.row_dense(i)), self.norms[r], self.norms[i]),
+        }
+    }
+
+    /// `out[k] = s_k · k(x_{rows[k]}, x_i)`, with `s_k = sign[rows[k]]` when given.
+    pub fn column(&self, i: usize, rows: &[usize], sign: Option<&[f64]>, out: &mut [f64]) {
+        let work = rows.len() * self.x.n_features().max(1);
+        let run = |rows: &[usize], out: &mut [f64]| self.column_block(i, rows, sign, out);
+        if work >= PARALLEL_WORK && rows.len() >= 512 {
+            let chunk = rows.len().div_ceil(4 * rayon::current_num_threads()).max(256);
+            out.par_chunks_mut(chunk).zip(rows.par_chunks(chunk)).for_each(|(o, r)| run(r, o));
+        } else {
+            run(rows, out);
+        }
+    }
+
+    fn column_block(&self, i: usize, rows: &[usize], sign: Option<&[f64]>, out: &mut [f64]) {
+        let s = |r: usize| sign.map_or(1.0, |s| s[r]);
+        match (self.kernel, self.x) {
+            (Kernel::Precomputed, x) => {
+                let si = serial(x, i);
+                for (v, &r) in out.iter_mut().zip(rows) {
+                    *v = s(r) * precomputed_entry(x, r, si);
+                }
+            }
+            (k, Features::Dense(m)) => {
+                let data = m.as_slice().expect("validated row-major layout");
+                let d = m.ncols();
+                let xi = &data[i * d..(i + 1) * d];
+                let ni = self.norms[i];
+                for (v, &r) in out.iter_mut().zip(rows) {
+                    *v = s(r) * k.from_dot(dot(&data[r * d..(r + 1) * d], xi), self.norms[r], ni);
+                }
+            }
+            (k, x) => {
+                let xi = x.row_dense(i);
+                let ni = self.norms[i];
+                for (v, &r) in out.iter_mut().zip(rows) {
+                    *v = s(r) * k.from_dot(x.row_dot(r, &xi), self.norms[r], ni);
+                }
+            }
+        }
+    }
+}
+
+/// `x_r[s]` (0 outside the row's stored entries).
+fn precomputed_entry(x: &Features, r: usize, s: f64) -> f64 {
+    let s = s as usize;
+    match x {
+        Features::Dense(m) => m.row(r).get(s).copied().unwrap_or(0.0),
+        Features::Sparse(m) => {
+            let (idx, val) = m.row(r);
+            idx.binary_search(&s).map_or(0.0, |k| val[k])
+        }
+    }
+}
+
+/// `Q_ij = y_i y_j k(x_i, x_j)`.
+struct SignedGram<'g, 'a> {
+    gram: &'g Gram<'a>,
+    y: &'g [f64],
+}
+
+impl QMatrix for SignedGram<'_, '_> {
+    fn len(&self) -> usize {
+        self.gram.len()
+    }
+    fn diagonal(&self, i: usize) -> f64 {
+        self.gram.diagonal(i)
+    }
+    fn column(&self, i: usize, rows: &[usize], out: &mut [f64]) {
+        self.gram.column(i, rows, Some(self.y), out);
+        if self.y[i] < 0.0 {
+            out.iter_mut().for_each(|v| *v = -*v);
+        }
+    }
+}
