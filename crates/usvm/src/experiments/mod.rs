@@ -1,3 +1,4 @@
 //! Experiment protocols of DESIGN section 8, on data embedded in the library (nothing is read from disk).
 
+pub mod tsvc_synthetic;
 pub mod wdbc;
