@@ -13,7 +13,8 @@ use crate::output::{progress_bar, write_atomically};
 use crate::train::{HyperArgs, Method};
 
 /// Grid names: train flag names whose values can be varied.
-const GRID_NAMES: [&str; 7] = ["lambda", "C", "samples", "radius-scale", "subspace-variance", "iterations", "batch"];
+const GRID_NAMES: [&str; 8] =
+    ["lambda", "C", "samples", "radius-scale", "subspace-variance", "iterations", "batch", "gamma"];
 
 #[derive(Args, Debug)]
 pub struct CvArgs {
@@ -25,7 +26,7 @@ pub struct CvArgs {
     #[arg(long, value_name = "K", default_value_t = 5, value_parser = clap::value_parser!(u64).range(2..))]
     pub folds: u64,
     /// Grid axis NAME=v1,v2,... or NAME=2^a..2^b (powers of two, integer exponents, step 1); NAME is one
-    /// of lambda, C, samples, radius-scale, subspace-variance, iterations, batch. Repeat for a cartesian
+    /// of lambda, C, samples, radius-scale, subspace-variance, iterations, batch, gamma. Repeat for a cartesian
     /// product (default: no grid, the single point given by the other flags)
     #[arg(long, value_name = "NAME=VALUES")]
     pub grid: Vec<String>,
@@ -102,6 +103,7 @@ fn apply(base: &HyperArgs, axes: &[Axis], point: &[f64]) -> Result<HyperArgs> {
             "subspace-variance" => h.subspace_variance = Some(v),
             "iterations" => h.iterations = count("iterations", v)?,
             "batch" => h.batch = count("batch", v)?,
+            "gamma" => h.kernel.gamma = Some(v),
             other => bail!("--grid: unknown name '{other}'"),
         }
     }
@@ -144,6 +146,9 @@ pub fn run(args: &CvArgs) -> Result<()> {
     }
     if names.contains(&"subspace-variance") && args.hyper.method != Method::Gsu {
         bail!("--grid subspace-variance applies to --method gsu only");
+    }
+    if names.contains(&"gamma") && !crate::kernel_args::uses_kernel(args.hyper.method) {
+        bail!("--grid gamma applies to kernel methods only");
     }
     let input = args.hyper.load(&args.input)?;
     let data = &input.dataset;
@@ -214,7 +219,8 @@ mod tests {
     fn axes() {
         assert_eq!(parse_axis("lambda=2^-2..2^1").unwrap().values, vec![0.25, 0.5, 1.0, 2.0]);
         assert_eq!(parse_axis("C=0.1, 1,10").unwrap().values, vec![0.1, 1.0, 10.0]);
-        assert!(parse_axis("gamma=1").is_err());
+        assert!(parse_axis("gamma=1").is_ok());
+        assert!(parse_axis("degree=1").is_err());
         assert!(parse_axis("lambda=2^1..2^0").is_err());
         assert!(parse_axis("lambda=1e-3..1").is_err());
         assert!(parse_axis("lambda=x").is_err());

@@ -29,6 +29,7 @@ pub fn check(hyper: &HyperArgs, n_samples: usize) -> Result<()> {
         Method::Gsu | Method::Hinge | Method::Iso | Method::Sampling | Method::Power => {
             hyper.params(n_samples).map(|_| ())
         }
+        Method::Svm => crate::svm::check(hyper, n_samples),
     }
 }
 
@@ -44,6 +45,7 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
                 hyperparameters: serde_json::to_value(&params)?,
             })
         }
+        Method::Svm => crate::svm::fit(hyper, data),
     }
 }
 

@@ -101,6 +101,17 @@ fn name(path: &Path) -> String {
 }
 
 impl InputArgs {
+    /// Reads `--data` in LIBSVM's precomputed-kernel layout `label 0:i 1:K(i,1) ...` (kernel methods with
+    /// `--kernel precomputed`, and prediction with such a model).
+    pub fn load_precomputed(&self) -> Result<Input> {
+        let Some(data) = self.data.as_ref().filter(|_| self.var.is_none()) else {
+            bail!("a precomputed kernel is read from --data (LIBSVM layout `label 0:i 1:K(i,1) ...`) only");
+        };
+        let source = name(data);
+        let dataset = usvm::io::read_libsvm_precomputed(open(data)?, &source)?;
+        Ok(Input { dataset, labelled: true, label_source: source.clone(), feature_source: source })
+    }
+
     /// Reads the input. `need_labels`: whether svm-gsu input must come with --labels (train, cv).
     /// The svm-gsu reader's `skipped` messages are printed as warnings on standard error.
     pub fn load(&self, need_labels: bool) -> Result<Input> {

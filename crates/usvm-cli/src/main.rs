@@ -4,8 +4,10 @@ mod cv;
 mod demo;
 mod fit;
 mod input;
+mod kernel_args;
 mod output;
 mod predict;
+mod svm;
 mod train;
 
 use std::process::ExitCode;

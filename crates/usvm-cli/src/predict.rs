@@ -55,7 +55,8 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     if args.probability && platt.is_none() {
         bail!("{}: --probability needs Platt scaling in the model (train it with --probability)", args.model.display());
     }
-    let input = args.input.load(false)?;
+    let precomputed = matches!(&model, Model::Kernel(m) if m.kernel == usvm::Kernel::Precomputed);
+    let input = if precomputed { args.input.load_precomputed()? } else { args.input.load(false)? };
     if args.metrics.is_some() && !input.labelled {
         bail!("--metrics needs labels: give --labels with --means");
     }

@@ -31,6 +31,8 @@ pub enum Method {
     Sampling,
     /// Power SVM: hinge at the best point of a ball of radius scale·√(tr Σ / n)
     Power,
+    /// Kernel SVM (C-SVC by SMO, LIBSVM's design; per-example C·c_i from --weights; one-vs-rest)
+    Svm,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +91,10 @@ pub struct HyperArgs {
     /// Per-example weights c_i, one per line, in example order (labels-file order for svm-gsu) (default: all 1)
     #[arg(long, value_name = "FILE")]
     pub weights: Option<PathBuf>,
+    #[command(flatten)]
+    pub kernel: crate::kernel_args::KernelArgs,
+    #[command(flatten)]
+    pub svm: crate::svm::SvmArgs,
 }
 
 impl HyperArgs {
@@ -116,6 +122,7 @@ impl HyperArgs {
             Method::Iso => LinearMethod::Iso,
             Method::Sampling => LinearMethod::Sampling { samples: self.samples, seed: self.seed },
             Method::Power => LinearMethod::Power { radius_scale: self.radius_scale },
+            Method::Svm => bail!("--method svm is a kernel method: it has no linear parameters"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {
@@ -130,7 +137,11 @@ impl HyperArgs {
 
     /// Loads the training input, applies --weights and --cov-type, and checks for two classes.
     pub fn load(&self, input: &InputArgs) -> Result<Input> {
-        let mut input = input.load(true)?;
+        let mut input = if self.method == Method::Svm && self.kernel.precomputed() {
+            input.load_precomputed()?
+        } else {
+            input.load(true)?
+        };
         check_two_classes(&input)?;
         if let Some(path) = &self.weights {
             input.dataset.weights = Some(read_weights(path, input.dataset.n_samples())?);

@@ -12,6 +12,8 @@
 //! `Features`/`Covariances` in the core would let C-ordered float64 arrays through with none. Errors of the
 //! core arrive as `ValueError` carrying the core's message; arrays of an unsupported type as `TypeError`.
 
+mod kernel_svm;
+
 use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
 use numpy::{
     IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
@@ -583,5 +585,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_platt, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_split, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_k_fold, m)?)?;
+    kernel_svm::register(m)?;
     Ok(())
 }

@@ -15,6 +15,7 @@ True
 """
 
 from ._estimators import GSUClassifier, LowRankCovariance
+from ._kernel_svm import KernelSVMClassifier
 from ._usvm import __version__
 
-__all__ = ["GSUClassifier", "LowRankCovariance", "__version__"]
+__all__ = ["GSUClassifier", "KernelSVMClassifier", "LowRankCovariance", "__version__"]

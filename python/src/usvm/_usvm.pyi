@@ -1,6 +1,6 @@
 """Type stubs of the compiled extension ``usvm._usvm`` (crates/usvm-py). Use :mod:`usvm` instead."""
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -78,3 +78,35 @@ def stratified_split(
 def stratified_k_fold(labels: npt.NDArray[np.int64], k: int, seed: int = 0) -> list[npt.NDArray[np.uintp]]:
     """``usvm::model_selection::stratified_k_fold``: ``k`` seeded stratified test folds (each sorted) that
     partition the examples: the folds of the core's cross-validation."""
+
+def fit_kernel_svm(
+    x: _Floats | Any,
+    y: npt.NDArray[np.int64],
+    *,
+    sample_weight: _Floats | None = None,
+    kernel: str = "rbf",
+    gamma: float = 1.0,
+    degree: int = 3,
+    coef0: float = 0.0,
+    c: float = 1.0,
+    tol: float = 1e-3,
+    cache_mb: float = 200.0,
+    max_iter: int = 0,
+    shrinking: bool = True,
+) -> dict[str, Any]:
+    """Kernel SVM by SMO (per-example costs ``c·sample_weight_i``; one-vs-rest): ``support``, ``dual_coef``,
+    ``intercept``, ``classes``, per machine ``objective``, ``n_iter``, ``converged``, ``max_violation``,
+    ``n_support``, ``n_bounded``. A precomputed kernel takes LIBSVM's layout (serial number in column 0)."""
+
+def kernel_decision_function(
+    x: _Floats | Any,
+    support_vectors: _Floats | Any,
+    dual_coef: npt.NDArray[np.float64],
+    intercept: npt.NDArray[np.float64],
+    *,
+    kernel: str = "rbf",
+    gamma: float = 1.0,
+    degree: int = 3,
+    coef0: float = 0.0,
+) -> npt.NDArray[np.float64]:
+    """``f_k(x) = Σ_j dual_coef[k, j] k(x, s_j) + intercept[k]``, shape (n, K)."""

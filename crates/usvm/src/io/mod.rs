@@ -6,6 +6,7 @@
 //! | svm-gsu: means `<id> j:v ...`, labels `<id> <label>`, covariances `<id> i,j:v ...` | [`read_svmgsu`] | sparse | none, sparse diagonal or full |
 //! | LIBSVM/svmlight `label j:v ...` (+ variance file of the same layout) | [`read_libsvm`], [`read_libsvm_with_variances`] | sparse | none or sparse diagonal |
 //! | CSV with a header row (+ variance CSV) | [`read_csv`], [`read_csv_with_variances`] | dense | none or diagonal |
+//! | LIBSVM precomputed kernel `label 0:s 1:K(x,x_1) ...` | [`read_libsvm_precomputed`] | dense, serial in column 0 | none |
 //! | svm-gsu linear model file | [`read_svmgsu_model`] | | |
 //!
 //! Common rules: feature indices are 1-based; labels are integers (`+1`, `-1`, `2`, `1.0` are accepted,
@@ -22,10 +23,12 @@
 
 mod csv;
 mod libsvm;
+mod precomputed;
 mod svmgsu;
 
 pub use csv::{read_csv, read_csv_with_variances};
 pub use libsvm::{read_libsvm, read_libsvm_with_variances, write_libsvm, write_libsvm_variances};
+pub use precomputed::read_libsvm_precomputed;
 pub use svmgsu::{SvmGsuData, read_svmgsu, read_svmgsu_model};
 
 use std::fmt;
