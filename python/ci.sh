@@ -13,7 +13,7 @@ echo "== fresh venv in $work/venv ($(python3 --version))"
 python3 -m venv "$work/venv"
 py="$work/venv/bin/python"
 "$py" -m pip install --quiet --upgrade pip
-"$py" -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.22" "scipy>=1.8" "scikit-learn>=1.6" pytest
+"$py" -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.22" "scipy>=1.8" "scikit-learn>=1.6" pytest cvxpy
 "$py" -m pip list 2>/dev/null | grep -iE "^(maturin|numpy|scipy|scikit-learn|pytest) "
 
 echo "== maturin build --release"

@@ -30,6 +30,7 @@ pub fn check(hyper: &HyperArgs, n_samples: usize) -> Result<()> {
             hyper.params(n_samples).map(|_| ())
         }
         Method::Svm => crate::svm::check(hyper, n_samples),
+        Method::Tsvc => crate::tsvc::check(hyper, n_samples),
     }
 }
 
@@ -46,6 +47,7 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
             })
         }
         Method::Svm => crate::svm::fit(hyper, data),
+        Method::Tsvc => crate::tsvc::fit(hyper, data),
     }
 }
 

@@ -9,6 +9,7 @@ mod output;
 mod predict;
 mod svm;
 mod train;
+mod tsvc;
 
 use std::process::ExitCode;
 

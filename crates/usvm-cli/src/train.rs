@@ -33,6 +33,8 @@ pub enum Method {
     Power,
     /// Kernel SVM (C-SVC by SMO, LIBSVM's design; per-example C·c_i from --weights; one-vs-rest)
     Svm,
+    /// TSVC: hinge at the best point of a ball of radius δ_i (--delta/--delta-file; alternating or SOCP; any kernel)
+    Tsvc,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,6 +97,8 @@ pub struct HyperArgs {
     pub kernel: crate::kernel_args::KernelArgs,
     #[command(flatten)]
     pub svm: crate::svm::SvmArgs,
+    #[command(flatten)]
+    pub tsvc: crate::tsvc::TsvcArgs,
 }
 
 impl HyperArgs {
@@ -123,6 +127,7 @@ impl HyperArgs {
             Method::Sampling => LinearMethod::Sampling { samples: self.samples, seed: self.seed },
             Method::Power => LinearMethod::Power { radius_scale: self.radius_scale },
             Method::Svm => bail!("--method svm is a kernel method: it has no linear parameters"),
+            Method::Tsvc => bail!("--method tsvc has its own parameters"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {

@@ -13,6 +13,7 @@
 //! core arrive as `ValueError` carrying the core's message; arrays of an unsupported type as `TypeError`.
 
 mod kernel_svm;
+mod tsvc;
 
 use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
 use numpy::{
@@ -586,5 +587,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stratified_split, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_k_fold, m)?)?;
     kernel_svm::register(m)?;
+    tsvc::register(m)?;
     Ok(())
 }

@@ -35,7 +35,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let start = Instant::now();
         let columns = run(&protocol, target)?;
         println!("\n{target:?} target ({}), average test error %:", target.kernel().name());
-        println!("{:>5} {:>14} {:>14} {:>10} {:>10} {:>10} {:>7}", "ℓ", "SVC (± se)", "TSVC (± se)", "paper SVC", "paper TSVC", "wins/loss", "rounds");
+        println!(
+            "{:>5} {:>14} {:>14} {:>10} {:>10} {:>10} {:>7}",
+            "ℓ", "SVC (± se)", "TSVC (± se)", "paper SVC", "paper TSVC", "wins/loss", "rounds"
+        );
         let mut all_better = true;
         for (col, (p_svc, p_tsvc)) in columns.iter().zip(target.paper()) {
             all_better &= col.tsvc < col.svc;
@@ -53,7 +56,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 col.rounds
             );
         }
-        println!("TSVC better than SVC on average in every column: {all_better} ({:.1} s)", start.elapsed().as_secs_f64());
+        println!(
+            "TSVC better than SVC on average in every column: {all_better} ({:.1} s)",
+            start.elapsed().as_secs_f64()
+        );
     }
     Ok(())
 }

@@ -16,6 +16,7 @@ True
 
 from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel_svm import KernelSVMClassifier
+from ._tsvc import TSVCClassifier
 from ._usvm import __version__
 
-__all__ = ["GSUClassifier", "KernelSVMClassifier", "LowRankCovariance", "__version__"]
+__all__ = ["GSUClassifier", "KernelSVMClassifier", "LowRankCovariance", "TSVCClassifier", "__version__"]

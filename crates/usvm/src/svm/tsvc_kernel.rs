@@ -57,11 +57,18 @@ pub fn svm_step(
     if !fit_intercept {
         return conic::kernel_svm_dual(k, y, upper, false);
     }
-    let l = y.len();
-    let q = DenseQ::new(Array2::from_shape_fn((l, l), |(i, j)| y[i] * y[j] * k[[i, j]]).into_raw_vec_and_offset().0, l);
+    // Examples of zero weight have α_i = 0: SMO sees only the others.
+    let keep: Vec<usize> = (0..y.len()).filter(|&i| upper[i] > 0.0).collect();
+    let m = keep.len();
+    let q = Array2::from_shape_fn((m, m), |(a, b)| y[keep[a]] * y[keep[b]] * k[[keep[a], keep[b]]]);
+    let q = DenseQ::new(q.into_raw_vec_and_offset().0, m);
+    let pick = |v: &[f64]| keep.iter().map(|&i| v[i]).collect::<Vec<f64>>();
+    let start = start.map(pick);
     let settings = SmoSettings { tol: SMO_TOL, ..SmoSettings::default() };
-    let sol = smo::solve(&q, &vec![-1.0; l], y, upper, start, &settings)?;
-    Ok((sol.alpha, -sol.rho, sol.converged))
+    let sol = smo::solve(&q, &vec![-1.0; m], &pick(y), &pick(upper), start.as_deref(), &settings)?;
+    let mut alpha = vec![0.0; y.len()];
+    keep.iter().zip(&sol.alpha).for_each(|(&i, &a)| alpha[i] = a);
+    Ok((alpha, -sol.rho, sol.converged))
 }
 
 /// The dual optimality violation of `α` (LIBSVM's `max_{I_up} -y_i G_i - min_{I_low} -y_i G_i` with an
