@@ -1,6 +1,6 @@
 //! Linear TSVC: alternating rounds (Algorithm 1) vs the SOCP (eq. 7 relaxed, Clarabel) on ℓ × n data.
 //!
-//! `cargo run --release -p usvm --example bench_tsvc -- [l] [n]` (default 10000 × 50, C = 1, seed 42).
+//! `cargo run --release -p usvm --example bench_tsvc -- [l] [n]` (default 10000 × 50, C = 0.01, seed 42).
 
 use std::time::Instant;
 
@@ -25,10 +25,10 @@ fn main() {
     let delta: Vec<f64> = (0..l).map(|_| 0.3 * u.sample(&mut rng)).collect();
     let data = Dataset::dense(x, labels);
     println!(
-        "linear TSVC benchmark: ℓ = {l}, n = {n}, C = 1, δ_i ~ 0.3·U[0.1, 0.8], seed 42, {} threads",
+        "linear TSVC benchmark: ℓ = {l}, n = {n}, C = 0.01, δ_i ~ 0.3·U[0.1, 0.8], seed 42, {} threads",
         rayon::current_num_threads()
     );
-    let params = TsvcParams { c: 1.0, delta: Delta::PerExample(delta), ..Default::default() };
+    let params = TsvcParams { c: 0.01, delta: Delta::PerExample(delta), ..Default::default() };
     let mut coefs = Vec::new();
     for form in [TsvcForm::Alternating, TsvcForm::Socp] {
         let p = TsvcParams { form, ..params.clone() };
@@ -48,11 +48,13 @@ fn main() {
                 r.report.converged
             ),
             TsvcForm::Socp => println!(
-                "socp         {secs:>8.3} s  objective {:.10}  interior-point iterations {}  γ = {:.6}  duality gap {:.2e}  converged {}",
+                "socp         {secs:>8.3} s  objective {:.10}  cone solves {}  interior-point iterations {}  γ = {:.6}  duality gap {:.2e}  lower bound {:.10}  certified {}",
                 r.report.objective,
+                r.rounds,
                 r.report.n_iter,
                 r.gamma.unwrap(),
                 r.duality_gap.unwrap(),
+                r.lower_bound.unwrap(),
                 r.report.converged
             ),
         }

@@ -334,3 +334,25 @@ fn one_vs_rest_gives_one_report_per_class() {
         assert_eq!(fit.model.predict(&data.features).unwrap(), data.labels);
     }
 }
+
+#[test]
+fn socp_for_a_cost_searches_the_bound_when_the_relaxation_is_loose() {
+    // Overlapping classes, large C·Σδ: the relaxation pushes γ above ‖w‖ and is only a lower bound.
+    let mut r = common::rng(13);
+    let (x, labels) = common::blobs(&mut r, 200, 5, 0.5);
+    let data = Dataset::dense(x, labels);
+    let u = Uniform::new(0.1, 0.8).unwrap();
+    let delta: Vec<f64> = (0..200).map(|_| u.sample(&mut r)).collect();
+    let params = TsvcParams { c: 10.0, delta: Delta::PerExample(delta), tol: 1e-9, ..Default::default() };
+    let alt = params.fit(&data).unwrap();
+    let socp = TsvcParams { form: TsvcForm::Socp, ..params }.fit(&data).unwrap();
+    let r = &socp.reports[0];
+    let (lower, value) = (r.lower_bound.unwrap(), r.report.objective);
+    assert!(r.rounds > 1 + 12, "the relaxation was exact: {r:?}");
+    assert!(lower <= value, "{lower} > {value}");
+    assert!(r.duality_gap.unwrap().abs() <= 1e-6 * value, "{r:?}");
+    let ja = alt.reports[0].report.objective;
+    // Not certified: eq. 7's minimiser need not solve eq. 8 for any γ; the bound holds for every method.
+    assert!(!r.report.converged);
+    assert!(lower <= ja, "lower bound {lower} above the alternating objective {ja}");
+}

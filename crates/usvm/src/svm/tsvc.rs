@@ -103,21 +103,28 @@ impl Default for TsvcParams {
     }
 }
 
+/// Cone form for `C` when the relaxation is not exact: values of `γ` on the log grid, and golden-section steps.
+const GAMMA_GRID: usize = 12;
+const GOLDEN_STEPS: usize = 12;
+
 /// What fitting one binary TSVC problem reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TsvcReport {
     /// `objective`: eq. 7 at the solution (eq. 8's `Σ c_i ξ_i` for a fixed `norm_bound`); `objective_trace`:
     /// eq. 7 after every alternating round (monotone); `n_iter`: SVM solver iterations in total (alternating)
-    /// or interior-point iterations (cone); `gradient_norm`: the last SVM's optimality residual
+    /// or interior-point iterations in total (cone); `gradient_norm`: the last SVM's optimality residual
     /// (alternating) or the duality gap (cone); `converged`: the stopping rule was met.
     pub report: SolverReport,
-    /// SVM solves (alternating, the first one included) or 1 (cone).
+    /// SVM solves (alternating, the first one included) or cone programmes solved (cone).
     pub rounds: usize,
     /// Cone form: the norm bound `γ` of eq. 8 (the optimal one when solving for `C`).
     pub gamma: Option<f64>,
     /// Cone form: eq. 9's objective at the multipliers, and `Σ c_i ξ_i + eq. 9` (≈ 0 at the optimum).
     pub dual_objective: Option<f64>,
     pub duality_gap: Option<f64>,
+    /// Cone form for `C`: the convex relaxation's value, a lower bound on eq. 7 (equal to `objective` when
+    /// the solution is certified globally optimal).
+    pub lower_bound: Option<f64>,
 }
 
 /// A fitted TSVC model (linear, or kernel over the shifted points) and one report per binary problem.
@@ -334,27 +341,98 @@ impl TsvcParams {
         let n = data.n_features();
         let b = if self.fit_intercept { run.theta[n] } else { 0.0 };
         run.theta.truncate(n);
-        let report =
-            TsvcReport { report: run.report, rounds: run.rounds, gamma: None, dual_objective: None, duality_gap: None };
+        let report = TsvcReport {
+            report: run.report,
+            rounds: run.rounds,
+            gamma: None,
+            dual_objective: None,
+            duality_gap: None,
+            lower_bound: None,
+        };
         (run.theta, b, report)
     }
 
+    /// The cone form. For a fixed `norm_bound`: eq. 8 once. For `C`: first the convex relaxation with `γ`
+    /// free, whose value is a lower bound on eq. 7 and which is eq. 7's global minimum when its cone
+    /// constraint is active (`‖w‖ = γ`). When it is not (many margin violators: `C Σ α_i δ_i > ‖w‖`), eq. 7 is
+    /// minimised over `γ` with eq. 8 at each `γ`: [`GAMMA_GRID`] log-spaced values in `(0, √(2CΣc_i)]`
+    /// (the optimal `‖w‖` is no larger, since `J(0) ≤ C Σ c_i`), then golden-section refinement around the best.
+    /// That search is not guaranteed to reach eq. 7's minimum — its minimiser may sit where eq. 8's cone
+    /// constraint is inactive, so that no eq. 8 solution is on the sphere `‖w‖ = γ` (Bi & Zhang's claim that
+    /// eq. 8 "produces exactly the same solution" holds only when the constraint is active) — so the report
+    /// then says `converged: false`, with the relaxation's lower bound; the alternating form does better there.
     fn fit_socp(&self, data: &Dataset, y: &[f64], delta: &[f64]) -> Result<(Vec<f64>, f64, TsvcReport)> {
-        let bound = match self.norm_bound {
-            Some(g) => NormBound::Fixed(g),
-            None => NormBound::Cost(self.c),
+        let (x, weights) = (&data.features, data.weights.as_deref());
+        let solve = |bound| conic::tsvc_socp(x, y, weights, delta, self.fit_intercept, bound, 200);
+        let eq7 = |sol: &conic::SocpSolution| tsvc_objective(x, y, weights, delta, self.c, &sol.w, sol.b);
+        let (mut n_iter, mut solves, mut solved) = (0usize, 0usize, true);
+        let mut count = |sol: &conic::SocpSolution| {
+            n_iter += sol.iterations as usize;
+            solves += 1;
+            solved &= sol.solved;
         };
-        let weights = data.weights.as_deref();
-        let sol = conic::tsvc_socp(&data.features, y, weights, delta, self.fit_intercept, bound, 200)?;
-        let objective = match bound {
-            NormBound::Fixed(_) => sol.primal,
-            NormBound::Cost(c) => tsvc_objective(&data.features, y, weights, delta, c, &sol.w, sol.b),
+        let mut certified = true;
+        let (best, objective, lower_bound) = match self.norm_bound {
+            Some(g) => {
+                let sol = solve(NormBound::Fixed(g))?;
+                count(&sol);
+                let primal = sol.primal;
+                (sol, primal, None)
+            }
+            None => {
+                let joint = solve(NormBound::Cost(self.c))?;
+                count(&joint);
+                let lower = 0.5 * joint.gamma * joint.gamma + self.c * joint.primal;
+                if norm2(&joint.w) >= joint.gamma * (1.0 - 1e-6) {
+                    let value = eq7(&joint);
+                    (joint, value, Some(lower))
+                } else {
+                    certified = false;
+                    let total: f64 = (0..y.len()).map(|i| weights.map_or(1.0, |c| c[i])).sum();
+                    let hi = (2.0 * self.c * total).sqrt();
+                    let mut evaluate = |g: f64| -> Result<(f64, conic::SocpSolution)> {
+                        let sol = solve(NormBound::Fixed(g))?;
+                        count(&sol);
+                        Ok((eq7(&sol), sol))
+                    };
+                    let grid: Vec<f64> =
+                        (0..GAMMA_GRID).map(|k| hi * 2f64.powi(k as i32 - GAMMA_GRID as i32 + 1)).collect();
+                    let mut values = Vec::with_capacity(grid.len());
+                    let mut best = (f64::INFINITY, None);
+                    for &g in &grid {
+                        let (v, sol) = evaluate(g)?;
+                        values.push(v);
+                        if v < best.0 {
+                            best = (v, Some(sol));
+                        }
+                    }
+                    let k = (0..grid.len()).fold(0, |b, k| if values[k] < values[b] { k } else { b });
+                    let (mut a, mut d) = (grid[k.saturating_sub(1)], grid[(k + 1).min(grid.len() - 1)]);
+                    let phi = 0.5 * (5f64.sqrt() - 1.0);
+                    for _ in 0..GOLDEN_STEPS {
+                        let (b, c) = (d - phi * (d - a), a + phi * (d - a));
+                        let ((vb, sb), (vc, sc)) = (evaluate(b)?, evaluate(c)?);
+                        if vb <= vc {
+                            d = c
+                        } else {
+                            a = b
+                        }
+                        for (v, sol) in [(vb, sb), (vc, sc)] {
+                            if v < best.0 {
+                                best = (v, Some(sol));
+                            }
+                        }
+                    }
+                    let (value, sol) = best;
+                    (sol.expect("the grid is not empty"), value, Some(lower))
+                }
+            }
         };
-        let gap = sol.duality_gap();
+        let gap = best.duality_gap();
         let report = SolverReport {
             objective,
-            n_iter: sol.iterations as usize,
-            converged: sol.solved,
+            n_iter,
+            converged: solved && certified,
             gradient_norm: gap.abs(),
             initial_gradient_norm: 0.0,
             sigma_floor: 0.0,
@@ -362,11 +440,12 @@ impl TsvcParams {
         };
         let report = TsvcReport {
             report,
-            rounds: 1,
-            gamma: Some(sol.gamma),
-            dual_objective: Some(sol.dual),
+            rounds: solves,
+            gamma: Some(best.gamma),
+            dual_objective: Some(best.dual),
             duality_gap: Some(gap),
+            lower_bound,
         };
-        Ok((sol.w, sol.b, report))
+        Ok((best.w, best.b, report))
     }
 }

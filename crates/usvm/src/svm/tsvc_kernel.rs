@@ -233,7 +233,7 @@ pub fn fit_binary(
         points,
         coef: svm.a,
         intercept: svm.b,
-        report: TsvcReport { report, rounds, gamma: None, dual_objective: None, duality_gap: None },
+        report: TsvcReport { report, rounds, gamma: None, dual_objective: None, duality_gap: None, lower_bound: None },
     })
 }
 
