@@ -34,6 +34,7 @@ pub fn check(hyper: &HyperArgs, n_samples: usize) -> Result<()> {
         Method::SqhingeGsu => crate::sqhinge::params(hyper, n_samples).map(|_| ()),
         Method::Besvm => crate::besvm::check(hyper, n_samples),
         Method::Svmplus | Method::Rsvmplus => crate::svm_plus::check(hyper, n_samples),
+        Method::Tsvc => crate::tsvc::check(hyper, n_samples),
     }
 }
 
@@ -54,6 +55,7 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
         Method::SqhingeGsu => crate::sqhinge::fit(hyper, data),
         Method::Besvm => crate::besvm::fit(hyper, data),
         Method::Svmplus | Method::Rsvmplus => crate::svm_plus::fit(hyper, data),
+        Method::Tsvc => crate::tsvc::fit(hyper, data),
     }
 }
 

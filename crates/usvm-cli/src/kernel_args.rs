@@ -9,7 +9,7 @@ use crate::train::Method;
 
 /// Whether `method` reads the kernel flags.
 pub fn uses_kernel(method: Method) -> bool {
-    matches!(method, Method::Svm | Method::KsvmIgsu | Method::Svmplus | Method::Rsvmplus)
+    matches!(method, Method::Svm | Method::KsvmIgsu | Method::Svmplus | Method::Rsvmplus | Method::Tsvc)
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

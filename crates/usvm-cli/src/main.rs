@@ -14,6 +14,7 @@ mod sqhinge;
 mod svm;
 mod svm_plus;
 mod train;
+mod tsvc;
 mod uncertainty;
 
 use std::process::ExitCode;

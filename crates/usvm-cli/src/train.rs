@@ -43,6 +43,8 @@ pub enum Method {
     Svmplus,
     /// R-SVM+: SVM+ with the robust gradient regulariser (--robust-lambda, --sigma-prime)
     Rsvmplus,
+    /// TSVC: hinge at the best point of a ball of radius δ_i (--delta/--delta-file; alternating or SOCP; any kernel)
+    Tsvc,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,6 +115,8 @@ pub struct HyperArgs {
     pub besvm: crate::besvm::BeSvmArgs,
     #[command(flatten)]
     pub svm_plus: crate::svm_plus::SvmPlusArgs,
+    #[command(flatten)]
+    pub tsvc: crate::tsvc::TsvcArgs,
 }
 
 impl HyperArgs {
@@ -145,6 +149,7 @@ impl HyperArgs {
             Method::SqhingeGsu => bail!("sqhinge-gsu has its own parameters (crate::sqhinge::params)"),
             Method::Besvm => bail!("--method besvm has its own parameters (crate::besvm::params)"),
             Method::Svmplus | Method::Rsvmplus => bail!("svmplus/rsvmplus are kernel methods (crate::svm_plus)"),
+            Method::Tsvc => bail!("--method tsvc has its own parameters"),
         };
         let solver = match self.solver {
             SolverKind::Exact => {

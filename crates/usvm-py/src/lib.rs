@@ -18,6 +18,7 @@ mod ksvm_igsu;
 mod plot;
 mod sqhinge;
 mod svm_plus;
+mod tsvc;
 mod uncertainty;
 
 use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
@@ -598,5 +599,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     besvm::register(m)?;
     plot::register(m)?;
     svm_plus::register(m)?;
+    tsvc::register(m)?;
     Ok(())
 }

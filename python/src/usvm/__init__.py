@@ -21,6 +21,7 @@ from ._kernel_svm import KernelSVMClassifier
 from ._plot import plot_angle, plot_boundary, plot_pr
 from ._sqhinge import GSUSquaredHingeClassifier
 from ._svm_plus import RobustSVMPlusClassifier, SVMPlusClassifier
+from ._tsvc import TSVCClassifier
 from ._uncertainty import (
     block_pool,
     gaussians_from_repeats,
@@ -40,6 +41,7 @@ __all__ = [
     "LowRankCovariance",
     "RobustSVMPlusClassifier",
     "SVMPlusClassifier",
+    "TSVCClassifier",
     "__version__",
     "block_pool",
     "gaussians_from_repeats",

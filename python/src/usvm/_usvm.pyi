@@ -265,3 +265,24 @@ def fit_svm_plus(
     """SVM+ / R-SVM+ (``robust=True``): ``support_vectors`` (dense), ``dual_coef``, ``intercept``,
     ``classes``, ``gamma``, ``gamma_star``, per machine ``objective`` (dual, maximised), ``n_iter``,
     ``converged``, ``max_violation``."""
+
+def fit_tsvc(
+    x: _Floats | Any,
+    y: npt.NDArray[np.int64],
+    *,
+    delta: list[float],
+    sample_weight: _Floats | None = None,
+    kernel: str = "linear",
+    gamma: float = 1.0,
+    degree: int = 3,
+    coef0: float = 0.0,
+    c: float = 1.0,
+    form: str = "alternating",
+    norm_bound: float | None = None,
+    max_rounds: int = 100,
+    tol: float = 1e-6,
+    fit_intercept: bool = True,
+) -> dict[str, Any]:
+    """TSVC (Bi & Zhang): ``delta`` one bound or one per example; linear ``coef``/``intercept`` or kernel
+    ``support_vectors`` (shifted points)/``dual_coef``/``intercept``; ``classes``; per binary problem
+    ``objective``, ``objective_trace``, ``rounds``, ``n_iter``, ``converged``, ``gamma``, ``duality_gap``."""

@@ -2,4 +2,5 @@
 
 pub mod lupi;
 pub mod toy_sampling;
+pub mod tsvc_synthetic;
 pub mod wdbc;

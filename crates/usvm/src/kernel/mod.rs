@@ -103,6 +103,30 @@ impl Kernel {
         }
     }
 
+    /// The gradient in the first argument, `∇_x k(x, z)`, written to `out` (dense vectors of equal length):
+    /// linear `z`; RBF `-2γ k(x, z) (x - z)`; polynomial `d γ (γ xᵀz + c₀)^(d-1) z`.
+    ///
+    /// # Panics
+    /// For [`Kernel::Precomputed`], which is not a function of the inputs.
+    pub fn gradient_into(&self, x: &[f64], z: &[f64], out: &mut [f64]) {
+        match *self {
+            Kernel::Linear => out.copy_from_slice(z),
+            Kernel::Rbf { gamma } => {
+                let k = self.eval(x, z);
+                for ((o, a), b) in out.iter_mut().zip(x).zip(z) {
+                    *o = -2.0 * gamma * k * (a - b);
+                }
+            }
+            Kernel::Precomputed => panic!("a precomputed kernel has no gradient"),
+            Kernel::Polynomial { gamma, coef0, degree } => {
+                let scale = degree as f64 * gamma * (gamma * dot(x, z) + coef0).powi(degree as i32 - 1);
+                for (o, b) in out.iter_mut().zip(z) {
+                    *o = scale * b;
+                }
+            }
+        }
+    }
+
     /// `K[i, j] = k(x_i, x_j)` over the rows of `x`.
     pub fn gram(&self, x: &Features) -> Array2<f64> {
         self.cross_gram(x, x)
@@ -258,6 +282,30 @@ mod tests {
             k.column_into(&fa, &norms, 4, &mut col);
             let gram = k.gram(&fa);
             assert!(col.iter().zip(gram.column(4)).all(|(x, y)| (x - y).abs() < 1e-12));
+        }
+    }
+
+    #[test]
+    fn gradients_match_central_differences() {
+        let x = [0.3, -1.2, 0.7];
+        let z = [-0.5, 0.4, 1.1];
+        for k in [
+            Kernel::Linear,
+            Kernel::Rbf { gamma: 0.4 },
+            Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 },
+            Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 2 },
+            Kernel::Polynomial { gamma: 0.7, coef0: -0.3, degree: 1 },
+        ] {
+            let mut g = [0.0; 3];
+            k.gradient_into(&x, &z, &mut g);
+            for j in 0..3 {
+                let h = 1e-5;
+                let (mut xp, mut xm) = (x, x);
+                xp[j] += h;
+                xm[j] -= h;
+                let fd = (k.eval(&xp, &z) - k.eval(&xm, &z)) / (2.0 * h);
+                assert!((fd - g[j]).abs() <= 1e-8 * g[j].abs().max(1.0), "{k:?} coordinate {j}: {fd} vs {}", g[j]);
+            }
         }
     }
 

@@ -5,11 +5,13 @@
 //!   driven down geometrically (continuation) so that zero covariances (the hinge) converge too;
 //! - [`lbfgs`]: limited-memory BFGS with a strong-Wolfe line search (first order; monotone on
 //!   non-convex objectives);
+//! - [`conic`]: Clarabel cone programmes (TSVC's SOCP and its dual, the kernel SVM dual);
 //! - [`pegasos`]: the thesis' mini-batch stochastic sub-gradient method (Algorithm 1);
 //! - [`averaged_sgd`]: mini-batch SGD with a bounded first step and suffix averaging (squared hinges);
 //! - [`smo`]: LIBSVM's SMO (second-order working sets, shrinking, column cache) for SVM-type duals.
 
 pub mod averaged_sgd;
+pub mod conic;
 pub mod exact;
 pub mod hinge_polish;
 pub mod lbfgs;

@@ -16,7 +16,8 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
-use super::transform::{power_radii, sample_gaussians, shift_to_ball_optimum};
+use super::transform::{power_radii, sample_gaussians};
+use super::tsvc;
 use crate::data::{Dataset, Features};
 use crate::error::{Error, Result, invalid};
 use crate::loss::{BallHinge, ExpectedHinge, MarginLoss};
@@ -263,7 +264,12 @@ impl LinearSvmParams {
     /// linear-quadratic: the exact solver smooths it only down to a coarse floor, then solves its optimality
     /// conditions on the margin set exactly ([`hinge_polish`]), reporting the KKT residual as the gradient
     /// norm and a floor of 0. Should the active-set solve not settle, the continuation runs to the end.
-    fn run_expected_hinge(&self, problem: Problem<'_>, lambda: f64, start: Option<Vec<f64>>) -> (Vec<f64>, FitReport) {
+    pub(crate) fn run_expected_hinge(
+        &self,
+        problem: Problem<'_>,
+        lambda: f64,
+        start: Option<Vec<f64>>,
+    ) -> (Vec<f64>, FitReport) {
         let settings = match self.solver {
             Solver::Exact(settings) if problem.covariances.is_zero() => settings,
             _ => return self.run_solver(problem, ExpectedHinge, lambda, start),
@@ -291,10 +297,10 @@ impl LinearSvmParams {
         (theta, rest)
     }
 
-    /// Power SVM / TSVC eq. 7 by alternating optimisation (Bi & Zhang, Algorithm 1): fix the perturbations
-    /// `Δx_i = y_i r_i w/‖w‖` and solve a hinge SVM on `x_i + Δx_i`; repeat while the objective decreases.
-    /// Each round cannot increase the objective, and the trace records it. With the SGD solver the
-    /// non-convex objective is run through Algorithm 1 directly.
+    /// Power SVM is TSVC eq. 7 with `δ_i = r_i`, solved by the same alternating rounds
+    /// ([`tsvc::alternate`], Bi & Zhang Algorithm 1): fix the perturbations `Δx_i = y_i r_i w/‖w‖` and solve
+    /// a hinge SVM on `x_i + Δx_i`; repeat while the objective decreases. With the SGD solver the
+    /// non-convex objective is run through the thesis' Algorithm 1 directly.
     fn fit_power(
         &self,
         problem: Problem<'_>,
@@ -302,47 +308,19 @@ impl LinearSvmParams {
         radii: &Covariances,
         start: Option<Vec<f64>>,
     ) -> Result<(Vec<f64>, FitReport)> {
-        let power = self.objective(problem, BallHinge, lambda);
         if let Solver::Sgd(_) = self.solver {
             return Ok(self.run_solver(problem, BallHinge, lambda, start));
         }
-        let radii2 = match radii {
-            Covariances::Isotropic(c) => &c.variances,
+        let radii: Vec<f64> = match radii {
+            Covariances::Isotropic(c) => c.variances.iter().map(|v| v.sqrt()).collect(),
             _ => return Err(Error::Numerical("Power SVM radii must be isotropic".into())),
         };
+        let power = self.objective(problem, BallHinge, lambda);
         let hinge = |features: &Features, start: Option<Vec<f64>>| {
             let p = Problem { features, covariances: &NoCovariance, ..problem };
             self.run_expected_hinge(p, lambda, start)
         };
-        let n = problem.n_features();
-        let shifted = |theta: &[f64]| shift_to_ball_optimum(problem.features, problem.y, radii2, &theta[..n]);
-        // The first hyperplane: the hinge SVM on the unperturbed means, or one round from the given start.
-        let (mut theta, mut report) = match start {
-            Some(t) => hinge(&shifted(&t), Some(t)),
-            None => hinge(problem.features, None),
-        };
-        let mut value = power.value(&theta);
-        let mut trace = vec![value];
-        let mut n_iter = report.n_iter;
-        for _ in 0..self.max_rounds {
-            let (next, next_report) = hinge(&shifted(&theta), Some(theta.clone()));
-            n_iter += next_report.n_iter;
-            let next_value = power.value(&next);
-            if !(next_value < value) {
-                break;
-            }
-            let decrease = value - next_value;
-            theta = next;
-            report = next_report;
-            value = next_value;
-            trace.push(value);
-            if decrease <= POWER_TOL * value.abs() {
-                break;
-            }
-        }
-        report.objective = value;
-        report.n_iter = n_iter;
-        report.objective_trace = trace;
-        Ok((theta, report))
+        let run = tsvc::alternate(&power, &radii, start, self.max_rounds, POWER_TOL, hinge);
+        Ok((run.theta, run.report))
     }
 }

@@ -7,6 +7,8 @@ mod squared_hinge_gsu;
 mod subspace;
 pub mod svm_plus;
 mod transform;
+pub mod tsvc;
+pub mod tsvc_kernel;
 
 pub use kernel_igsu::{
     Approximation, FACTOR_TOL, GRAM_CACHE_MAX, GramOperator, KernelIgsuFit, KernelIgsuParams, KernelObjective,
@@ -17,3 +19,4 @@ pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
 pub use squared_hinge_gsu::{SquaredHingeGsuLoss, SquaredHingeGsuParams, SquaredHingeGsuSolver};
 pub use subspace::project_to_subspaces;
 pub use svm_plus::{LupiMethod, SvmPlusFit, SvmPlusParams};
+pub use tsvc::{Delta, TsvcFit, TsvcForm, TsvcParams, TsvcReport};

@@ -50,17 +50,3 @@ pub fn power_radii(data: &Dataset, scale: f64) -> Covariances {
         _ => Covariances::isotropic(vec![0.0; data.n_samples()]),
     }
 }
-
-/// The means moved to the best point of their balls for the direction `u = w/‖w‖`:
-/// `x_i + y_i r_i u` (Bi & Zhang, Lemma 1).
-pub fn shift_to_ball_optimum(features: &Features, y: &[f64], radii2: &[f64], w: &[f64]) -> Features {
-    let norm = crate::data::norm2(w);
-    let mut x = features.to_dense();
-    if norm > 0.0 {
-        for (i, mut row) in x.rows_mut().into_iter().enumerate() {
-            let a = y[i] * radii2[i].sqrt() / norm;
-            row.iter_mut().zip(w).for_each(|(xj, wj)| *xj += a * wj);
-        }
-    }
-    Features::Dense(x)
-}

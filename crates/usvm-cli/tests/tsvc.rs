@@ -1,0 +1,99 @@
+//! `usvm train --method tsvc`: the two linear forms agree, kernels and per-example bounds work, bad
+//! bounds are reported with file, line and field and write no model.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("usvm-tsvc-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    dir
+}
+
+fn train(dir: &Path, name: &str, extra: &[&str]) -> (Output, PathBuf) {
+    let model = dir.join(format!("{name}.json"));
+    let report = dir.join(format!("{name}.report.json"));
+    let mut args = vec!["train", "--method", "tsvc", "--csv"];
+    let csv = data("train.csv");
+    args.push(&csv);
+    let (m, r) = (model.display().to_string(), report.display().to_string());
+    args.extend(["--model", &m, "--report", &r]);
+    args.extend(extra);
+    (usvm(&args), model)
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn linear_forms_agree_and_kernels_train() {
+    let dir = temp_dir("forms");
+    let lin = ["--kernel", "linear", "--delta", "0.2", "--C", "1"];
+    let (out, alt) = train(&dir, "alt", &lin);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (out, socp) = train(&dir, "socp", &[&lin[..], &["--form", "socp"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (a, s) = (json(&alt), json(&socp));
+    assert_eq!(a["method"], "tsvc");
+    let close = |x: &Value, y: &Value| (x.as_f64().unwrap() - y.as_f64().unwrap()).abs() < 1e-4;
+    let ca = a["coef"].as_array().unwrap();
+    let cs = s["coef"].as_array().unwrap();
+    assert!(ca.iter().zip(cs).all(|(x, y)| close(x, y)), "{ca:?} vs {cs:?}");
+    let (ra, rs) = (json(&dir.join("alt.report.json")), json(&dir.join("socp.report.json")));
+    assert!(ra["converged"].as_bool().unwrap() && rs["converged"].as_bool().unwrap());
+    let (ja, js) = (ra["objective"].as_f64().unwrap(), rs["objective"].as_f64().unwrap());
+    assert!((ja - js).abs() <= 1e-6 * ja, "{ja} vs {js}");
+    // Per-example bounds and a kernel.
+    let n = std::fs::read_to_string(data("train.csv")).unwrap().lines().count() - 1;
+    let file = dir.join("delta.txt");
+    std::fs::write(&file, (0..n).map(|i| format!("{}\n", 0.05 * (i % 5) as f64)).collect::<String>()).unwrap();
+    let f = file.display().to_string();
+    let (out, rbf) = train(&dir, "rbf", &["--kernel", "rbf", "--gamma", "0.5", "--delta-file", &f]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m = json(&rbf);
+    assert_eq!(m["kernel"]["type"], "rbf");
+    let scores = dir.join("scores.txt");
+    let out = usvm(&[
+        "predict",
+        "--model",
+        &rbf.display().to_string(),
+        "--csv",
+        &data("test.csv"),
+        "--output",
+        &scores.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn bad_bounds_and_forms_exit_with_one_line_and_no_model() {
+    let dir = temp_dir("bad");
+    let file = dir.join("delta.txt");
+    std::fs::write(&file, "0.1\n-0.2\n").unwrap();
+    let f = file.display().to_string();
+    for (extra, needle) in [
+        (vec!["--kernel", "linear", "--delta-file", f.as_str()], "delta.txt:2: field '-0.2'"),
+        (vec!["--kernel", "linear", "--delta", "-1"], "--delta"),
+        (vec!["--kernel", "rbf", "--form", "socp"], "--form socp needs --kernel linear"),
+        (vec!["--kernel", "linear", "--norm-bound", "1"], "--norm-bound applies to --form socp only"),
+    ] {
+        let (out, model) = train(&dir, "m", &extra);
+        assert_eq!(out.status.code(), Some(1), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{extra:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(!model.exists());
+    }
+}

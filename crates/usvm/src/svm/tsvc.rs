@@ -1,0 +1,451 @@
+//! TSVC — total support vector classification for bounded input uncertainty (Bi & Zhang, paper 003).
+//!
+//! Each input is known only up to a ball, `x_i + Δx_i` with `‖Δx_i‖ ≤ δ_i`, and the classifier may move
+//! every point within its ball to where it fits best (eq. 6):
+//!
+//! `min_{w,b,Δx} ½‖w‖² + C Σ c_i max(0, 1 - y_i(wᵀ(x_i + Δx_i) + b))`, `‖Δx_i‖ ≤ δ_i`.
+//!
+//! **Lemma 1**: for a fixed hyperplane the best perturbation is `Δx_i = y_i δ_i w/‖w‖` (Cauchy-Schwarz:
+//! `y_i wᵀΔx_i ≤ δ_i‖w‖`), which turns eq. 6 into eq. 7, a non-convex problem in `(w, b)` alone:
+//!
+//! `J(w, b) = ½‖w‖² + C Σ c_i max(0, 1 - y_i(wᵀx_i + b) - δ_i‖w‖)`.
+//!
+//! Power SVM (radius `r_i` from the covariance) is the same loss with `δ_i = r_i`, and uses the same code.
+//!
+//! Solved three ways:
+//! - **alternating** (Algorithm 1): fix `Δx`, solve a hinge SVM on `x_i + Δx_i`; fix `w`, set `Δx` by
+//!   Lemma 1. This is majorisation-minimisation: with `u = w_k/‖w_k‖`, the round's SVM objective
+//!   `½‖w‖² + C Σ c_i max(0, 1 - y_i(wᵀx_i + b) - δ_i wᵀu)` is ≥ `J(w, b)` everywhere and equal at `w_k`, so
+//!   `J` never increases. The rounds stop when `J` decreases by less than `tol·J` (or not at all);
+//!   the report carries the objective after every round.
+//! - **cone programme** (eq. 8, [`crate::solver::conic`]): for a fixed norm bound `γ` the problem is an
+//!   SOCP; with `γ` free and `½γ²` added it is a convex relaxation of eq. 7 that is exact whenever its
+//!   cone constraint is active, so it certifies the global minimum; its dual (eq. 9) gives a duality gap.
+//! - **kernel** ([`super::tsvc_kernel`]): a kernel SVM on the shifted points, then the first-order Taylor
+//!   update `Δx_i = y_i δ_i v_i/‖v_i‖`, `v_i = Σ_j y_j α_j ∇_x k(x_i, x_j + Δx_j)`.
+//!
+//! ```
+//! use ndarray::array;
+//! use usvm::Dataset;
+//! use usvm::svm::{Delta, TsvcParams};
+//! let x = array![[1.0, 2.0], [2.0, 3.0], [-1.0, -1.5], [-2.0, -2.0]];
+//! let data = Dataset::dense(x, vec![1, 1, 0, 0]);
+//! let params = TsvcParams { c: 1.0, delta: Delta::PerExample(vec![0.1, 0.3, 0.2, 0.1]), ..Default::default() };
+//! let fit = params.fit(&data).unwrap();
+//! let trace = &fit.reports[0].report.objective_trace;
+//! assert!(trace.windows(2).all(|w| w[1] <= w[0]));
+//! assert_eq!(fit.model.predict(&data.features).unwrap(), vec![1, 1, 0, 0]);
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Dataset, Features, dot, norm2};
+use crate::error::{Error, Result, invalid};
+use crate::kernel::Kernel;
+use crate::loss::BallHinge;
+use crate::model::{LinearModel, Model};
+use crate::objective::{Objective, Problem};
+use crate::solver::SolverReport;
+use crate::solver::conic::{self, NormBound};
+use crate::uncertainty::{Covariances, NoCovariance};
+
+use super::linear::{LinearMethod, LinearSvmParams};
+
+/// The uncertainty bounds `δ_i`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Delta {
+    /// One bound for every example (a hyper-parameter to tune).
+    Uniform(f64),
+    /// One bound per example, in example order.
+    PerExample(Vec<f64>),
+}
+
+/// How to solve linear TSVC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TsvcForm {
+    /// Algorithm 1: alternate a hinge SVM on the shifted points with Lemma 1 (linear or kernel).
+    Alternating,
+    /// The second-order cone programme (eq. 8), solved by Clarabel (linear kernel only).
+    Socp,
+}
+
+/// Settings of TSVC: plain data, validated in [`TsvcParams::fit`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TsvcParams {
+    /// `C > 0` in `½‖w‖² + C Σ c_i ξ_i`.
+    pub c: f64,
+    pub delta: Delta,
+    pub form: TsvcForm,
+    pub kernel: Kernel,
+    pub fit_intercept: bool,
+    /// Alternating form: maximum rounds after the first SVM.
+    pub max_rounds: usize,
+    /// Alternating form: stop when a round lowers the objective by at most `tol·J`.
+    pub tol: f64,
+    /// Cone form: solve eq. 8 for this fixed norm bound `γ` instead of eq. 7 for `C`.
+    pub norm_bound: Option<f64>,
+}
+
+impl Default for TsvcParams {
+    fn default() -> Self {
+        TsvcParams {
+            c: 1.0,
+            delta: Delta::Uniform(0.0),
+            form: TsvcForm::Alternating,
+            kernel: Kernel::Linear,
+            fit_intercept: true,
+            max_rounds: 100,
+            tol: 1e-6,
+            norm_bound: None,
+        }
+    }
+}
+
+/// Cone form for `C` when the relaxation is not exact: values of `γ` on the log grid, and golden-section steps.
+const GAMMA_GRID: usize = 12;
+const GOLDEN_STEPS: usize = 12;
+
+/// What fitting one binary TSVC problem reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TsvcReport {
+    /// `objective`: eq. 7 at the solution (eq. 8's `Σ c_i ξ_i` for a fixed `norm_bound`); `objective_trace`:
+    /// eq. 7 after every alternating round (monotone); `n_iter`: SVM solver iterations in total (alternating)
+    /// or interior-point iterations in total (cone); `gradient_norm`: the last SVM's optimality residual
+    /// (alternating) or the duality gap (cone); `converged`: the stopping rule was met.
+    pub report: SolverReport,
+    /// SVM solves (alternating, the first one included) or cone programmes solved (cone).
+    pub rounds: usize,
+    /// Cone form: the norm bound `γ` of eq. 8 (the optimal one when solving for `C`).
+    pub gamma: Option<f64>,
+    /// Cone form: eq. 9's objective at the multipliers, and `Σ c_i ξ_i + eq. 9` (≈ 0 at the optimum).
+    pub dual_objective: Option<f64>,
+    pub duality_gap: Option<f64>,
+    /// Cone form for `C`: the convex relaxation's value, a lower bound on eq. 7 (equal to `objective` when
+    /// the solution is certified globally optimal).
+    pub lower_bound: Option<f64>,
+}
+
+/// A fitted TSVC model (linear, or kernel over the shifted points) and one report per binary problem.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TsvcFit {
+    pub model: Model,
+    pub reports: Vec<TsvcReport>,
+}
+
+/// Lemma 1: the perturbation `y δ w/‖w‖` of norm at most `δ` that maximises `y wᵀΔx` (zero for `w = 0`).
+pub fn optimal_perturbation(w: &[f64], y: f64, delta: f64) -> Vec<f64> {
+    let norm = norm2(w);
+    if norm > 0.0 { w.iter().map(|wj| y * delta * wj / norm).collect() } else { vec![0.0; w.len()] }
+}
+
+/// Eq. 7, `½‖w‖² + C Σ c_i max(0, 1 - y_i(wᵀx_i + b) - δ_i‖w‖)`, for labels `y_i = ±1`.
+pub fn tsvc_objective(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    delta: &[f64],
+    c: f64,
+    w: &[f64],
+    b: f64,
+) -> f64 {
+    let norm = norm2(w);
+    let loss: f64 = (0..y.len())
+        .map(|i| weights.map_or(1.0, |c| c[i]) * (1.0 - y[i] * (x.row_dot(i, w) + b) - delta[i] * norm).max(0.0))
+        .sum();
+    0.5 * dot(w, w) + c * loss
+}
+
+/// The points moved by Lemma 1 for the direction of `w`: `x_i + y_i δ_i w/‖w‖` (unmoved for `w = 0`).
+pub(crate) fn shift_points(features: &Features, y: &[f64], radii: &[f64], w: &[f64]) -> Features {
+    let norm = norm2(w);
+    let mut x = features.to_dense();
+    if norm > 0.0 {
+        for (i, mut row) in x.rows_mut().into_iter().enumerate() {
+            let a = y[i] * radii[i] / norm;
+            row.iter_mut().zip(w).for_each(|(xj, wj)| *xj += a * wj);
+        }
+    }
+    Features::Dense(x)
+}
+
+/// The result of [`alternate`].
+pub(crate) struct Alternation {
+    pub theta: Vec<f64>,
+    /// The last accepted SVM's report with the objective, total iterations and trace of eq. 7.
+    pub report: SolverReport,
+    /// SVM solves, the first one included.
+    pub rounds: usize,
+    /// Whether the rounds stopped by the rule (no or a small decrease) rather than by `max_rounds`.
+    pub settled: bool,
+}
+
+/// Algorithm 1 for linear TSVC / Power SVM on `objective` (the ball hinge with `σ_i = r_i‖w‖`, in the
+/// λ-form `λ/2‖w‖² + (1/ℓ) Σ c_i L_i`, which is eq. 7 divided by `Cℓ`): `hinge(points, start)` solves the
+/// hinge SVM on the given points. The first hyperplane is the SVM on the unmoved points, or one round
+/// from `start`.
+pub(crate) fn alternate(
+    objective: &Objective<'_, BallHinge>,
+    radii: &[f64],
+    start: Option<Vec<f64>>,
+    max_rounds: usize,
+    tol: f64,
+    hinge: impl Fn(&Features, Option<Vec<f64>>) -> (Vec<f64>, SolverReport),
+) -> Alternation {
+    let problem = objective.problem;
+    let n = problem.n_features();
+    let shifted = |theta: &[f64]| shift_points(problem.features, problem.y, radii, &theta[..n]);
+    let (mut theta, mut report) = match start {
+        Some(t) => hinge(&shifted(&t), Some(t)),
+        None => hinge(problem.features, None),
+    };
+    let mut value = objective.value(&theta);
+    let mut trace = vec![value];
+    let mut n_iter = report.n_iter;
+    let (mut rounds, mut settled) = (1, false);
+    for _ in 0..max_rounds {
+        let (next, next_report) = hinge(&shifted(&theta), Some(theta.clone()));
+        rounds += 1;
+        n_iter += next_report.n_iter;
+        let next_value = objective.value(&next);
+        if !(next_value < value) {
+            settled = true;
+            break;
+        }
+        let decrease = value - next_value;
+        theta = next;
+        report = next_report;
+        value = next_value;
+        trace.push(value);
+        if decrease <= tol * value.abs() {
+            settled = true;
+            break;
+        }
+    }
+    report.objective = value;
+    report.n_iter = n_iter;
+    report.objective_trace = trace;
+    Alternation { theta, report, rounds, settled }
+}
+
+impl TsvcParams {
+    fn validate(&self, data: &Dataset) -> Result<()> {
+        if !(self.c > 0.0 && self.c.is_finite()) {
+            return Err(invalid("C", self.c, "must be positive and finite"));
+        }
+        match &self.delta {
+            Delta::Uniform(d) if !(*d >= 0.0 && d.is_finite()) => {
+                return Err(invalid("delta", d, "must be finite and non-negative"));
+            }
+            Delta::PerExample(d) => {
+                if d.len() != data.n_samples() {
+                    return Err(Error::DimensionMismatch { what: "delta", expected: data.n_samples(), found: d.len() });
+                }
+                if let Some((i, &v)) = d.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v >= 0.0)) {
+                    return Err(Error::InvalidParameter {
+                        name: "delta",
+                        value: format!("{v} (example {i})"),
+                        reason: "must be finite and non-negative",
+                    });
+                }
+            }
+            Delta::Uniform(_) => {}
+        }
+        if !(self.tol >= 0.0 && self.tol.is_finite()) {
+            return Err(invalid("tol", self.tol, "must be finite and non-negative"));
+        }
+        self.kernel.validate()?;
+        if self.kernel == Kernel::Precomputed {
+            return Err(invalid("kernel", "precomputed", "TSVC moves the inputs: it needs a kernel of the inputs"));
+        }
+        if self.form == TsvcForm::Socp && self.kernel != Kernel::Linear {
+            return Err(invalid("form", "socp", "the cone form is for the linear kernel; use alternating"));
+        }
+        if let Some(g) = self.norm_bound {
+            if self.form != TsvcForm::Socp {
+                return Err(invalid("norm_bound", g, "applies to the socp form only"));
+            }
+            if !(g >= 0.0 && g.is_finite()) {
+                return Err(invalid("norm_bound", g, "must be finite and non-negative"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The bounds `δ_i` of the `ℓ` examples.
+    fn deltas(&self, l: usize) -> Vec<f64> {
+        match &self.delta {
+            Delta::Uniform(d) => vec![*d; l],
+            Delta::PerExample(d) => d.clone(),
+        }
+    }
+
+    /// Fits TSVC: binary for two classes (`classes[1]` positive), one-vs-rest otherwise.
+    pub fn fit(&self, data: &Dataset) -> Result<TsvcFit> {
+        data.validate()?;
+        self.validate(data)?;
+        let delta = self.deltas(data.n_samples());
+        let classes = data.classes();
+        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
+        let labels = |positive: i64| -> Vec<f64> {
+            data.labels.iter().map(|&l| if l == positive { 1.0 } else { -1.0 }).collect()
+        };
+        if self.kernel != Kernel::Linear {
+            return super::tsvc_kernel::fit_one_vs_rest(self, data, &delta, classes, &positives);
+        }
+        let n = data.n_features();
+        let mut coef = ndarray::Array2::zeros((positives.len(), n));
+        let mut intercept = Vec::with_capacity(positives.len());
+        let mut reports = Vec::with_capacity(positives.len());
+        for (k, &positive) in positives.iter().enumerate() {
+            let y = labels(positive);
+            let (w, b, report) = match self.form {
+                TsvcForm::Alternating => self.fit_alternating(data, &y, &delta),
+                TsvcForm::Socp => self.fit_socp(data, &y, &delta)?,
+            };
+            coef.row_mut(k).assign(&ndarray::ArrayView1::from(&w[..]));
+            intercept.push(b);
+            reports.push(report);
+        }
+        Ok(TsvcFit { model: Model::Linear(LinearModel { classes, coef, intercept }), reports })
+    }
+
+    /// `λ = 1/(Cℓ)`: the library's λ-form of the same problem.
+    fn lambda(&self, l: usize) -> f64 {
+        1.0 / (self.c * l as f64)
+    }
+
+    fn fit_alternating(&self, data: &Dataset, y: &[f64], delta: &[f64]) -> (Vec<f64>, f64, TsvcReport) {
+        let l = data.n_samples();
+        let lambda = self.lambda(l);
+        let radii2 = Covariances::isotropic(delta.iter().map(|d| d * d).collect());
+        let problem =
+            Problem { features: &data.features, y, weights: data.weights.as_deref(), covariances: radii2.as_dyn() };
+        let objective = Objective { fit_intercept: self.fit_intercept, ..Objective::new(problem, BallHinge, lambda) };
+        let svm = LinearSvmParams {
+            method: LinearMethod::Hinge,
+            lambda,
+            fit_intercept: self.fit_intercept,
+            ..LinearSvmParams::default()
+        };
+        let hinge = |features: &Features, start: Option<Vec<f64>>| {
+            let p = Problem { features, covariances: &NoCovariance, ..problem };
+            svm.run_expected_hinge(p, lambda, start)
+        };
+        let mut run = alternate(&objective, delta, None, self.max_rounds, self.tol, hinge);
+        // Report eq. 7 itself (the λ-form times Cℓ = 1/λ).
+        run.report.objective /= lambda;
+        run.report.objective_trace.iter_mut().for_each(|v| *v /= lambda);
+        run.report.converged = run.settled && run.report.converged;
+        let n = data.n_features();
+        let b = if self.fit_intercept { run.theta[n] } else { 0.0 };
+        run.theta.truncate(n);
+        let report = TsvcReport {
+            report: run.report,
+            rounds: run.rounds,
+            gamma: None,
+            dual_objective: None,
+            duality_gap: None,
+            lower_bound: None,
+        };
+        (run.theta, b, report)
+    }
+
+    /// The cone form. For a fixed `norm_bound`: eq. 8 once. For `C`: first the convex relaxation with `γ`
+    /// free, whose value is a lower bound on eq. 7 and which is eq. 7's global minimum when its cone
+    /// constraint is active (`‖w‖ = γ`). When it is not (many margin violators: `C Σ α_i δ_i > ‖w‖`), eq. 7 is
+    /// minimised over `γ` with eq. 8 at each `γ`: [`GAMMA_GRID`] log-spaced values in `(0, √(2CΣc_i)]`
+    /// (the optimal `‖w‖` is no larger, since `J(0) ≤ C Σ c_i`), then golden-section refinement around the best.
+    /// That search is not guaranteed to reach eq. 7's minimum — its minimiser may sit where eq. 8's cone
+    /// constraint is inactive, so that no eq. 8 solution is on the sphere `‖w‖ = γ` (Bi & Zhang's claim that
+    /// eq. 8 "produces exactly the same solution" holds only when the constraint is active) — so the report
+    /// then says `converged: false`, with the relaxation's lower bound; the alternating form does better there.
+    fn fit_socp(&self, data: &Dataset, y: &[f64], delta: &[f64]) -> Result<(Vec<f64>, f64, TsvcReport)> {
+        let (x, weights) = (&data.features, data.weights.as_deref());
+        let solve = |bound| conic::tsvc_socp(x, y, weights, delta, self.fit_intercept, bound, 200);
+        let eq7 = |sol: &conic::SocpSolution| tsvc_objective(x, y, weights, delta, self.c, &sol.w, sol.b);
+        let (mut n_iter, mut solves, mut solved) = (0usize, 0usize, true);
+        let mut count = |sol: &conic::SocpSolution| {
+            n_iter += sol.iterations as usize;
+            solves += 1;
+            solved &= sol.solved;
+        };
+        let mut certified = true;
+        let (best, objective, lower_bound) = match self.norm_bound {
+            Some(g) => {
+                let sol = solve(NormBound::Fixed(g))?;
+                count(&sol);
+                let primal = sol.primal;
+                (sol, primal, None)
+            }
+            None => {
+                let joint = solve(NormBound::Cost(self.c))?;
+                count(&joint);
+                let lower = 0.5 * joint.gamma * joint.gamma + self.c * joint.primal;
+                if norm2(&joint.w) >= joint.gamma * (1.0 - 1e-6) {
+                    let value = eq7(&joint);
+                    (joint, value, Some(lower))
+                } else {
+                    certified = false;
+                    let total: f64 = (0..y.len()).map(|i| weights.map_or(1.0, |c| c[i])).sum();
+                    let hi = (2.0 * self.c * total).sqrt();
+                    let mut evaluate = |g: f64| -> Result<(f64, conic::SocpSolution)> {
+                        let sol = solve(NormBound::Fixed(g))?;
+                        count(&sol);
+                        Ok((eq7(&sol), sol))
+                    };
+                    let grid: Vec<f64> =
+                        (0..GAMMA_GRID).map(|k| hi * 2f64.powi(k as i32 - GAMMA_GRID as i32 + 1)).collect();
+                    let mut values = Vec::with_capacity(grid.len());
+                    let mut best = (f64::INFINITY, None);
+                    for &g in &grid {
+                        let (v, sol) = evaluate(g)?;
+                        values.push(v);
+                        if v < best.0 {
+                            best = (v, Some(sol));
+                        }
+                    }
+                    let k = (0..grid.len()).fold(0, |b, k| if values[k] < values[b] { k } else { b });
+                    let (mut a, mut d) = (grid[k.saturating_sub(1)], grid[(k + 1).min(grid.len() - 1)]);
+                    let phi = 0.5 * (5f64.sqrt() - 1.0);
+                    for _ in 0..GOLDEN_STEPS {
+                        let (b, c) = (d - phi * (d - a), a + phi * (d - a));
+                        let ((vb, sb), (vc, sc)) = (evaluate(b)?, evaluate(c)?);
+                        if vb <= vc {
+                            d = c
+                        } else {
+                            a = b
+                        }
+                        for (v, sol) in [(vb, sb), (vc, sc)] {
+                            if v < best.0 {
+                                best = (v, Some(sol));
+                            }
+                        }
+                    }
+                    let (value, sol) = best;
+                    (sol.expect("the grid is not empty"), value, Some(lower))
+                }
+            }
+        };
+        let gap = best.duality_gap();
+        let report = SolverReport {
+            objective,
+            n_iter,
+            converged: solved && certified,
+            gradient_norm: gap.abs(),
+            initial_gradient_norm: 0.0,
+            sigma_floor: 0.0,
+            objective_trace: vec![objective],
+        };
+        let report = TsvcReport {
+            report,
+            rounds: solves,
+            gamma: Some(best.gamma),
+            dual_objective: Some(best.dual),
+            duality_gap: Some(gap),
+            lower_bound,
+        };
+        Ok((best.w, best.b, report))
+    }
+}
