@@ -19,6 +19,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._checks import positive_int, positive_real
 from . import _usvm
 
 __all__ = ["GSUClassifier", "LowRankCovariance"]
@@ -331,21 +332,6 @@ class GSUClassifier(ClassifierMixin, BaseEstimator):
     # ----------------------------------------------------------------------------------------- fit
 
     def _check_params(self) -> None:
-        def positive_real(name: str, value: Any, *, allow_none: bool = False) -> None:
-            if value is None and allow_none:
-                return
-            if (
-                not isinstance(value, numbers.Real)
-                or isinstance(value, bool)
-                or not math.isfinite(value)
-                or value <= 0
-            ):
-                raise ValueError(f"{name} must be a positive finite number; got {value!r}")
-
-        def positive_int(name: str, value: Any) -> None:
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
-
         positive_real("lam", self.lam)
         positive_real("C", self.C, allow_none=True)
         positive_real("tol", self.tol)

@@ -13,6 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._checks import positive_real
 from . import _usvm
 from ._estimators import _FLOATS, _as_cov, _seed
 
@@ -111,17 +112,6 @@ class KernelGSUClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_params(self) -> None:
-        def positive_real(name: str, value: Any, *, allow_none: bool = False) -> None:
-            if value is None and allow_none:
-                return
-            if (
-                not isinstance(value, numbers.Real)
-                or isinstance(value, bool)
-                or not math.isfinite(value)
-                or value <= 0
-            ):
-                raise ValueError(f"{name} must be a positive finite number; got {value!r}")
-
         positive_real("lam", self.lam)
         positive_real("C", self.C, allow_none=True)
         positive_real("gamma", self.gamma, allow_none=True)

@@ -14,6 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._checks import positive_real
 from . import _usvm
 
 __all__ = ["KernelSVMClassifier"]
@@ -96,15 +97,6 @@ class KernelSVMClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_params(self) -> None:
-        def positive_real(name: str, value: Any) -> None:
-            if (
-                not isinstance(value, numbers.Real)
-                or isinstance(value, bool)
-                or not math.isfinite(value)
-                or value <= 0
-            ):
-                raise ValueError(f"{name} must be a positive finite number; got {value!r}")
-
         positive_real("C", self.C)
         positive_real("tol", self.tol)
         positive_real("cache_size", self.cache_size)

@@ -12,6 +12,7 @@ from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._checks import positive_real
 from . import _usvm
 
 _KERNELS = ("rbf", "linear", "poly")
@@ -81,22 +82,11 @@ class SVMPlusClassifier(ClassifierMixin, BaseEstimator):
         self.tol = tol
 
     def _check_params(self) -> None:
-        def positive(name: str, value: Any, optional: bool = False) -> None:
-            if optional and value is None:
-                return
-            if (
-                not isinstance(value, numbers.Real)
-                or isinstance(value, bool)
-                or not math.isfinite(value)
-                or value <= 0
-            ):
-                raise ValueError(f"{name} must be a positive finite number; got {value!r}")
-
-        positive("C", self.C)
-        positive("rho", self.rho)
-        positive("tol", self.tol)
-        positive("gamma", self.gamma, optional=True)
-        positive("gamma_star", self.gamma_star, optional=True)
+        positive_real("C", self.C)
+        positive_real("rho", self.rho)
+        positive_real("tol", self.tol)
+        positive_real("gamma", self.gamma, allow_none=True)
+        positive_real("gamma_star", self.gamma_star, allow_none=True)
         if self.kernel not in _KERNELS:
             raise ValueError(f"kernel must be one of {_KERNELS}; got {self.kernel!r}")
         if not isinstance(self.degree, numbers.Integral) or isinstance(self.degree, bool) or self.degree < 1:

@@ -13,6 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._checks import non_negative_real, positive_real
 from . import _usvm
 
 __all__ = ["TSVCClassifier"]
@@ -90,26 +91,15 @@ class TSVCClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def _check_params(self) -> None:
-        def real(name: str, value: Any, positive: bool) -> None:
-            if (
-                not isinstance(value, numbers.Real)
-                or isinstance(value, bool)
-                or not math.isfinite(value)
-                or value < 0
-                or (positive and value == 0)
-            ):
-                kind = "positive" if positive else "non-negative"
-                raise ValueError(f"{name} must be a {kind} finite number; got {value!r}")
-
-        real("C", self.C, True)
-        real("tol", self.tol, False)
+        positive_real("C", self.C)
+        non_negative_real("tol", self.tol)
         if self.form not in ("alternating", "socp"):
             raise ValueError(f"form must be 'alternating' or 'socp'; got {self.form!r}")
         if self.kernel not in ("linear", "rbf", "poly"):
             raise ValueError(f"kernel must be 'linear', 'rbf' or 'poly'; got {self.kernel!r}")
         if self.form == "socp" and self.kernel != "linear":
             raise ValueError("form='socp' needs kernel='linear'")
-        real("gamma", self.gamma, True)
+        positive_real("gamma", self.gamma)
         if not isinstance(self.degree, numbers.Integral) or isinstance(self.degree, bool) or self.degree < 1:
             raise ValueError(f"degree must be a positive integer; got {self.degree!r}")
         if not isinstance(self.coef0, numbers.Real) or not math.isfinite(self.coef0):
