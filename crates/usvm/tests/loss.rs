@@ -83,6 +83,12 @@ fn finite_for_extreme_inputs() {
             assert!(dv.value <= upper * (1.0 + 1e-15), "above hinge + σ/√(2π) at d={d:e} σ={sigma:e}");
         }
     }
+    // d/σ = ±∞ in floating point (subnormal σ): the curvature terms are 0, not 0·∞ = NaN.
+    for d in [1e10, -1e10] {
+        let dv = ExpectedHinge.derivatives(d, 5e-324);
+        assert_eq!((dv.dd, dv.ds, dv.ss), (0.0, 0.0, 0.0), "d={d:e}");
+        assert_eq!(dv.value, d.max(0.0));
+    }
 }
 
 #[test]

@@ -37,6 +37,8 @@ impl MarginLoss for ExpectedHinge {
         let (cdf, pdf) = (norm_cdf(t), norm_pdf(t));
         let c = pdf / sigma;
         let value = sigma_g_with(d, sigma, t, || (cdf, pdf));
-        LossDerivatives { value, d: cdf, s: pdf, dd: c, ds: -c * t, ss: c * t * t }
+        // φ(t) = 0 past |t| ≈ 38.6 (or t = ±∞ for a subnormal σ): the curvature terms vanish, and c·t would be 0·∞.
+        let (ds, ss) = if c == 0.0 { (0.0, 0.0) } else { (-c * t, c * t * t) };
+        LossDerivatives { value, d: cdf, s: pdf, dd: c, ds, ss }
     }
 }
