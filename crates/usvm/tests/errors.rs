@@ -54,9 +54,12 @@ fn non_finite_features() {
     assert!(matches!(fit(&d), Err(Error::NonFinite { index: 1, .. })));
 }
 
+/// A malformed covariance and the error it must produce.
+type CovarianceCase = (Covariances, fn(&Error) -> bool);
+
 #[test]
 fn covariance_problems() {
-    let cases: Vec<(Covariances, fn(&Error) -> bool)> = vec![
+    let cases: Vec<CovarianceCase> = vec![
         (Covariances::isotropic(vec![1.0, -0.5, 1.0, 1.0]), |e| matches!(e, Error::NegativeVariance { index: 1, .. })),
         (Covariances::isotropic(vec![1.0, 1.0, f64::NAN, 1.0]), |e| matches!(e, Error::NonFinite { index: 2, .. })),
         (Covariances::isotropic(vec![1.0; 3]), |e| matches!(e, Error::DimensionMismatch { expected: 4, found: 3, .. })),

@@ -88,8 +88,8 @@ pub fn hinge_svm_by_clarabel(x: &Features, y: &[f64], c: Option<&[f64]>, lambda:
     let (l, n) = (x.n_samples(), x.n_features());
     let dim = n + 1 + l;
     let mut p = vec![vec![0.0; dim]; dim];
-    for j in 0..n {
-        p[j][j] = lambda;
+    for (j, row) in p.iter_mut().enumerate().take(n) {
+        row[j] = lambda;
     }
     let mut q = vec![0.0; dim];
     for i in 0..l {
