@@ -16,6 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._checks import checked_sample_weight, encode_classes
 from . import _usvm
 
 __all__ = ["BasisExpansion", "BasisExpansionClassifier"]
@@ -259,20 +260,9 @@ class BasisExpansionClassifier(_ExpansionParams, ClassifierMixin, BaseEstimator)
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order=None, ensure_min_samples=2)
         check_classification_targets(y)
-        classes, y_enc = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes in the data, but the data "
-                f"contains only one class: {classes[0]!r}"
-            )
+        classes, y_enc = encode_classes(self, y)
         n = X.shape[0]
-        sw = None
-        if sample_weight is not None:
-            sw = np.asarray(sample_weight, dtype=np.float64)
-            if sw.ndim == 0:
-                sw = np.full(n, float(sw))
-            if sw.shape != (n,):
-                raise ValueError(f"sample_weight must have shape ({n},); got {sw.shape}")
+        sw = checked_sample_weight(sample_weight, n, y_enc)
         params = {
             "expansion": self._expansion_params(X),
             "svm": {"c": float(self.C), "fit_intercept": bool(self.fit_intercept), "tol": float(self.tol),

@@ -6,6 +6,8 @@ import math
 import numbers
 from typing import Any
 
+import numpy as np
+
 
 def _finite_real(value: Any) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
@@ -29,3 +31,36 @@ def positive_int(name: str, value: Any) -> None:
     """Raise ``ValueError`` unless ``value`` is an integer ≥ 1 (not a bool)."""
     if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
         raise ValueError(f"{name} must be a positive integer; got {value!r}")
+
+
+def encode_classes(estimator: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted classes and ``y`` as indices into them; at least two classes are required."""
+    classes, y_enc = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(
+            f"{type(estimator).__name__} needs samples of at least 2 classes in the data, but the data "
+            f"contains only one class: {classes[0]!r}"
+        )
+    return classes, y_enc
+
+
+def checked_sample_weight(sample_weight: Any, n: int, y_enc: np.ndarray | None = None) -> np.ndarray | None:
+    """``sample_weight`` as ``(n,)`` float64 (a scalar is broadcast; ``None`` stays ``None``): finite, ≥ 0,
+    not all zero and, given the encoded labels ``y_enc``, positive on at least two classes."""
+    if sample_weight is None:
+        return None
+    sw = np.asarray(sample_weight, dtype=np.float64)
+    if sw.ndim == 0:
+        sw = np.full(n, float(sw))
+    if sw.shape != (n,):
+        raise ValueError(f"sample_weight must have shape ({n},); got {sw.shape}")
+    if not np.all(np.isfinite(sw)) or np.any(sw < 0):
+        raise ValueError("sample_weight must be finite and non-negative")
+    if not np.any(sw > 0):
+        raise ValueError("sample_weight is zero for every sample: at least one must be positive")
+    if y_enc is not None and len(np.unique(y_enc[sw > 0])) < 2:
+        raise ValueError(
+            "sample_weight leaves fewer than 2 classes with a positive weight (a single class): at least two "
+            "classes are needed"
+        )
+    return sw

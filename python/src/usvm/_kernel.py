@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._checks import positive_real
+from ._checks import checked_sample_weight, encode_classes, positive_real
 from . import _usvm
 from ._estimators import _FLOATS, _as_cov, _seed
 
@@ -148,33 +148,13 @@ class KernelGSUClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order=None, ensure_min_samples=1)
         check_classification_targets(y)
         n, d = X.shape
-        classes, y_enc = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes in the data, but the data "
-                f"contains only one class: {classes[0]!r}"
-            )
+        classes, y_enc = encode_classes(self, y)
         if X_var is not None and X_cov is not None:
             raise ValueError("give X_var or X_cov, not both")
         cov = _as_cov(X_var, n, d, name="X_var") if X_var is not None else _as_cov(X_cov, n, d)
         if X_var is not None and getattr(cov, "ndim", 1) == 3:
             raise ValueError("X_var holds variances: shape (n_samples,) or (n_samples, n_features)")
-        sw = None
-        if sample_weight is not None:
-            sw = np.asarray(sample_weight, dtype=np.float64)
-            if sw.ndim == 0:
-                sw = np.full(n, float(sw))
-            if sw.shape != (n,):
-                raise ValueError(f"sample_weight must have shape ({n},); got {sw.shape}")
-            if not np.all(np.isfinite(sw)) or np.any(sw < 0):
-                raise ValueError("sample_weight must be finite and non-negative")
-            if not np.any(sw > 0):
-                raise ValueError("sample_weight is zero for every sample: at least one must be positive")
-            if len(np.unique(y_enc[sw > 0])) < 2:
-                raise ValueError(
-                    "sample_weight leaves fewer than 2 classes with a positive weight: at least two "
-                    "classes are needed"
-                )
+        sw = checked_sample_weight(sample_weight, n, y_enc)
         if self.C is not None:
             lam = 1.0 / (self.C * n)
         else:

@@ -14,7 +14,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._checks import positive_real
+from ._checks import checked_sample_weight, encode_classes, positive_real
 from . import _usvm
 
 __all__ = ["KernelSVMClassifier"]
@@ -145,23 +145,9 @@ class KernelSVMClassifier(ClassifierMixin, BaseEstimator):
         n = X.shape[0]
         if precomputed and X.shape[1] != n:
             raise ValueError(f"a precomputed kernel needs a square Gram matrix; got shape {X.shape}")
-        classes, y_enc = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes in the data, but the data "
-                f"contains only one class: {classes[0]!r}"
-            )
-        sw = None
-        if sample_weight is not None:
-            sw = np.asarray(sample_weight, dtype=np.float64)
-            if sw.ndim == 0:
-                sw = np.full(n, float(sw))
-            if sw.shape != (n,):
-                raise ValueError(f"sample_weight must have shape ({n},); got {sw.shape}")
-            if not np.all(np.isfinite(sw)) or np.any(sw < 0):
-                raise ValueError("sample_weight must be finite and non-negative")
-            if not np.any(sw > 0):
-                raise ValueError("sample_weight is zero for every sample: at least one must be positive")
+        classes, y_enc = encode_classes(self, y)
+        sw = checked_sample_weight(sample_weight, n)
+        if sw is not None:
             for k in range(len(classes) if len(classes) > 2 else 1):
                 pos = y_enc == (k if len(classes) > 2 else 1)
                 if not (np.any(sw[pos] > 0) and np.any(sw[~pos] > 0)):

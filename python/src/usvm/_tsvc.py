@@ -13,7 +13,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._checks import non_negative_real, positive_real
+from ._checks import checked_sample_weight, encode_classes, non_negative_real, positive_real
 from . import _usvm
 
 __all__ = ["TSVCClassifier"]
@@ -125,26 +125,9 @@ class TSVCClassifier(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order="C")
         check_classification_targets(y)
         n = X.shape[0]
-        classes, y_enc = np.unique(y, return_inverse=True)
-        if len(classes) < 2:
-            raise ValueError(
-                f"{type(self).__name__} needs samples of at least 2 classes in the data, but the data "
-                f"contains only one class: {classes[0]!r}"
-            )
+        classes, y_enc = encode_classes(self, y)
         deltas = self._deltas(self.delta if delta is None else delta, n)
-        sw = None
-        if sample_weight is not None:
-            sw = np.asarray(sample_weight, dtype=np.float64)
-            if sw.ndim == 0:
-                sw = np.full(n, float(sw))
-            if sw.shape != (n,):
-                raise ValueError(f"sample_weight must have shape ({n},); got {sw.shape}")
-            if not np.all(np.isfinite(sw)) or np.any(sw < 0):
-                raise ValueError("sample_weight must be finite and non-negative")
-            if not np.any(sw > 0):
-                raise ValueError("sample_weight is zero for every sample: at least one must be positive")
-            if len(np.unique(y_enc[sw > 0])) < 2:
-                raise ValueError("sample_weight leaves a single class with positive weight: two are needed")
+        sw = checked_sample_weight(sample_weight, n, y_enc)
         result = _usvm.fit_tsvc(
             X,
             y_enc.astype(np.int64),
