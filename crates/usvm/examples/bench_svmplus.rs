@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release -p usvm --example bench_svmplus [N ...] [--clarabel-limit SECONDS]`
 //! (default N = 500 2000 5000, limit 600 s; Clarabel is skipped above 3000 examples unless
-//! `--clarabel-all` is given — its dense KKT factorisation needs O(n³) time and O(n²) memory.)
+//! `--clarabel-all` is given; `--smo-only` skips it — its dense KKT factorisation needs O(n³) time and O(n²) memory.)
 
 use std::time::Instant;
 
@@ -64,11 +64,13 @@ fn main() {
     let mut sizes = Vec::new();
     let mut limit = 600.0;
     let mut all = false;
+    let mut smo_only = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--clarabel-limit" => limit = it.next().expect("SECONDS").parse().expect("SECONDS"),
             "--clarabel-all" => all = true,
+            "--smo-only" => smo_only = true,
             s => sizes.push(s.parse::<usize>().expect("N")),
         }
     }
@@ -93,7 +95,7 @@ fn main() {
         let sol = qp.solve(&QpSettings { tol: 1e-6, ..QpSettings::default() }).unwrap();
         let smo = t1.elapsed().as_secs_f64();
         let (cs, cobj, status) =
-            if n <= 3000 || all { clarabel(&qp, limit) } else { (f64::NAN, f64::NAN, "skipped".to_string()) };
+            if !smo_only && (n <= 3000 || all) { clarabel(&qp, limit) } else { (f64::NAN, f64::NAN, "skipped".to_string()) };
         println!(
             "{n:>6} {gram:>10.3} {smo:>9.3} {:>20.12} {cs:>10.2} {cobj:>20.12} {status:>14}  (SMO: {} steps, KKT violation {:.1e})",
             sol.dual_objective, sol.n_iter, sol.violation
