@@ -249,25 +249,22 @@ impl SvmPlusQp<'_> {
         let inv_rho = 1.0 / self.rho;
         let y = self.y;
         let upper: Vec<f64> = (0..n).map(|i| self.upper(i)).collect();
+        let diag_a: Vec<f64> = (0..n).map(|i| a[i * n + i]).collect();
+        let diag_b: Vec<f64> = (0..n).map(|i| b[i * n + i]).collect();
         let mut alpha = vec![0.0; n];
         let mut beta: Vec<f64> = self.c.to_vec();
-        // p = A(α∘y), q = B v; at the start both are zero.
-        let mut p = vec![0.0; n];
-        let mut q = vec![0.0; n];
+        // ∇F at the start (A(α∘y) = 0, Bv = 0), then kept up to date row by row:
+        // g_α = y∘A(α∘y) − 1 + Bv/ρ, g_β = Bv/ρ.
         let mut ga = vec![-1.0; n];
         let mut gb = vec![0.0; n];
 
         let mut n_iter = 0;
         let mut initial_violation = f64::NAN;
-        let ctx = Ctx { a, b, n, y, inv_rho };
+        let ctx = Ctx { a, b, n, y, inv_rho, diag_a: &diag_a, diag_b: &diag_b };
         loop {
-            for i in 0..n {
-                ga[i] = y[i] * p[i] - 1.0 + q[i] * inv_rho;
-                gb[i] = q[i] * inv_rho;
-            }
             let state = State { alpha: &alpha, beta: &beta, upper: &upper, ga: &ga, gb: &gb };
-            let intervals = kkt_intervals(&state, y);
-            let violation = intervals.violation();
+            let extremes = Extremes::scan(&state, y);
+            let violation = extremes.intervals().violation();
             if n_iter == 0 {
                 initial_violation = violation;
             }
@@ -275,21 +272,22 @@ impl SvmPlusQp<'_> {
                 break;
             }
             n_iter += 1;
-            let Some((mv, t)) = ctx.working_set(&state) else { break };
+            let Some((mv, t)) = ctx.working_set(&state, &extremes) else { break };
             if !(t > 0.0) {
                 // Rounding hides the violation from every direction: nothing can move.
                 break;
             }
-            for e in &mv.entries[..mv.len] {
+            for e in mv.entries() {
                 let m = e.index;
                 let mut dv = 0.0;
                 if e.da != 0.0 {
                     let new = (alpha[m] + e.da * t).clamp(0.0, upper[m]);
                     let da = new - alpha[m];
                     alpha[m] = new;
+                    // g_α,j += y_j y_m A_mj Δα_m.
                     let coef = da * y[m];
-                    for (pj, &amj) in p.iter_mut().zip(&a[m * n..(m + 1) * n]) {
-                        *pj += coef * amj;
+                    for ((g, &amj), &yj) in ga.iter_mut().zip(&a[m * n..(m + 1) * n]).zip(y) {
+                        *g += coef * yj * amj;
                     }
                     dv += da;
                 }
@@ -299,8 +297,11 @@ impl SvmPlusQp<'_> {
                     beta[m] = new;
                 }
                 if dv != 0.0 {
-                    for (qj, &bmj) in q.iter_mut().zip(&b[m * n..(m + 1) * n]) {
-                        *qj += dv * bmj;
+                    // Both gradients gain B_mj Δv_m / ρ.
+                    let coef = dv * inv_rho;
+                    for ((g, h), &bmj) in ga.iter_mut().zip(gb.iter_mut()).zip(&b[m * n..(m + 1) * n]) {
+                        *g += coef * bmj;
+                        *h += coef * bmj;
                     }
                 }
             }
@@ -308,7 +309,7 @@ impl SvmPlusQp<'_> {
         // Final gradient from scratch (no accumulated rounding in b, b* and the objective).
         let (ga, gb) = self.gradient(&alpha, &beta);
         let state = State { alpha: &alpha, beta: &beta, upper: &upper, ga: &ga, gb: &gb };
-        let intervals = kkt_intervals(&state, y);
+        let intervals = Extremes::scan(&state, y).intervals();
         let violation_final = intervals.violation();
         let (bias, bias_star) = recover_bias(&state, y, &intervals);
         Ok(QpSolution {
@@ -332,19 +333,6 @@ struct State<'s> {
     upper: &'s [f64],
     ga: &'s [f64],
     gb: &'s [f64],
-}
-
-impl State<'_> {
-    fn up(&self, i: usize) -> bool {
-        self.alpha[i] < self.upper[i]
-    }
-    fn down(&self, i: usize) -> bool {
-        self.alpha[i] > 0.0
-    }
-    /// `g_α − g_β = y∘A(α∘y) − 1`: the derivative along `α_i += 1, β_i −= 1` (`v` unchanged).
-    fn h(&self, i: usize) -> f64 {
-        self.ga[i] - self.gb[i]
-    }
 }
 
 /// One variable's change per unit step.
@@ -374,27 +362,45 @@ impl Move {
     fn entries(&self) -> &[Entry] {
         &self.entries[..self.len]
     }
+}
 
-    /// The directional derivative of `F`.
-    fn derivative(&self, s: &State<'_>) -> f64 {
-        self.entries().iter().map(|e| e.da * s.ga[e.index] + e.db * s.gb[e.index]).sum()
-    }
+/// The directional derivative of `F` along `entries`.
+fn derivative(s: &State<'_>, entries: &[Entry]) -> f64 {
+    entries.iter().map(|e| e.da * s.ga[e.index] + e.db * s.gb[e.index]).sum()
+}
 
-    /// The largest feasible step.
-    fn room(&self, s: &State<'_>) -> f64 {
-        self.entries().iter().fold(f64::INFINITY, |r, e| {
-            let mut r = r;
-            if e.da > 0.0 {
-                r = r.min((s.upper[e.index] - s.alpha[e.index]) / e.da);
-            } else if e.da < 0.0 {
-                r = r.min(s.alpha[e.index] / -e.da);
-            }
-            if e.db < 0.0 {
-                r = r.min(s.beta[e.index] / -e.db);
-            }
-            r
-        })
+/// The largest feasible step along `entries`.
+fn room(s: &State<'_>, entries: &[Entry]) -> f64 {
+    entries.iter().fold(f64::INFINITY, |r, e| r.min(room_of(s, e.index, e.da, e.db)))
+}
+
+/// The largest feasible step of variable `i` moving by `(da, db)` per unit.
+#[inline]
+fn room_of(s: &State<'_>, i: usize, da: f64, db: f64) -> f64 {
+    let mut r = f64::INFINITY;
+    if da > 0.0 {
+        r = (s.upper[i] - s.alpha[i]) / da;
+    } else if da < 0.0 {
+        r = s.alpha[i] / -da;
     }
+    if db < 0.0 {
+        r = r.min(s.beta[i] / -db);
+    }
+    r
+}
+
+/// The decrease of `F` by the clipped exact step along a direction with derivative `d`, curvature `curv`
+/// and room `room`, and the step; `None` if the direction does not descend or cannot move.
+#[inline]
+fn step_gain(d: f64, curv: f64, room: f64) -> Option<(f64, f64)> {
+    if !(d < 0.0) {
+        return None;
+    }
+    let t = if curv > TAU { (-d / curv).min(room) } else { room };
+    if !(t > 0.0) || !t.is_finite() {
+        return None;
+    }
+    Some((-(d * t + 0.5 * curv.max(0.0) * t * t), t))
 }
 
 /// The working-set kinds: the circuits of the module docs, and two `v`-preserving compounds (an α pair
@@ -412,7 +418,7 @@ enum Kind {
     SvmPair {
         positive: bool,
     },
-    /// `α_i += t, β_i −= t, α_j += t, β_j −= t`, `y_i = −y_j` (`sign = 1`), or the reverse (`sign = −1`).
+    /// `α_i += t, β_i −= t, α_j += t, β_j −= t`, `y_i = −y_j` (`up`), or the reverse.
     SvmOpposite {
         up: bool,
     },
@@ -430,6 +436,131 @@ const KINDS: [Kind; 9] = [
     Kind::SvmOpposite { up: false },
 ];
 
+/// The smallest value of a key over an index set and its first index (`usize::MAX`: the set is empty).
+#[derive(Debug, Clone, Copy)]
+struct ArgMin {
+    index: usize,
+    value: f64,
+}
+
+impl ArgMin {
+    const EMPTY: ArgMin = ArgMin { index: usize::MAX, value: f64::INFINITY };
+
+    #[inline]
+    fn offer(&mut self, index: usize, value: f64) {
+        if value < self.value || self.index == usize::MAX {
+            *self = ArgMin { index, value };
+        }
+    }
+
+    fn get(&self) -> Option<usize> {
+        (self.index != usize::MAX).then_some(self.index)
+    }
+}
+
+/// Everything the first-order selection and the stopping rule need, from one pass over the variables.
+/// Index `[0]` is the negative class, `[1]` the positive; `h = g_α − g_β` is the derivative along
+/// `α_i += 1, β_i −= 1` (`v` unchanged).
+#[derive(Debug, Clone, Copy)]
+struct Extremes {
+    /// `min g_β` over all β.
+    gb_min: ArgMin,
+    /// `min −g_β` over `β > 0`.
+    neg_gb_min: ArgMin,
+    /// `min g_α` over increasable α, per class.
+    ga_up: [ArgMin; 2],
+    /// `min −g_α` over decreasable α, per class.
+    neg_ga_down: [ArgMin; 2],
+    /// `min h` over increasable α with `β > 0`, per class.
+    h_up: [ArgMin; 2],
+    /// `min −h` over decreasable α, per class.
+    neg_h_down: [ArgMin; 2],
+}
+
+impl Extremes {
+    fn scan(s: &State<'_>, y: &[f64]) -> Extremes {
+        let mut x = Extremes {
+            gb_min: ArgMin::EMPTY,
+            neg_gb_min: ArgMin::EMPTY,
+            ga_up: [ArgMin::EMPTY; 2],
+            neg_ga_down: [ArgMin::EMPTY; 2],
+            h_up: [ArgMin::EMPTY; 2],
+            neg_h_down: [ArgMin::EMPTY; 2],
+        };
+        for (i, &yi) in y.iter().enumerate() {
+            let c = usize::from(yi > 0.0);
+            let (ga, gb) = (s.ga[i], s.gb[i]);
+            let (up, down, free_beta) = (s.alpha[i] < s.upper[i], s.alpha[i] > 0.0, s.beta[i] > 0.0);
+            x.gb_min.offer(i, gb);
+            if free_beta {
+                x.neg_gb_min.offer(i, -gb);
+            }
+            if up {
+                x.ga_up[c].offer(i, ga);
+                if free_beta {
+                    x.h_up[c].offer(i, ga - gb);
+                }
+            }
+            if down {
+                x.neg_ga_down[c].offer(i, -ga);
+                x.neg_h_down[c].offer(i, gb - ga);
+            }
+        }
+        x
+    }
+
+    /// The KKT intervals of the module docs (an empty set gives an infinite end).
+    fn intervals(&self) -> Intervals {
+        Intervals {
+            lo_pos: -self.ga_up[1].value,
+            hi_pos: self.neg_ga_down[1].value,
+            lo_neg: -self.ga_up[0].value,
+            hi_neg: self.neg_ga_down[0].value,
+            lo_star: -self.gb_min.value,
+            hi_star: self.neg_gb_min.value,
+        }
+    }
+
+    /// The steepest direction of `kind` (first order), if its index sets are not empty.
+    fn first_order(&self, kind: Kind) -> Option<Move> {
+        let pair = |i: &ArgMin, j: &ArgMin| i.get().zip(j.get()).filter(|(i, j)| i != j);
+        match kind {
+            Kind::BetaPair => {
+                pair(&self.gb_min, &self.neg_gb_min).map(|(i, j)| Move::new(&[(i, 0.0, 1.0), (j, 0.0, -1.0)]))
+            }
+            Kind::AlphaPair { positive } => {
+                let c = usize::from(positive);
+                pair(&self.ga_up[c], &self.neg_ga_down[c]).map(|(i, j)| Move::new(&[(i, 1.0, 0.0), (j, -1.0, 0.0)]))
+            }
+            Kind::TripleUp => {
+                let (i, j, k) = (self.ga_up[1].get()?, self.ga_up[0].get()?, self.neg_gb_min.get()?);
+                Some(Move::new(&[(i, 1.0, 0.0), (j, 1.0, 0.0), (k, 0.0, -2.0)]))
+            }
+            Kind::TripleDown => {
+                let (i, j, k) = (self.neg_ga_down[1].get()?, self.neg_ga_down[0].get()?, self.gb_min.get()?);
+                Some(Move::new(&[(i, -1.0, 0.0), (j, -1.0, 0.0), (k, 0.0, 2.0)]))
+            }
+            Kind::SvmPair { positive } => {
+                let c = usize::from(positive);
+                pair(&self.h_up[c], &self.neg_h_down[c]).map(|(i, j)| Move::new(&[(i, 1.0, -1.0), (j, -1.0, 1.0)]))
+            }
+            Kind::SvmOpposite { up: true } => {
+                let (i, j) = (self.h_up[1].get()?, self.h_up[0].get()?);
+                Some(Move::new(&[(i, 1.0, -1.0), (j, 1.0, -1.0)]))
+            }
+            Kind::SvmOpposite { up: false } => {
+                let (i, j) = (self.neg_h_down[1].get()?, self.neg_h_down[0].get()?);
+                Some(Move::new(&[(i, -1.0, 1.0), (j, -1.0, 1.0)]))
+            }
+        }
+    }
+}
+
+/// The rows of `m` (`n × n`, row-major) of the entries with a nonzero weight `w(e)`, with the weights.
+fn weighted_rows<'m>(m: &'m [f64], n: usize, entries: &[Entry], w: impl Fn(&Entry) -> f64) -> Vec<(&'m [f64], f64)> {
+    entries.iter().map(|e| (&m[e.index * n..(e.index + 1) * n], w(e))).filter(|r| r.1 != 0.0).collect()
+}
+
 /// The matrices, read-only.
 struct Ctx<'m> {
     a: &'m [f64],
@@ -437,15 +568,17 @@ struct Ctx<'m> {
     n: usize,
     y: &'m [f64],
     inv_rho: f64,
+    diag_a: &'m [f64],
+    diag_b: &'m [f64],
 }
 
 impl Ctx<'_> {
-    /// `uᵀM u` of the direction: `A` on the change of `α∘y`, `B/ρ` on the change of `v = α + β − c`.
-    fn curvature(&self, mv: &Move) -> f64 {
+    /// `uᵀM u` of a direction: `A` on the change of `α∘y`, `B/ρ` on the change of `v = α + β − c`.
+    fn curvature(&self, entries: &[Entry]) -> f64 {
         let n = self.n;
         let mut total = 0.0;
-        for e in mv.entries() {
-            for f in mv.entries() {
+        for e in entries {
+            for f in entries {
                 let (i, j) = (e.index, f.index);
                 total += e.da * f.da * self.y[i] * self.y[j] * self.a[i * n + j]
                     + (e.da + e.db) * (f.da + f.db) * self.inv_rho * self.b[i * n + j];
@@ -456,83 +589,75 @@ impl Ctx<'_> {
 
     /// The decrease of `F` by the clipped exact step along `mv`, and the step (`None` if `mv` ascends).
     fn gain(&self, mv: &Move, s: &State<'_>) -> Option<(f64, f64)> {
-        let d = mv.derivative(s);
-        if !(d < 0.0) {
-            return None;
-        }
-        let curv = self.curvature(mv);
-        let room = mv.room(s);
-        let t = if curv > TAU { (-d / curv).min(room) } else { room };
-        if !(t > 0.0) || !t.is_finite() {
-            return None;
-        }
-        Some((-(d * t + 0.5 * curv.max(0.0) * t * t), t))
+        let e = mv.entries();
+        step_gain(derivative(s, e), self.curvature(e), room(s, e))
     }
 
-    /// The direction for `kind` with first index `i`, partner `j` and (triples) β index `k`.
-    fn make(kind: Kind, i: usize, j: usize, k: usize) -> Move {
-        match kind {
-            Kind::BetaPair => Move::new(&[(i, 0.0, 1.0), (j, 0.0, -1.0)]),
-            Kind::AlphaPair { .. } => Move::new(&[(i, 1.0, 0.0), (j, -1.0, 0.0)]),
-            Kind::TripleUp => Move::new(&[(i, 1.0, 0.0), (j, 1.0, 0.0), (k, 0.0, -2.0)]),
-            Kind::TripleDown => Move::new(&[(i, -1.0, 0.0), (j, -1.0, 0.0), (k, 0.0, 2.0)]),
-            Kind::SvmPair { .. } => Move::new(&[(i, 1.0, -1.0), (j, -1.0, 1.0)]),
-            Kind::SvmOpposite { up: true } => Move::new(&[(i, 1.0, -1.0), (j, 1.0, -1.0)]),
-            Kind::SvmOpposite { up: false } => Move::new(&[(i, -1.0, 1.0), (j, -1.0, 1.0)]),
+    /// Entry `slot` of `mv` re-chosen over the indices `m` with `eligible(m)` by the largest decrease of
+    /// `F` (second order); `mv` is kept (step `None`) unless some partner beats `gain`. With the other
+    /// entries fixed the curvature is `c_FF + 2·(cross terms from the fixed entries' rows of A and B) +
+    /// the partner's diagonal term`: `O(1)` per candidate, rows read in order.
+    fn best_partner(
+        &self,
+        s: &State<'_>,
+        mv: Move,
+        slot: usize,
+        gain: f64,
+        eligible: impl Fn(usize) -> bool,
+    ) -> (Move, f64, Option<f64>) {
+        let n = self.n;
+        let mut fixed = [Entry::default(); 3];
+        let mut nf = 0;
+        for (k, e) in mv.entries().iter().enumerate() {
+            if k != slot {
+                fixed[nf] = *e;
+                nf += 1;
+            }
+        }
+        let fixed = &fixed[..nf];
+        let Entry { da, db, .. } = mv.entries[slot];
+        let dv = da + db;
+        let (d_fixed, room_fixed, curv_fixed) = (derivative(s, fixed), room(s, fixed), self.curvature(fixed));
+        // Σ_e (da_e y_e) A_e,m and Σ_e (da_e + db_e) B_e,m over the fixed entries e.
+        let rows_a = weighted_rows(self.a, n, fixed, |e| e.da * self.y[e.index]);
+        let rows_b = weighted_rows(self.b, n, fixed, |e| e.da + e.db);
+        let mut best: Option<(usize, f64)> = None;
+        let mut best_gain = gain;
+        for m in 0..n {
+            let d = d_fixed + da * s.ga[m] + db * s.gb[m];
+            if !(d < 0.0) || !eligible(m) {
+                continue;
+            }
+            let cross_a: f64 = rows_a.iter().map(|(r, w)| w * r[m]).sum();
+            let cross_b: f64 = rows_b.iter().map(|(r, w)| w * r[m]).sum();
+            let curv = curv_fixed
+                + 2.0 * (da * self.y[m] * cross_a + dv * self.inv_rho * cross_b)
+                + da * da * self.diag_a[m]
+                + dv * dv * self.inv_rho * self.diag_b[m];
+            if let Some((g, t)) = step_gain(d, curv, room_fixed.min(room_of(s, m, da, db)))
+                && g > best_gain
+            {
+                best_gain = g;
+                best = Some((m, t));
+            }
+        }
+        match best {
+            Some((m, t)) => {
+                let mut mv = mv;
+                mv.entries[slot].index = m;
+                (mv, best_gain, Some(t))
+            }
+            None => (mv, gain, None),
         }
     }
 
     /// The working set: for every kind the steepest (first-order) direction; the kind whose direction
     /// decreases `F` most; then its partner index re-chosen by the largest decrease (second order).
-    fn working_set(&self, s: &State<'_>) -> Option<(Move, f64)> {
-        let n = self.n;
+    fn working_set(&self, s: &State<'_>, extremes: &Extremes) -> Option<(Move, f64)> {
         let y = self.y;
-        let argmin = |pred: &dyn Fn(usize) -> bool, key: &dyn Fn(usize) -> f64| -> Option<usize> {
-            (0..n).filter(|&m| pred(m)).fold(None, |best: Option<usize>, m| match best {
-                Some(b) if key(b) <= key(m) => Some(b),
-                _ => Some(m),
-            })
-        };
-        let pos = |m: usize| y[m] > 0.0;
         let mut best: Option<(Kind, Move, f64, f64)> = None;
         for kind in KINDS {
-            // (first index, partner, β index) by first order.
-            let first = match kind {
-                Kind::BetaPair => argmin(&|_| true, &|m| s.gb[m])
-                    .zip(argmin(&|m| s.beta[m] > 0.0, &|m| -s.gb[m]))
-                    .map(|(i, j)| (i, j, 0)),
-                Kind::AlphaPair { positive } => argmin(&|m| pos(m) == positive && s.up(m), &|m| s.ga[m])
-                    .zip(argmin(&|m| pos(m) == positive && s.down(m), &|m| -s.ga[m]))
-                    .map(|(i, j)| (i, j, 0)),
-                Kind::TripleUp => {
-                    let i = argmin(&|m| pos(m) && s.up(m), &|m| s.ga[m]);
-                    let j = argmin(&|m| !pos(m) && s.up(m), &|m| s.ga[m]);
-                    let k = argmin(&|m| s.beta[m] > 0.0, &|m| -s.gb[m]);
-                    i.zip(j).zip(k).map(|((i, j), k)| (i, j, k))
-                }
-                Kind::TripleDown => {
-                    let i = argmin(&|m| pos(m) && s.down(m), &|m| -s.ga[m]);
-                    let j = argmin(&|m| !pos(m) && s.down(m), &|m| -s.ga[m]);
-                    let k = argmin(&|_| true, &|m| s.gb[m]);
-                    i.zip(j).zip(k).map(|((i, j), k)| (i, j, k))
-                }
-                Kind::SvmPair { positive } => {
-                    argmin(&|m| pos(m) == positive && s.up(m) && s.beta[m] > 0.0, &|m| s.h(m))
-                        .zip(argmin(&|m| pos(m) == positive && s.down(m), &|m| -s.h(m)))
-                        .map(|(i, j)| (i, j, 0))
-                }
-                Kind::SvmOpposite { up: true } => argmin(&|m| pos(m) && s.up(m) && s.beta[m] > 0.0, &|m| s.h(m))
-                    .zip(argmin(&|m| !pos(m) && s.up(m) && s.beta[m] > 0.0, &|m| s.h(m)))
-                    .map(|(i, j)| (i, j, 0)),
-                Kind::SvmOpposite { up: false } => argmin(&|m| pos(m) && s.down(m), &|m| -s.h(m))
-                    .zip(argmin(&|m| !pos(m) && s.down(m), &|m| -s.h(m)))
-                    .map(|(i, j)| (i, j, 0)),
-            };
-            let Some((i, j, k)) = first else { continue };
-            if i == j && !matches!(kind, Kind::SvmOpposite { .. } | Kind::TripleUp | Kind::TripleDown) {
-                continue;
-            }
-            let mv = Self::make(kind, i, j, k);
+            let Some(mv) = extremes.first_order(kind) else { continue };
             if let Some((gain, t)) = self.gain(&mv, s)
                 && best.as_ref().is_none_or(|b| gain > b.2)
             {
@@ -540,61 +665,31 @@ impl Ctx<'_> {
             }
         }
         let (kind, mut mv, mut gain, mut t) = best?;
-        // Second order: re-choose the partner (entry 1 for pairs; entries 1 then 2 for triples).
+        // Second order: re-choose the partner (entry 1 for pairs; entries 1 then 2 for triples) within
+        // the class the kind requires.
+        let i = mv.entries[0].index;
         let slots: &[usize] = match kind {
             Kind::TripleUp | Kind::TripleDown => &[1, 2],
             _ => &[1],
         };
         for &slot in slots {
-            let current = mv.entries[slot].index;
-            for m in 0..n {
-                if m == current {
-                    continue;
+            let (m, g, step) = match kind {
+                Kind::BetaPair => self.best_partner(s, mv, slot, gain, |m| m != i),
+                Kind::AlphaPair { .. } | Kind::SvmPair { .. } => {
+                    self.best_partner(s, mv, slot, gain, |m| m != i && y[m] == y[i])
                 }
-                let mut cand = mv;
-                cand.entries[slot].index = m;
-                // Same-class or opposite-class partners only, as the kind requires.
-                let i = mv.entries[0].index;
-                let ok = match kind {
-                    Kind::BetaPair => m != i,
-                    Kind::AlphaPair { .. } | Kind::SvmPair { .. } => m != i && y[m] == y[i],
-                    Kind::SvmOpposite { .. } => y[m] != y[i],
-                    Kind::TripleUp | Kind::TripleDown => slot == 2 || y[m] != y[i],
-                };
-                if !ok {
-                    continue;
+                Kind::SvmOpposite { .. } => self.best_partner(s, mv, slot, gain, |m| y[m] != y[i]),
+                Kind::TripleUp | Kind::TripleDown if slot == 1 => {
+                    self.best_partner(s, mv, slot, gain, |m| y[m] != y[i])
                 }
-                if let Some((g, step)) = self.gain(&cand, s)
-                    && g > gain
-                {
-                    (mv, gain, t) = (cand, g, step);
-                }
+                Kind::TripleUp | Kind::TripleDown => self.best_partner(s, mv, slot, gain, |_| true),
+            };
+            if let Some(step) = step {
+                (mv, gain, t) = (m, g, step);
             }
         }
         Some((mv, t))
     }
-}
-
-/// The KKT intervals of the module docs.
-fn kkt_intervals(s: &State<'_>, y: &[f64]) -> Intervals {
-    let inf = f64::INFINITY;
-    let mut it = Intervals { lo_pos: -inf, hi_pos: inf, lo_neg: -inf, hi_neg: inf, lo_star: -inf, hi_star: inf };
-    for (i, &yi) in y.iter().enumerate() {
-        let v = -s.ga[i];
-        let (lo, hi) = if yi > 0.0 { (&mut it.lo_pos, &mut it.hi_pos) } else { (&mut it.lo_neg, &mut it.hi_neg) };
-        if s.up(i) {
-            *lo = lo.max(v);
-        }
-        if s.down(i) {
-            *hi = hi.min(v);
-        }
-        let w = -s.gb[i];
-        it.lo_star = it.lo_star.max(w);
-        if s.beta[i] > 0.0 {
-            it.hi_star = it.hi_star.min(w);
-        }
-    }
-    it
 }
 
 /// Midpoint of `[lo, hi]`, the finite end if only one is finite, 0 if neither.
