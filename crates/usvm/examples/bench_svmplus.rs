@@ -3,7 +3,8 @@
 //!
 //! `cargo run --release -p usvm --example bench_svmplus [N ...] [--clarabel-limit SECONDS]`
 //! (default N = 500 2000 5000, limit 600 s; Clarabel is skipped above 3000 examples unless
-//! `--clarabel-all` is given; `--smo-only` skips it — its dense KKT factorisation needs O(n³) time and O(n²) memory.)
+//! `--clarabel-all` is given; `--smo-only` skips it; `--c`, `--rho` set the
+//! hyper-parameters, default 1 and 1 — its dense KKT factorisation needs O(n³) time and O(n²) memory.)
 
 use std::time::Instant;
 
@@ -65,12 +66,15 @@ fn main() {
     let mut limit = 600.0;
     let mut all = false;
     let mut smo_only = false;
+    let (mut c_value, mut rho) = (SvmPlusParams::default().c, SvmPlusParams::default().rho);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--clarabel-limit" => limit = it.next().expect("SECONDS").parse().expect("SECONDS"),
             "--clarabel-all" => all = true,
             "--smo-only" => smo_only = true,
+            "--c" => c_value = it.next().expect("C").parse().expect("C"),
+            "--rho" => rho = it.next().expect("RHO").parse().expect("RHO"),
             s => sizes.push(s.parse::<usize>().expect("N")),
         }
     }
@@ -84,7 +88,7 @@ fn main() {
     for n in sizes {
         let data = LupiTask { n, ..LupiTask::default() }.generate(1);
         let d = &data.dataset;
-        let params = SvmPlusParams::default();
+        let params = SvmPlusParams { c: c_value, rho, ..SvmPlusParams::default() };
         let t0 = Instant::now();
         let m = params.matrices(&d.features, d.privileged.as_ref().unwrap());
         let gram = t0.elapsed().as_secs_f64();
@@ -94,8 +98,11 @@ fn main() {
         let t1 = Instant::now();
         let sol = qp.solve(&QpSettings { tol: 1e-6, ..QpSettings::default() }).unwrap();
         let smo = t1.elapsed().as_secs_f64();
-        let (cs, cobj, status) =
-            if !smo_only && (n <= 3000 || all) { clarabel(&qp, limit) } else { (f64::NAN, f64::NAN, "skipped".to_string()) };
+        let (cs, cobj, status) = if !smo_only && (n <= 3000 || all) {
+            clarabel(&qp, limit)
+        } else {
+            (f64::NAN, f64::NAN, "skipped".to_string())
+        };
         println!(
             "{n:>6} {gram:>10.3} {smo:>9.3} {:>20.12} {cs:>10.2} {cobj:>20.12} {status:>14}  (SMO: {} steps, KKT violation {:.1e})",
             sol.dual_objective, sol.n_iter, sol.violation

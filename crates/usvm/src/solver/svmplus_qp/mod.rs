@@ -37,7 +37,16 @@
 //! **Working set.** The kind with the largest violation is chosen; its first index is the steepest one
 //! (first order) and the partner(s) are chosen by the largest decrease of `F` along the circuit
 //! (second order, as LIBSVM's WSS 2). The step is the exact minimiser along the circuit, clipped to the
-//! bounds. Gradients are kept up to date in `O(n)` per changed variable from rows of `A` and `B`.
+//! bounds. One pass over the variables finds every kind's first-order indices and the violation; the
+//! second-order partner costs one more pass that reads the fixed indices' rows of `A` and `B` in order.
+//! Gradients are kept up to date in `O(n)` per changed variable from rows of `A` and `B`.
+//!
+//! **Face steps.** After every `n` SMO steps the solver jumps to the minimiser of `F` on the current face
+//! (free variables only, both equalities kept; module `face`), cut at the first bound or with the
+//! bounds it crosses pinned, whichever decreases `F` more. SMO identifies the active set quickly and
+//! then converges only linearly on the free variables (a dense, ill-conditioned `H_FF`); the face step
+//! ends that tail (on the LUPI benchmark at n = 2,000: 466,608 SMO steps, 7.9 s → 32,000 steps and 16
+//! face steps, 1.6 s, to a violation of 1e-12).
 //!
 //! **Bias.** `b`, `b*` are the KKT multipliers above. Free variables give equations: a free positive α
 //! gives `s₊ = −g_α,i`, a free negative α `s₋ = −g_α,i`, a positive β gives `b* = −g_β,i`. Each kind's
@@ -59,6 +68,8 @@
 use ndarray::ArrayView2;
 
 use crate::error::{Error, Result, invalid};
+
+mod face;
 
 /// One instance of the QP family.
 #[derive(Debug, Clone)]
@@ -103,7 +114,10 @@ pub struct QpSolution {
     pub bias_star: f64,
     /// The paper's dual objective `−F(α, β)` (to be maximised).
     pub dual_objective: f64,
+    /// SMO steps taken.
     pub n_iter: usize,
+    /// Newton steps on a face taken (one is tried after every `n` SMO steps).
+    pub face_steps: usize,
     pub converged: bool,
     /// The final KKT violation `V`.
     pub violation: f64,
@@ -259,6 +273,7 @@ impl SvmPlusQp<'_> {
         let mut gb = vec![0.0; n];
 
         let mut n_iter = 0;
+        let (mut since_face, mut n_face) = (0, 0);
         let mut initial_violation = f64::NAN;
         let ctx = Ctx { a, b, n, y, inv_rho, diag_a: &diag_a, diag_b: &diag_b };
         loop {
@@ -279,31 +294,15 @@ impl SvmPlusQp<'_> {
             }
             for e in mv.entries() {
                 let m = e.index;
-                let mut dv = 0.0;
-                if e.da != 0.0 {
-                    let new = (alpha[m] + e.da * t).clamp(0.0, upper[m]);
-                    let da = new - alpha[m];
-                    alpha[m] = new;
-                    // g_α,j += y_j y_m A_mj Δα_m.
-                    let coef = da * y[m];
-                    for ((g, &amj), &yj) in ga.iter_mut().zip(&a[m * n..(m + 1) * n]).zip(y) {
-                        *g += coef * yj * amj;
-                    }
-                    dv += da;
-                }
-                if e.db != 0.0 {
-                    let new = (beta[m] + e.db * t).max(0.0);
-                    dv += new - beta[m];
-                    beta[m] = new;
-                }
-                if dv != 0.0 {
-                    // Both gradients gain B_mj Δv_m / ρ.
-                    let coef = dv * inv_rho;
-                    for ((g, h), &bmj) in ga.iter_mut().zip(gb.iter_mut()).zip(&b[m * n..(m + 1) * n]) {
-                        *g += coef * bmj;
-                        *h += coef * bmj;
-                    }
-                }
+                let new_alpha = if e.da != 0.0 { (alpha[m] + e.da * t).clamp(0.0, upper[m]) } else { alpha[m] };
+                let new_beta = if e.db != 0.0 { (beta[m] + e.db * t).max(0.0) } else { beta[m] };
+                ctx.set(m, new_alpha, new_beta, &mut alpha, &mut beta, &mut ga, &mut gb);
+            }
+            since_face += 1;
+            if since_face >= n {
+                // SMO has had n steps to settle the active set: jump to the optimum of its face.
+                since_face = 0;
+                n_face += usize::from(ctx.face_step(&upper, &mut alpha, &mut beta, &mut ga, &mut gb));
             }
         }
         // Final gradient from scratch (no accumulated rounding in b, b* and the objective).
@@ -319,6 +318,7 @@ impl SvmPlusQp<'_> {
             bias,
             bias_star,
             n_iter,
+            face_steps: n_face,
             converged: violation_final <= settings.tol,
             violation: violation_final.max(0.0),
             initial_violation: initial_violation.max(0.0),
@@ -573,6 +573,66 @@ struct Ctx<'m> {
 }
 
 impl Ctx<'_> {
+    /// One Newton step on the face of the iterate (module `face`); whether it moved.
+    fn face_step(&self, upper: &[f64], alpha: &mut [f64], beta: &mut [f64], ga: &mut [f64], gb: &mut [f64]) -> bool {
+        let state = State { alpha, beta, upper, ga, gb };
+        let free = face::free_set(&state);
+        if free.len() > face::MAX_FREE {
+            return false;
+        }
+        let Some(step) = face::newton_step(self, &state, &free) else { return false };
+        for (r, (&(m, is_alpha), &d)) in free.iter().zip(&step.change).enumerate() {
+            let (mut new_alpha, mut new_beta) = (alpha[m], beta[m]);
+            if is_alpha {
+                new_alpha = (alpha[m] + d).clamp(0.0, upper[m]);
+            } else {
+                new_beta = (beta[m] + d).max(0.0);
+            }
+            if step.pinned.contains(&r) {
+                // A variable the step pins lands exactly on its bound.
+                match (is_alpha, d < 0.0) {
+                    (true, true) => new_alpha = 0.0,
+                    (true, false) => new_alpha = upper[m],
+                    (false, _) => new_beta = 0.0,
+                }
+            }
+            self.set(m, new_alpha, new_beta, alpha, beta, ga, gb);
+        }
+        true
+    }
+
+    /// Sets `α_m`, `β_m` and updates the gradient by the change: `g_α,j += y_j y_m A_mj Δα_m`, and both
+    /// `g_α,j` and `g_β,j` gain `B_mj Δv_m / ρ`.
+    #[allow(clippy::too_many_arguments)]
+    fn set(
+        &self,
+        m: usize,
+        new_alpha: f64,
+        new_beta: f64,
+        alpha: &mut [f64],
+        beta: &mut [f64],
+        ga: &mut [f64],
+        gb: &mut [f64],
+    ) {
+        let n = self.n;
+        let da = new_alpha - alpha[m];
+        let dv = da + (new_beta - beta[m]);
+        (alpha[m], beta[m]) = (new_alpha, new_beta);
+        if da != 0.0 {
+            let coef = da * self.y[m];
+            for ((g, &amj), &yj) in ga.iter_mut().zip(&self.a[m * n..(m + 1) * n]).zip(self.y) {
+                *g += coef * yj * amj;
+            }
+        }
+        if dv != 0.0 {
+            let coef = dv * self.inv_rho;
+            for ((g, h), &bmj) in ga.iter_mut().zip(gb.iter_mut()).zip(&self.b[m * n..(m + 1) * n]) {
+                *g += coef * bmj;
+                *h += coef * bmj;
+            }
+        }
+    }
+
     /// `uᵀM u` of a direction: `A` on the change of `α∘y`, `B/ρ` on the change of `v = α + β − c`.
     fn curvature(&self, entries: &[Entry]) -> f64 {
         let n = self.n;
