@@ -35,15 +35,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let start = Instant::now();
         let columns = run(&protocol, target)?;
         println!("\n{target:?} target ({}), average test error %:", target.kernel().name());
+        let radii = columns.iter().any(|c| c.svc_radius.is_some());
         println!(
-            "{:>5} {:>14} {:>14} {:>10} {:>10} {:>10} {:>7}",
-            "ℓ", "SVC (± se)", "TSVC (± se)", "paper SVC", "paper TSVC", "wins/loss", "rounds"
+            "{:>5} {:>14} {:>14} {:>10} {:>10} {:>10} {:>7}{}",
+            "ℓ",
+            "SVC (± se)",
+            "TSVC (± se)",
+            "paper SVC",
+            "paper TSVC",
+            "wins/loss",
+            "rounds",
+            if radii { "  radius SVC / TSVC (target 3)  error % at radius 3 SVC / TSVC" } else { "" }
         );
         let mut all_better = true;
         for (col, (p_svc, p_tsvc)) in columns.iter().zip(target.paper()) {
             all_better &= col.tsvc < col.svc;
+            let radius = match (col.svc_radius, col.tsvc_radius) {
+                (Some(s), Some(t)) => format!("  {s:>10.3} / {t:.3}"),
+                _ => String::new(),
+            } + &col
+                .at_target_radius
+                .map_or(String::new(), |(s, t)| format!("  {:>22.2} / {:.2}", 100.0 * s, 100.0 * t));
             println!(
-                "{:>5} {:>7.2} ±{:>5.2} {:>7.2} ±{:>5.2} {:>10.1} {:>10.1} {:>5}/{:<4} {:>7.2}",
+                "{:>5} {:>7.2} ±{:>5.2} {:>7.2} ±{:>5.2} {:>10.1} {:>10.1} {:>5}/{:<4} {:>7.2}{radius}",
                 col.size,
                 100.0 * col.svc,
                 100.0 * col.svc_se,

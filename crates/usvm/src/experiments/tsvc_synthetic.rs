@@ -117,6 +117,12 @@ pub struct Column {
     pub tsvc_losses: usize,
     /// Mean alternating rounds of TSVC (SVM solves).
     pub rounds: f64,
+    /// Quadratic target: the mean over trials of SVC's and TSVC's [`boundary_radius`] (the target's is 3).
+    pub svc_radius: Option<f64>,
+    pub tsvc_radius: Option<f64>,
+    /// Quadratic target, diagnostic: mean test errors of SVC and TSVC moved to the target radius
+    /// ([`with_target_radius`]; over the trials where both have a radius).
+    pub at_target_radius: Option<(f64, f64)>,
 }
 
 /// A trial's noisy training set (with its bounds) and clean test set.
@@ -168,21 +174,82 @@ pub fn trial(target: Target, l: usize, test_size: usize, noise: NoiseScale, seed
     Trial { train: Dataset::dense(x, labels), delta: scale, test: Dataset::dense(test, test_labels) }
 }
 
+/// The mean radius of a binary model's decision boundary for the homogeneous quadratic kernel `(xᵀz)²`,
+/// where `f(x) = xᵀMx + b`: along the unit direction `u`, `f(ru) = r² uᵀMu + b` with `b = f(0)` and
+/// `uᵀMu = f(u) - b`, so the boundary is at `r = √(-b/(f(u) - b))`. Averaged over 360 directions in the
+/// plane of the first two features that cross it within the sampling square's circumradius `5√2`;
+/// `None` for other kernels or models, or if no direction crosses there.
+pub fn boundary_radius(model: &crate::model::Model) -> Option<f64> {
+    let crate::model::Model::Kernel(m) = model else { return None };
+    if m.kernel != (Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 2 }) || m.coef.nrows() != 1 {
+        return None;
+    }
+    let n = m.n_features().max(2);
+    let directions = 360;
+    let mut x = Array2::zeros((directions + 1, n));
+    for k in 0..directions {
+        let angle = 2.0 * std::f64::consts::PI * k as f64 / directions as f64;
+        x[[k + 1, 0]] = angle.cos();
+        x[[k + 1, 1]] = angle.sin();
+    }
+    let f = m.decision_function(&crate::data::Features::Dense(x)).ok()?;
+    let b = f[[0, 0]];
+    let radii: Vec<f64> =
+        (1..=directions).map(|k| -b / (f[[k, 0]] - b)).filter(|r2| *r2 > 0.0 && *r2 <= 50.0).map(f64::sqrt).collect();
+    (!radii.is_empty()).then(|| radii.iter().sum::<f64>() / radii.len() as f64)
+}
+
+/// Diagnostic only (it uses the true target): a homogeneous quadratic model with its intercept rescaled so
+/// that its [`boundary_radius`] is the target's 3 (the radius along every direction scales with `√-b`),
+/// keeping the boundary's shape. `None` where [`boundary_radius`] is.
+pub fn with_target_radius(model: &crate::model::Model) -> Option<crate::model::Model> {
+    let r = boundary_radius(model)?;
+    let crate::model::Model::Kernel(m) = model else { return None };
+    let mut m = m.clone();
+    m.intercept[0] *= (3.0 / r).powi(2);
+    Some(crate::model::Model::Kernel(m))
+}
+
 fn error_rate(model: &crate::model::Model, test: &Dataset) -> Result<f64> {
     let predicted = model.predict(&test.features)?;
     let wrong = predicted.iter().zip(&test.labels).filter(|(p, y)| p != y).count();
     Ok(wrong as f64 / test.labels.len() as f64)
 }
 
-/// SVC's and TSVC's test errors and TSVC's rounds on one trial.
-pub fn run_trial(protocol: &TsvcSynthetic, target: Target, l: usize, t: u64) -> Result<(f64, f64, usize)> {
+/// One trial's outcome.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrialResult {
+    pub svc_error: f64,
+    pub tsvc_error: f64,
+    /// TSVC's alternating rounds (SVM solves).
+    pub rounds: usize,
+    /// [`boundary_radius`] of SVC's and TSVC's models (quadratic target).
+    pub svc_radius: Option<f64>,
+    pub tsvc_radius: Option<f64>,
+    /// Quadratic target, diagnostic: the test errors of [`with_target_radius`] (SVC, TSVC).
+    pub at_target_radius: Option<(f64, f64)>,
+}
+
+/// SVC's and TSVC's test errors, TSVC's rounds and the boundary radii on one trial.
+pub fn run_trial(protocol: &TsvcSynthetic, target: Target, l: usize, t: u64) -> Result<TrialResult> {
     let data = trial(target, l, protocol.test_size, protocol.noise, protocol.seed + 1000 * l as u64 + t);
     let base =
         TsvcParams { c: protocol.c, kernel: target.kernel(), max_rounds: protocol.max_rounds, ..TsvcParams::default() };
     let svc = TsvcParams { delta: Delta::Uniform(0.0), ..base.clone() }.fit(&data.train)?;
     let delta = data.delta.iter().map(|d| protocol.delta_scale * d).collect();
     let tsvc = TsvcParams { delta: Delta::PerExample(delta), ..base }.fit(&data.train)?;
-    Ok((error_rate(&svc.model, &data.test)?, error_rate(&tsvc.model, &data.test)?, tsvc.reports[0].rounds))
+    let at_target_radius = match (with_target_radius(&svc.model), with_target_radius(&tsvc.model)) {
+        (Some(s), Some(t)) => Some((error_rate(&s, &data.test)?, error_rate(&t, &data.test)?)),
+        _ => None,
+    };
+    Ok(TrialResult {
+        at_target_radius,
+        svc_error: error_rate(&svc.model, &data.test)?,
+        tsvc_error: error_rate(&tsvc.model, &data.test)?,
+        rounds: tsvc.reports[0].rounds,
+        svc_radius: boundary_radius(&svc.model),
+        tsvc_radius: boundary_radius(&tsvc.model),
+    })
 }
 
 /// Runs the protocol for one target: one [`Column`] per size (trials in parallel, results in trial order).
@@ -191,25 +258,37 @@ pub fn run(protocol: &TsvcSynthetic, target: Target) -> Result<Vec<Column>> {
         .sizes
         .iter()
         .map(|&l| {
-            let results: Vec<(f64, f64, usize)> = (0..protocol.trials)
+            let results: Vec<TrialResult> = (0..protocol.trials)
                 .into_par_iter()
                 .map(|t| run_trial(protocol, target, l, t))
                 .collect::<Result<_>>()?;
             let m = results.len() as f64;
-            let mean = |f: &dyn Fn(&(f64, f64, usize)) -> f64| results.iter().map(f).sum::<f64>() / m;
-            let (svc, tsvc) = (mean(&|r| r.0), mean(&|r| r.1));
-            let se = |mu: f64, f: &dyn Fn(&(f64, f64, usize)) -> f64| {
+            let mean = |f: &dyn Fn(&TrialResult) -> f64| results.iter().map(f).sum::<f64>() / m;
+            let (svc, tsvc) = (mean(&|r| r.svc_error), mean(&|r| r.tsvc_error));
+            let se = |mu: f64, f: &dyn Fn(&TrialResult) -> f64| {
                 (results.iter().map(|r| (f(r) - mu).powi(2)).sum::<f64>() / (m - 1.0).max(1.0) / m).sqrt()
+            };
+            let mean_radius = |f: &dyn Fn(&TrialResult) -> Option<f64>| {
+                let r: Vec<f64> = results.iter().filter_map(f).collect();
+                (!r.is_empty()).then(|| r.iter().sum::<f64>() / r.len() as f64)
             };
             Ok(Column {
                 size: l,
                 svc,
                 tsvc,
-                svc_se: se(svc, &|r| r.0),
-                tsvc_se: se(tsvc, &|r| r.1),
-                tsvc_wins: results.iter().filter(|r| r.1 < r.0).count(),
-                tsvc_losses: results.iter().filter(|r| r.1 > r.0).count(),
-                rounds: mean(&|r| r.2 as f64),
+                svc_se: se(svc, &|r| r.svc_error),
+                tsvc_se: se(tsvc, &|r| r.tsvc_error),
+                tsvc_wins: results.iter().filter(|r| r.tsvc_error < r.svc_error).count(),
+                tsvc_losses: results.iter().filter(|r| r.tsvc_error > r.svc_error).count(),
+                rounds: mean(&|r| r.rounds as f64),
+                svc_radius: mean_radius(&|r| r.svc_radius),
+                tsvc_radius: mean_radius(&|r| r.tsvc_radius),
+                at_target_radius: {
+                    let e: Vec<(f64, f64)> = results.iter().filter_map(|r| r.at_target_radius).collect();
+                    let n = e.len() as f64;
+                    (!e.is_empty())
+                        .then(|| (e.iter().map(|p| p.0).sum::<f64>() / n, e.iter().map(|p| p.1).sum::<f64>() / n))
+                },
             })
         })
         .collect()
