@@ -24,6 +24,7 @@
 
 pub mod besvm;
 pub mod calibration;
+pub mod cpu;
 pub mod data;
 pub mod error;
 pub mod experiments;

@@ -100,6 +100,7 @@ fn product(a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
             block.ncols(),
         );
         let prod = fa * fb;
+        crate::cpu::clear_upper_vector_state();
         for (i, mut row) in rows.rows_mut().into_iter().enumerate() {
             for (j, v) in row.iter_mut().enumerate() {
                 *v = prod[(i, j)];

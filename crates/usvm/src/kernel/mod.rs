@@ -234,6 +234,7 @@ fn dense_dots(a: ArrayView2<f64>, b: ArrayView2<f64>, out: &mut ndarray::ArrayVi
     let fa = faer::MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), a.nrows(), a.ncols());
     let fb = faer::MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), b.nrows(), b.ncols());
     let prod = fa * fb.transpose();
+    crate::cpu::clear_upper_vector_state();
     for (i, mut row) in out.rows_mut().into_iter().enumerate() {
         for (j, v) in row.iter_mut().enumerate() {
             *v = prod[(i, j)];
