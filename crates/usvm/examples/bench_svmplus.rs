@@ -104,8 +104,8 @@ fn main() {
             (f64::NAN, f64::NAN, "skipped".to_string())
         };
         println!(
-            "{n:>6} {gram:>10.3} {smo:>9.3} {:>20.12} {cs:>10.2} {cobj:>20.12} {status:>14}  (SMO: {} steps, KKT violation {:.1e})",
-            sol.dual_objective, sol.n_iter, sol.violation
+            "{n:>6} {gram:>10.3} {smo:>9.3} {:>20.12} {cs:>10.2} {cobj:>20.12} {status:>14}  (SMO: {} steps, {} face steps, KKT violation {:.1e})",
+            sol.dual_objective, sol.n_iter, sol.face_steps, sol.violation
         );
     }
 }
