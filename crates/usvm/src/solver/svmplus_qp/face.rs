@@ -41,15 +41,21 @@ pub(super) struct FaceStep {
     pub pinned: Vec<usize>,
 }
 
-/// The better of two steps on the face of `free` (none if the system is singular or nothing descends):
-/// the Newton step cut at the first bound (`τΔ`), and the Newton step of the guessed active set — every
-/// variable the Newton step would carry past a bound is pinned to that bound and the rest re-solved
-/// (the pinned changes on the right-hand side), until no free variable leaves its box (at most
-/// `MAX_ROUNDS` solves). The second finds many bounds at once where the first finds one per solve.
+/// The step on the face of `free` by a primal active-set loop on one factorisation (none if the system
+/// is singular or nothing descends).
+///
+/// With `K` the KKT matrix of the face (module docs) factorised once and `u = K⁻¹(−g_F, 0)` its Newton
+/// step, the iterate moves from the current change `x` (initially 0) towards the target `z`, as far as
+/// the bounds allow; a variable that stops it is pinned at its bound and the target re-solved on the
+/// smaller face. A pinned set `P` with displacements `d_P` adds the constraints `Δ_P = d_P`, so by the
+/// Schur complement `z = u − W μ` with `W = K⁻¹ E_Pᵀ` (one solve with the factors per pinned variable) and
+/// `(E_P W) μ = E_P u − d_P` (`|P| × |P|`). Every target minimises `F` on an affine set that contains the
+/// current iterate, so `F` decreases along the whole path; the loop ends at a target inside the bounds
+/// or after `MAX_PINS` pins.
 pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<FaceStep> {
     let (n, y, inv_rho) = (ctx.n, ctx.y, ctx.inv_rho);
-    let m0 = free.len();
-    if m0 == 0 {
+    let m = free.len();
+    if m == 0 {
         return None;
     }
     let h = |p: Var, q: Var| {
@@ -63,7 +69,7 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
     let grad = |p: Var| if p.1 { s.ga[p.0] } else { s.gb[p.0] };
     // The equality rows: 1ᵀv over every variable, yᵀα if an α is free; `e(k, p)` is row k's entry.
     let with_y = free.iter().any(|v| v.1);
-    let n_rows = 1 + usize::from(with_y);
+    let size = m + 1 + usize::from(with_y);
     let e = |k: usize, p: Var| match k {
         0 => 1.0,
         _ if p.1 => y[p.0],
@@ -74,84 +80,104 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
         |p: Var| if p.1 { (-s.alpha[p.0], s.upper[p.0] - s.alpha[p.0]) } else { (-s.beta[p.0], f64::INFINITY) };
     // A ridge of 1e-13 · (largest diagonal) keeps the system regular when free examples repeat.
     let ridge = 1e-13 * free.iter().map(|&p| h(p, p)).fold(0.0, f64::max);
-    // The change of every free variable (`pinned[r]`: variable r is held at `delta[r]`).
-    let mut delta = vec![0.0; m0];
-    let mut pinned = vec![false; m0];
-    let mut clipped: Option<FaceStep> = None;
-    for round in 0..MAX_ROUNDS {
-        let open: Vec<usize> = (0..m0).filter(|&r| !pinned[r]).collect();
-        let held: Vec<usize> = (0..m0).filter(|&r| pinned[r]).collect();
-        let m = open.len();
-        let size = m + n_rows;
-        let kkt = faer::Mat::<f64>::from_fn(size, size, |r, c| match (r < m, c < m) {
-            (true, true) => h(free[open[r]], free[open[c]]) + if r == c { ridge } else { 0.0 },
-            (true, false) => e(c - m, free[open[r]]),
-            (false, true) => e(r - m, free[open[c]]),
-            (false, false) => 0.0,
-        });
-        let rhs = faer::Mat::<f64>::from_fn(size, 1, |r, _| {
-            if r < m {
-                let p = free[open[r]];
-                -grad(p) - held.iter().map(|&q| h(p, free[q]) * delta[q]).sum::<f64>()
-            } else {
-                -held.iter().map(|&q| e(r - m, free[q]) * delta[q]).sum::<f64>()
-            }
-        });
-        let sol = kkt.partial_piv_lu().solve(&rhs);
-        if (0..m).any(|r| !sol[(r, 0)].is_finite()) {
-            break;
-        }
-        for (k, &r) in open.iter().enumerate() {
-            delta[r] = sol[(k, 0)];
-        }
-        if round == 0 {
-            // τ = the largest step in [0, 1] that keeps every free variable within its bounds.
-            let (mut tau, mut stop) = (1.0, None);
-            for (r, &d) in delta.iter().enumerate() {
-                let (lo, hi) = bounds(free[r]);
-                let room = if d < 0.0 {
-                    lo / d
-                } else if d > 0.0 {
-                    hi / d
-                } else {
-                    f64::INFINITY
-                };
-                if room < tau {
-                    (tau, stop) = (room, Some(r));
-                }
-            }
-            let step = FaceStep { change: delta.iter().map(|d| tau * d).collect(), pinned: stop.into_iter().collect() };
-            if stop.is_none() {
-                return (decrease(&h, &grad, free, &step.change) > 0.0).then_some(step);
-            }
-            clipped = Some(step);
-        }
-        // Pin every variable the step carries past a bound to that bound.
-        let mut moved = false;
-        for &r in &open {
-            let (lo, hi) = bounds(free[r]);
-            if delta[r] < lo || delta[r] > hi {
-                delta[r] = delta[r].clamp(lo, hi);
-                pinned[r] = true;
-                moved = true;
-            }
-        }
-        if !moved {
-            let guessed = FaceStep { change: delta, pinned: (0..m0).filter(|&r| pinned[r]).collect() };
-            let clipped = clipped.expect("the first round sets it");
-            let (dg, dc) = (decrease(&h, &grad, free, &guessed.change), decrease(&h, &grad, free, &clipped.change));
-            return [(dg, guessed), (dc, clipped)]
-                .into_iter()
-                .filter(|s| s.0 > 0.0)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|s| s.1);
-        }
+    let kkt = faer::Mat::<f64>::from_fn(size, size, |r, c| match (r < m, c < m) {
+        (true, true) => h(free[r], free[c]) + if r == c { ridge } else { 0.0 },
+        (true, false) => e(c - m, free[r]),
+        (false, true) => e(r - m, free[c]),
+        (false, false) => 0.0,
+    });
+    let lu = kkt.partial_piv_lu();
+    let newton = lu.solve(faer::Mat::<f64>::from_fn(size, 1, |r, _| if r < m { -grad(free[r]) } else { 0.0 }));
+    let u: Vec<f64> = (0..m).map(|r| newton[(r, 0)]).collect();
+    if u.iter().any(|v| !v.is_finite()) {
+        return None;
     }
-    clipped.filter(|step| decrease(&h, &grad, free, &step.change) > 0.0)
+    let mut x = vec![0.0; m];
+    let mut pinned: Vec<usize> = Vec::new();
+    let mut w: Vec<Vec<f64>> = Vec::new(); // W's columns, first m entries
+    for _ in 0..=MAX_PINS {
+        let z = if pinned.is_empty() {
+            u.clone()
+        } else {
+            let k = pinned.len();
+            let schur = faer::Mat::<f64>::from_fn(k, k, |a, b| w[b][pinned[a]]);
+            let rhs = faer::Mat::<f64>::from_fn(k, 1, |a, _| u[pinned[a]] - x[pinned[a]]);
+            let mu = schur.partial_piv_lu().solve(rhs);
+            if (0..k).any(|a| !mu[(a, 0)].is_finite()) {
+                break;
+            }
+            let mut z: Vec<f64> = (0..m).map(|i| u[i] - (0..k).map(|b| w[b][i] * mu[(b, 0)]).sum::<f64>()).collect();
+            // The Schur solve keeps `z_P = d_P` and `E z = 0` only to the conditioning of `K`: make both
+            // exact (pinned entries set, the equality residual removed from the others by least norm).
+            for &p in &pinned {
+                z[p] = x[p];
+            }
+            restore_equalities(&mut z, &pinned, free, y);
+            z
+        };
+        // Move towards z as far as the bounds allow (pinned variables do not move: z_P = x_P).
+        let (mut tau, mut stop) = (1.0, None);
+        for (r, (&zr, &xr)) in z.iter().zip(&x).enumerate() {
+            let dir = zr - xr;
+            let (lo, hi) = bounds(free[r]);
+            let room = if dir < 0.0 {
+                (lo - xr) / dir
+            } else if dir > 0.0 {
+                (hi - xr) / dir
+            } else {
+                f64::INFINITY
+            };
+            if room < tau && !pinned.contains(&r) {
+                (tau, stop) = (room.max(0.0), Some(r));
+            }
+        }
+        for (xr, &zr) in x.iter_mut().zip(&z) {
+            *xr += tau * (zr - *xr);
+        }
+        let Some(r) = stop else { break };
+        // Pin the stopping variable exactly at its bound.
+        let (lo, hi) = bounds(free[r]);
+        x[r] = if x[r] - lo <= hi - x[r] { lo } else { hi };
+        pinned.push(r);
+        let col = lu.solve(faer::Mat::<f64>::from_fn(size, 1, |i, _| if i == r { 1.0 } else { 0.0 }));
+        w.push((0..m).map(|i| col[(i, 0)]).collect());
+    }
+    (decrease(&h, &grad, free, &x) > 0.0).then_some(FaceStep { change: x, pinned })
 }
 
-/// The most solves of the guessed-active-set step.
-const MAX_ROUNDS: usize = 10;
+/// Removes the residual `r = E z` of the equality rows from the entries of `z` outside `fixed` by the
+/// least-norm correction `z_N −= E_Nᵀ (E_N E_Nᵀ)⁻¹ r` (`E_N E_Nᵀ` is at most 2 × 2).
+fn restore_equalities(z: &mut [f64], fixed: &[usize], free: &[Var], y: &[f64]) {
+    let open = |r: usize| !fixed.contains(&r);
+    let (mut r0, mut r1) = (0.0, 0.0);
+    let (mut g00, mut g01, mut g11) = (0.0, 0.0, 0.0);
+    for (r, &(i, is_alpha)) in free.iter().enumerate() {
+        r0 += z[r];
+        let yi = if is_alpha { y[i] } else { 0.0 };
+        r1 += yi * z[r];
+        if open(r) {
+            g00 += 1.0;
+            g01 += yi;
+            g11 += yi * yi;
+        }
+    }
+    let det = g00 * g11 - g01 * g01;
+    let (c0, c1) = if g11 > 0.0 && det > 1e-9 * g00 * g11 {
+        ((g11 * r0 - g01 * r1) / det, (g00 * r1 - g01 * r0) / det)
+    } else if g00 > 0.0 && g11 == 0.0 {
+        (r0 / g00, 0.0)
+    } else {
+        return;
+    };
+    for (r, &(i, is_alpha)) in free.iter().enumerate() {
+        if open(r) {
+            z[r] -= c0 + if is_alpha { y[i] * c1 } else { 0.0 };
+        }
+    }
+}
+
+/// The most variables one face step pins to a bound.
+const MAX_PINS: usize = 128;
 
 /// `F(x) − F(x + Δ) = −(gᵀΔ + ½ΔᵀHΔ)` for a change `Δ` of the free variables.
 fn decrease(h: &impl Fn(Var, Var) -> f64, grad: &impl Fn(Var) -> f64, free: &[Var], change: &[f64]) -> f64 {
