@@ -11,10 +11,12 @@
 //! ```
 //!
 //! with `E_F` the rows of both equalities (`(1, y_i)` for an α, `(1, 0)` for a β; a row with no free
-//! variable is dropped). The step `x_F += τΔ` goes as far as the bounds allow (`τ ≤ 1`); its decrease is
-//! `−g_FᵀΔ (τ − τ²/2)` since `ΔᵀH_FFΔ = −g_FᵀΔ` at the solution. When `τ = 1` the free variables are
-//! optimal on the face and only SMO's KKT check is left; when a bound stops it, SMO goes on from the new
-//! active set.
+//! variable is dropped). The bounds are then handled by a primal active-set loop on that one
+//! factorisation ([`newton_step`]): move towards the minimiser as far as the bounds allow, pin the
+//! variable that stops the move at its bound, re-solve on the smaller face by a Schur complement, and
+//! repeat. When the loop ends inside the bounds with nothing pinned, the free variables are optimal on
+//! the face and only SMO's KKT check is left; otherwise SMO goes on from the new active set (and may
+//! free pinned variables again).
 
 use faer::linalg::solvers::Solve;
 

@@ -41,12 +41,13 @@
 //! second-order partner costs one more pass that reads the fixed indices' rows of `A` and `B` in order.
 //! Gradients are kept up to date in `O(n)` per changed variable from rows of `A` and `B`.
 //!
-//! **Face steps.** After every `n` SMO steps the solver jumps to the minimiser of `F` on the current face
-//! (free variables only, both equalities kept; module `face`), cut at the first bound or with the
-//! bounds it crosses pinned, whichever decreases `F` more. SMO identifies the active set quickly and
-//! then converges only linearly on the free variables (a dense, ill-conditioned `H_FF`); the face step
-//! ends that tail (on the LUPI benchmark at n = 2,000: 466,608 SMO steps, 7.9 s → 32,000 steps and 16
-//! face steps, 1.6 s, to a violation of 1e-12).
+//! **Face steps.** After every `n` SMO steps the solver jumps towards the minimiser of `F` on the current
+//! face (free variables only, both equalities kept; module `face`), with a primal active-set loop that
+//! pins the variables reaching their bounds, on one LU factorisation. SMO identifies the active set
+//! quickly and then converges only linearly on the free variables (a dense, ill-conditioned `H_FF`); the
+//! face steps end that tail (LUPI benchmark, n = 2,000: 466,608 SMO steps and 7.9 s without them, 14,000
+//! steps, 7 face steps and 0.8 s with them, to a violation of 1e-12) and make large `C/ρ` solvable (C =
+//! 100, ρ = 0.01, n = 1,000: no convergence in 100 s without the active-set loop, 1.5 s with it).
 //!
 //! **Bias.** `b`, `b*` are the KKT multipliers above. Free variables give equations: a free positive α
 //! gives `s₊ = −g_α,i`, a free negative α `s₋ = −g_α,i`, a positive β gives `b* = −g_β,i`. Each kind's
