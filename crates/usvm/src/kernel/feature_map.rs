@@ -346,6 +346,7 @@ fn trailing_update(a: &mut [f64], m: usize, b: &[f64], k: usize) {
                 Par::Seq,
             );
         }
+        crate::cpu::clear_upper_vector_state();
     });
 }
 

@@ -249,6 +249,7 @@ fn rigid(grid: Grid, h: usize, a: ArrayView2<f64>, b: ArrayView2<f64>) -> Array2
             }
             let fa = faer::MatRef::from_row_major_slice(&shifted, m, d);
             let prod = fa * fb.transpose();
+            crate::cpu::clear_upper_vector_state();
             for (r, mut row) in rows.rows_mut().into_iter().enumerate() {
                 for (j, v) in row.iter_mut().enumerate() {
                     *v = v.max(prod[(r, j)]);

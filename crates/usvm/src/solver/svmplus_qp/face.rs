@@ -36,11 +36,10 @@ pub(super) fn free_set(s: &State<'_>) -> Vec<Var> {
     alphas.chain(betas).collect()
 }
 
-/// A step on the free variables: their changes, and the positions (in the free set) of the variables
-/// that land exactly on a bound.
+/// A step on the free variables: their changes, and which of them land exactly on a bound.
 pub(super) struct FaceStep {
     pub change: Vec<f64>,
-    pub pinned: Vec<usize>,
+    pub on_bound: Vec<bool>,
 }
 
 /// The step on the face of `free` by a primal active-set loop on one factorisation (none if the system
@@ -96,6 +95,7 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
     }
     let mut x = vec![0.0; m];
     let mut pinned: Vec<usize> = Vec::new();
+    let mut on_bound = vec![false; m];
     let mut w: Vec<Vec<f64>> = Vec::new(); // W's columns, first m entries
     for _ in 0..=MAX_PINS {
         let z = if pinned.is_empty() {
@@ -114,7 +114,7 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
             for &p in &pinned {
                 z[p] = x[p];
             }
-            restore_equalities(&mut z, &pinned, free, y);
+            restore_equalities(&mut z, &on_bound, free, y);
             z
         };
         // Move towards z as far as the bounds allow (pinned variables do not move: z_P = x_P).
@@ -129,7 +129,7 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
             } else {
                 f64::INFINITY
             };
-            if room < tau && !pinned.contains(&r) {
+            if room < tau && !on_bound[r] {
                 (tau, stop) = (room.max(0.0), Some(r));
             }
         }
@@ -141,16 +141,17 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
         let (lo, hi) = bounds(free[r]);
         x[r] = if x[r] - lo <= hi - x[r] { lo } else { hi };
         pinned.push(r);
+        on_bound[r] = true;
         let col = lu.solve(faer::Mat::<f64>::from_fn(size, 1, |i, _| if i == r { 1.0 } else { 0.0 }));
         w.push((0..m).map(|i| col[(i, 0)]).collect());
     }
-    (decrease(&h, &grad, free, &x) > 0.0).then_some(FaceStep { change: x, pinned })
+    (decrease(&h, &grad, free, &x) > 0.0).then_some(FaceStep { change: x, on_bound })
 }
 
-/// Removes the residual `r = E z` of the equality rows from the entries of `z` outside `fixed` by the
+/// Removes the residual `r = E z` of the equality rows from the entries of `z` not `fixed` by the
 /// least-norm correction `z_N −= E_Nᵀ (E_N E_Nᵀ)⁻¹ r` (`E_N E_Nᵀ` is at most 2 × 2).
-fn restore_equalities(z: &mut [f64], fixed: &[usize], free: &[Var], y: &[f64]) {
-    let open = |r: usize| !fixed.contains(&r);
+fn restore_equalities(z: &mut [f64], fixed: &[bool], free: &[Var], y: &[f64]) {
+    let open = |r: usize| !fixed[r];
     let (mut r0, mut r1) = (0.0, 0.0);
     let (mut g00, mut g01, mut g11) = (0.0, 0.0, 0.0);
     for (r, &(i, is_alpha)) in free.iter().enumerate() {

@@ -594,7 +594,7 @@ impl Ctx<'_> {
             } else {
                 new_beta = (beta[m] + d).max(0.0);
             }
-            if step.pinned.contains(&r) {
+            if step.on_bound[r] {
                 // A variable the step pins lands exactly on its bound.
                 match (is_alpha, d < 0.0) {
                     (true, true) => new_alpha = 0.0,
