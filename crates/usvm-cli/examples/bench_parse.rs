@@ -162,7 +162,7 @@ fn main() {
                     (open(&f("x.means")), &s("x.means")),
                     (open(&f("x.labels")), &s("x.labels")),
                     None,
-                    None,
+                    Default::default(),
                 )
                 .unwrap()
                 .dataset
@@ -178,7 +178,7 @@ fn main() {
                     (open(&f("x.means")), &s("x.means")),
                     (open(&f("x.labels")), &s("x.labels")),
                     Some((&mut cov, &s("x.cov"))),
-                    None,
+                    Default::default(),
                 )
                 .unwrap()
                 .dataset

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow, bail};
 use clap::Args;
 use usvm::io::{
-    read_csv, read_csv_weighted, read_csv_with_variances, read_libsvm, read_libsvm_with_variances, read_svmgsu,
+    ReadOptions, read_csv, read_csv_weighted, read_csv_with_variances, read_libsvm, read_libsvm_with_variances,
+    read_svmgsu,
 };
 use usvm::{Covariances, Dataset};
 
@@ -31,7 +32,8 @@ pub struct InputArgs {
         help_heading = "Input (exactly one of --means, --data, --csv)"
     )]
     pub labels: Option<PathBuf>,
-    /// svm-gsu covariance file, lines `<id> i,j:v ...` (with --means; default: no covariances)
+    /// svm-gsu covariance file, lines `<id> i,j:v ...`, or low-rank `<id> uK,J:V ... [J,J:V ...]` (factor
+    /// column K, feature J: Σ = U Uᵀ + diag) (with --means; default: no covariances)
     #[arg(
         long,
         value_name = "FILE",
@@ -42,7 +44,8 @@ pub struct InputArgs {
     /// LIBSVM/svmlight file, lines `label j:v ...`
     #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
     pub data: Option<PathBuf>,
-    /// LIBSVM-layout file of per-feature variances, line for line with --data (default: no variances)
+    /// LIBSVM-layout file of per-feature variances `label j:v ...`, line for line with --data; low-rank
+    /// factor entries `uK,J:V` may follow (Σ = U Uᵀ + diag) (default: no variances)
     #[arg(
         long,
         value_name = "FILE",
@@ -53,7 +56,8 @@ pub struct InputArgs {
     /// CSV file with a header row
     #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
     pub csv: Option<PathBuf>,
-    /// CSV of per-feature variances, row for row with --csv (default: no variances)
+    /// CSV of per-feature variances, row for row with --csv: the feature columns, and/or low-rank factor
+    /// blocks `u1:NAME,...,u2:NAME,...` (Σ = U Uᵀ + diag) (default: no variances)
     #[arg(
         long = "var-csv",
         value_name = "FILE",
@@ -77,6 +81,16 @@ pub struct InputArgs {
         help_heading = "Input (exactly one of --means, --data, --csv)"
     )]
     pub weight_col: Option<String>,
+    /// Number of features, when a sparse file's (--means, --data) highest index is lower than the
+    /// data's (e.g. trailing features all zero in training); a CSV must have exactly N feature columns
+    /// (default: the highest index read)
+    #[arg(
+        long = "n-features",
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        help_heading = "Input (exactly one of --means, --data, --csv)"
+    )]
+    pub n_features: Option<u64>,
 }
 
 /// A loaded input.
@@ -125,6 +139,25 @@ impl InputArgs {
     /// Reads the input. `need_labels`: whether svm-gsu input must come with --labels (train, cv).
     /// The svm-gsu reader's `skipped` messages are printed as warnings on standard error.
     pub fn load(&self, need_labels: bool) -> Result<Input> {
+        self.load_as(need_labels, false)
+    }
+
+    /// [`Self::load`]; `low_rank`: factor dense svm-gsu covariances line by line as they are read.
+    pub fn load_as(&self, need_labels: bool, low_rank: bool) -> Result<Input> {
+        let options = ReadOptions { n_features: self.n_features.map(|n| n as usize), low_rank };
+        let input = self.read(need_labels, options)?;
+        if let Some(n) = options.n_features.filter(|&n| n != input.dataset.n_features()) {
+            bail!(
+                "{}: --n-features {n}, but the CSV has {} feature columns",
+                input.feature_source,
+                input.dataset.n_features()
+            );
+        }
+        Ok(input)
+    }
+
+    fn read(&self, need_labels: bool, options: ReadOptions) -> Result<Input> {
+        let n_features = options.n_features;
         if let Some(means) = &self.means {
             let (labels_text, label_source, labelled) = match &self.labels {
                 Some(path) => (None, name(path), true),
@@ -137,10 +170,10 @@ impl InputArgs {
             let cov = cov_reader.as_mut().map(|r| (r as &mut dyn BufRead, cov_name.as_str()));
             let read = match (&labels_text, &self.labels) {
                 (Some(text), _) => {
-                    read_svmgsu((means_reader, &name(means)), (text.as_bytes(), &label_source), cov, None)
+                    read_svmgsu((means_reader, &name(means)), (text.as_bytes(), &label_source), cov, options)
                 }
                 (None, Some(path)) => {
-                    read_svmgsu((means_reader, &name(means)), (open(path)?, &label_source), cov, None)
+                    read_svmgsu((means_reader, &name(means)), (open(path)?, &label_source), cov, options)
                 }
                 (None, None) => unreachable!(),
             }?;
@@ -152,8 +185,8 @@ impl InputArgs {
         if let Some(data) = &self.data {
             let source = name(data);
             let dataset = match &self.var {
-                None => read_libsvm(open(data)?, &source, None)?,
-                Some(var) => read_libsvm_with_variances(open(data)?, &source, open(var)?, &name(var), None)?,
+                None => read_libsvm(open(data)?, &source, n_features)?,
+                Some(var) => read_libsvm_with_variances(open(data)?, &source, open(var)?, &name(var), n_features)?,
             };
             return Ok(Input { dataset, labelled: true, label_source: source.clone(), feature_source: source });
         }
@@ -286,8 +319,24 @@ pub enum CovType {
     Full,
 }
 
-/// Converts the covariances of `data` to `kind`.
+/// Converts the covariances of `data` to `kind`. Dense covariances become low-rank through their
+/// eigen-decompositions, keeping the eigenvalues above `max(n, 1)·ε·λ_max`; the ranks kept are said on
+/// standard error.
 pub fn convert_covariances(data: &mut Dataset, kind: CovType) {
+    convert(data, kind);
+    if let (CovType::Lowrank, Covariances::LowRank(c)) = (kind, &data.covariances) {
+        let ranks = c.ranks();
+        let (lo, hi) = (ranks.iter().min().copied().unwrap_or(0), ranks.iter().max().copied().unwrap_or(0));
+        let range = if lo == hi { format!("{lo}") } else { format!("{lo} to {hi}") };
+        eprintln!(
+            "note: low-rank covariances of rank {range} per example ({} features; eigenvalues at most n·ε·λ_max \
+             dropped as round-off)",
+            data.n_features()
+        );
+    }
+}
+
+fn convert(data: &mut Dataset, kind: CovType) {
     let (l, n) = (data.n_samples(), data.n_features());
     let cov = &data.covariances;
     if matches!(cov, Covariances::None) {

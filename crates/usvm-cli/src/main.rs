@@ -37,6 +37,11 @@ enum Command {
     /// Fit a classifier (any --method) and write a JSON model file
     Train(train::TrainArgs),
     /// Score examples with a model (usvm JSON or svm-gsu linear model file)
+    ///
+    /// Data with more features than the model: for linear models the extra features count as zero
+    /// coefficients (LIBLINEAR's rule); for kernel models the support vectors are zero there (LIBSVM's
+    /// rule: no change for the linear kernel, the values enter ‖x‖ for RBF/polynomial); explicit
+    /// feature-map and BE-SVM models refuse such data. Fewer features read as zero-padded.
     Predict(predict::PredictArgs),
     /// Stratified k-fold cross-validation over a grid of hyper-parameters
     Cv(cv::CvArgs),

@@ -62,11 +62,28 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     }
     let data = &input.dataset;
     if data.n_features() > model.n_features() {
-        bail!(
-            "{}: the data has {} features but the model {} has {}",
+        let (what, refuse) = match &model {
+            Model::Linear(_) => ("count as zero coefficients (LIBLINEAR's rule)", false),
+            Model::Kernel(m) if m.kernel != usvm::Kernel::Precomputed => {
+                ("are zero in the support vectors (LIBSVM's rule)", false)
+            }
+            _ => ("", true),
+        };
+        if refuse {
+            bail!(
+                "{}: the data has {} features but the model {} has {} (feature-map and basis-expansion models \
+                 need at most their training width)",
+                input.feature_source,
+                data.n_features(),
+                args.model.display(),
+                model.n_features()
+            );
+        }
+        eprintln!(
+            "note: {}: features {}..{} are beyond the model's {} and {what}",
             input.feature_source,
+            model.n_features() + 1,
             data.n_features(),
-            args.model.display(),
             model.n_features()
         );
     }
@@ -76,7 +93,10 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     // Φ(f/√(wᵀΣw)) needs the hyperplane's w: binary linear models only.
     let hyperplane = match &model {
         Model::Linear(m) if binary && !matches!(data.covariances, usvm::Covariances::None) => {
-            Some((m, m.coef.row(0).to_vec()))
+            // w over the data's features: zero past the model's, truncated past the data's.
+            let mut w = m.coef.row(0).to_vec();
+            w.resize(data.n_features(), 0.0);
+            Some((m, w))
         }
         _ => None,
     };
@@ -103,7 +123,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             write!(out, " {}", predict_proba(p, row[0])).expect("write to a String");
         }
         if let Some((m, w)) = &hyperplane {
-            let p = m.positive_probability_under_uncertainty(row[0], cov.quad_form(i, &w[..data.n_features()]));
+            let p = m.positive_probability_under_uncertainty(row[0], cov.quad_form(i, w));
             write!(out, " {p}").expect("write to a String");
         }
         out.push('\n');

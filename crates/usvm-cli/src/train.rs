@@ -170,7 +170,7 @@ impl HyperArgs {
         let mut input = if self.method == Method::Svm && self.kernel.precomputed() {
             args.load_precomputed()?
         } else {
-            args.load(true)?
+            args.load_as(true, self.cov_type == CovType::Lowrank)?
         };
         check_two_classes(&input)?;
         crate::svm_plus::attach(self, args, &mut input)?;

@@ -86,19 +86,19 @@ struct OutputArgs {
     /// svm-gsu labels file
     #[arg(long, value_name = "FILE", requires = "out_means", help_heading = "Output (exactly one format)")]
     out_labels: Option<PathBuf>,
-    /// svm-gsu covariance file
+    /// svm-gsu covariance file (low-rank forms as factor entries `uK,J:V`)
     #[arg(long, value_name = "FILE", requires = "out_means", help_heading = "Output (exactly one format)")]
     out_cov: Option<PathBuf>,
-    /// LIBSVM file of labels and means (with --out-var): diagonal forms only
+    /// LIBSVM file of labels and means (with --out-var): diagonal and low-rank forms
     #[arg(long, value_name = "FILE", requires = "out_var", help_heading = "Output (exactly one format)")]
     out_data: Option<PathBuf>,
-    /// LIBSVM-layout variance file
+    /// LIBSVM-layout variance file (low-rank: factor entries `uK,J:V` after the variances)
     #[arg(long, value_name = "FILE", requires = "out_data", help_heading = "Output (exactly one format)")]
     out_var: Option<PathBuf>,
-    /// CSV of means with the label in the last column (with --out-var-csv): diagonal forms only
+    /// CSV of means with the label in the last column (with --out-var-csv): diagonal and low-rank forms
     #[arg(long, value_name = "FILE", requires = "out_var_csv", help_heading = "Output (exactly one format)")]
     out_csv: Option<PathBuf>,
-    /// CSV of per-feature variances
+    /// CSV of per-feature variances (low-rank: factor blocks `uK:NAME`)
     #[arg(long, value_name = "FILE", requires = "out_csv", help_heading = "Output (exactly one format)")]
     out_var_csv: Option<PathBuf>,
 }
@@ -262,8 +262,8 @@ impl OutputArgs {
         let mut files: Vec<(&Path, Vec<u8>)> = Vec::new();
         let diagonal_only = |what: &str| {
             anyhow!(
-                "{what}: {} covariances are not diagonal; write them in the svm-gsu format (--out-means, --out-labels, \
-                 --out-cov) or choose --cov-type diag/iso",
+                "{what}: {} covariances have no variance-file form; write them in the svm-gsu format (--out-means, \
+                 --out-labels, --out-cov) or choose --cov-type lowrank/diag/iso",
                 data.covariances.kind()
             )
         };

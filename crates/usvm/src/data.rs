@@ -132,6 +132,32 @@ impl Features {
         }
     }
 
+    /// `x_iᵀ w` over the features `j < w.len()` only: features past the end of `w` count as zero
+    /// coefficients (a model trained on fewer features; LIBLINEAR's rule).
+    #[inline]
+    pub fn row_dot_truncated(&self, i: usize, w: &[f64]) -> f64 {
+        match self {
+            Features::Dense(a) => dot(a.row(i).as_slice().expect("standard layout"), w),
+            Features::Sparse(m) => {
+                let (idx, val) = m.row(i);
+                idx.iter().zip(val).filter(|(j, _)| **j < w.len()).map(|(&j, &v)| v * w[j]).sum()
+            }
+        }
+    }
+
+    /// The same rows with `n ≥ n_features` columns, the new ones zero.
+    pub fn widened(&self, n: usize) -> Features {
+        debug_assert!(n >= self.n_features());
+        match self {
+            Features::Dense(a) => {
+                let mut wide = Array2::zeros((a.nrows(), n));
+                wide.slice_mut(ndarray::s![.., ..a.ncols()]).assign(a);
+                Features::Dense(wide)
+            }
+            Features::Sparse(m) => Features::Sparse(CsrMatrix { n_cols: n, ..m.clone() }),
+        }
+    }
+
     /// `out += alpha · x_i`.
     #[inline]
     pub fn row_axpy(&self, i: usize, alpha: f64, out: &mut [f64]) {

@@ -3,12 +3,15 @@
 //! column is chosen by name (default: the last column); every other column is a feature.
 //!
 //! Variance CSV: the same feature columns, in the same order, with per-feature variances. Its header may
-//! include the label column, whose values are then ignored. Rows correspond one for one.
+//! include the label column, whose values are then ignored. Rows correspond one for one. A low-rank
+//! covariance `U Uᵀ + diag(v)` adds one block of columns per factor column `K = 1..r`, named `uK:NAME`
+//! for every feature `NAME` in order (its values are `U[·, K]`, any sign); the diagonal block (the plain
+//! feature names) is then optional.
 
 use std::borrow::Cow;
 use std::io::BufRead;
 
-use ndarray::Array2;
+use ndarray::{Array2, ShapeBuilder};
 
 use super::{LineReader, Loc, ParseError, empty_input, parse_label, parse_value, parse_variance};
 use crate::data::Dataset;
@@ -81,8 +84,8 @@ fn read<R: BufRead, V: BufRead>(
     let mut var = match variances {
         Some((reader, var_source)) => {
             let mut var_lines = LineReader::new(reader);
-            let var_label = check_variance_header(&mut var_lines, var_source, &features, &names[label])?;
-            Some((var_lines, var_source, var_label, Vec::new()))
+            let layout = check_variance_header(&mut var_lines, var_source, &features, &names[label])?;
+            Some((var_lines, var_source, layout, Vec::new(), Vec::new()))
         }
         None => None,
     };
@@ -104,15 +107,20 @@ fn read<R: BufRead, V: BufRead>(
         for (_, f) in fields.iter().enumerate().filter(|&(c, _)| is_feature(c)) {
             x.push(parse_value(loc, f, f)?);
         }
-        if let Some((var_lines, var_source, var_label, v)) = &mut var {
-            let width = n + usize::from(var_label.is_some());
-            let Some((var_line, fields)) = next_record(var_lines, var_source, width)? else {
+        if let Some((var_lines, var_source, layout, v, u)) = &mut var {
+            let Some((var_line, fields)) = next_record(var_lines, var_source, layout.width(n))? else {
                 return Err(Loc { source: var_source, line: 0 }
                     .err("", format!("fewer rows than {source} (which has a row on line {line})")));
             };
             let loc = Loc { source: var_source, line: var_line };
-            for (_, f) in fields.iter().enumerate().filter(|&(c, _)| Some(c) != *var_label) {
-                v.push(parse_variance(loc, f, f)?);
+            let mut values = fields.iter().enumerate().filter(|&(c, _)| Some(c) != layout.label).map(|(_, f)| f);
+            if layout.diagonal {
+                for f in values.by_ref().take(n) {
+                    v.push(parse_variance(loc, f, f)?);
+                }
+            }
+            for f in values {
+                u.push(parse_value(loc, f, f)?);
             }
         }
     }
@@ -122,12 +130,22 @@ fn read<R: BufRead, V: BufRead>(
     let l = y.len();
     let covariances = match var {
         None => Covariances::None,
-        Some((mut var_lines, var_source, var_label, v)) => {
-            let width = n + usize::from(var_label.is_some());
-            if let Some((line, _)) = next_record(&mut var_lines, var_source, width)? {
+        Some((mut var_lines, var_source, layout, v, u)) => {
+            if let Some((line, _)) = next_record(&mut var_lines, var_source, layout.width(n))? {
                 return Err(Loc { source: var_source, line }.err("", format!("more rows than {source} ({l} examples)")));
             }
-            Covariances::diagonal(Array2::from_shape_vec((l, n), v).expect("ℓ rows of n variances"))
+            let diagonal = layout.diagonal.then(|| Array2::from_shape_vec((l, n), v).expect("ℓ rows of n variances"));
+            match (layout.rank, diagonal) {
+                (0, Some(d)) => Covariances::diagonal(d),
+                (r, diagonal) => {
+                    // Each row's factor values are its r blocks of n: U in column-major order.
+                    let factors = u
+                        .chunks_exact(n * r)
+                        .map(|block| Array2::from_shape_vec((n, r).f(), block.to_vec()).expect("r blocks of n"))
+                        .collect();
+                    Covariances::low_rank(factors, diagonal)
+                }
+            }
         }
     };
     let mut dataset = Dataset::dense(Array2::from_shape_vec((l, n), x).expect("ℓ rows of n features"), y)
@@ -151,32 +169,63 @@ fn read_header<R: BufRead>(lines: &mut LineReader<R>, source: &str) -> Result<(u
     Ok((line, names))
 }
 
-/// Checks that the variance header lists `features` in order, optionally with the label column
-/// `label` somewhere; returns the position of the label column if present.
+/// The columns of a variance CSV.
+struct VarianceLayout {
+    /// The position of the label column, if present.
+    label: Option<usize>,
+    /// Whether the plain feature columns (the diagonal) are present.
+    diagonal: bool,
+    /// The number of factor blocks `uK:NAME`.
+    rank: usize,
+}
+
+impl VarianceLayout {
+    /// Fields per row for `n` features.
+    fn width(&self, n: usize) -> usize {
+        usize::from(self.label.is_some()) + n * (usize::from(self.diagonal) + self.rank)
+    }
+}
+
+/// Checks that the variance header lists `features` in order (the diagonal), or factor blocks
+/// `u1:NAME ... u2:NAME ...` with every feature in order, or both (diagonal first), optionally with the
+/// label column `label` anywhere.
 fn check_variance_header<R: BufRead>(
     lines: &mut LineReader<R>,
     source: &str,
     features: &[&str],
     label: &str,
-) -> Result<Option<usize>, ParseError> {
+) -> Result<VarianceLayout, ParseError> {
     let (line, names) = read_header(lines, source)?;
     let loc = Loc { source, line };
     let label_pos = names.iter().position(|c| c == label);
     let var_features: Vec<&str> =
         (0..names.len()).filter(|&c| Some(c) != label_pos).map(|c| names[c].as_str()).collect();
-    for (k, want) in features.iter().enumerate() {
+    let diagonal = !var_features.first().is_some_and(|c| c.starts_with("u1:") && features.first() != Some(c));
+    let rank = if diagonal { var_features.len().saturating_sub(features.len()) } else { var_features.len() }
+        .div_ceil(features.len().max(1));
+    let blocks = (0..usize::from(diagonal) + rank).flat_map(|b| {
+        let k = b + usize::from(!diagonal);
+        features.iter().map(move |f| if k == 0 { f.to_string() } else { format!("u{k}:{f}") })
+    });
+    let mut count = 0;
+    for (k, want) in blocks.enumerate() {
+        count += 1;
         match var_features.get(k) {
-            Some(got) if got == want => {}
-            Some(got) => {
+            Some(got) if *got == want => {}
+            Some(got) if diagonal && k < features.len() => {
                 return Err(loc.err(got, format!("expected column '{want}' (same features, same order)")));
             }
+            Some(got) if !got.starts_with('u') => {
+                return Err(loc.err(got, "column not in the data file (factor columns are named uK:FEATURE)"));
+            }
+            Some(got) => return Err(loc.err(got, format!("expected column '{want}' (factor blocks in order)"))),
             None => return Err(loc.err("", format!("missing column '{want}'"))),
         }
     }
-    if let Some(extra) = var_features.get(features.len()) {
+    if let Some(extra) = var_features.get(count) {
         return Err(loc.err(extra, "column not in the data file"));
     }
-    Ok(label_pos)
+    Ok(VarianceLayout { label: label_pos, diagonal, rank })
 }
 
 /// A line number and the fields of that line.
@@ -326,6 +375,19 @@ mod tests {
         assert_err(read_var(data, "a,b\n0,0\n0,0\n0,0\n", None), "v.csv", 4, "", "more rows");
         assert_err(read_var(data, "a,b\n0,0\n0\n", None), "v.csv", 3, "0", "expected 2 fields");
         assert_err(read_var(data, "", None), "v.csv", 0, "", "empty input");
+        // Low-rank factor blocks.
+        let lr = read_var(data, "u1:a,u1:b\n1,2\n-1,0\n", None).unwrap();
+        let Covariances::LowRank(c) = &lr.covariances else { panic!("expected low-rank") };
+        assert_eq!(c.factors[0], array![[1.0], [2.0]]);
+        assert_eq!(c.diagonal, None);
+        let lr = read_var(data, "a,b,u1:a,u1:b,u2:a,u2:b\n0.5,0,1,2,3,4\n0,0,0,0,0,0\n", None).unwrap();
+        let Covariances::LowRank(c) = &lr.covariances else { panic!("expected low-rank") };
+        assert_eq!(c.factors[0], array![[1.0, 3.0], [2.0, 4.0]]);
+        assert_eq!(c.diagonal, Some(array![[0.5, 0.0], [0.0, 0.0]]));
+        assert_err(read_var(data, "u1:a\n0\n0\n", None), "v.csv", 1, "", "missing column 'u1:b'");
+        assert_err(read_var(data, "a,b,u2:a,u2:b\n0,0,0,0\n0,0,0,0\n", None), "v.csv", 1, "u2:a", "'u1:a'");
+        assert_err(read_var(data, "u1:a,u1:b\n0,nan\n0,0\n", None), "v.csv", 2, "nan", "non-finite");
+        assert_err(read_var(data, "a,b,u1:b,u1:a\n0,0,0,0\n0,0,0,0\n", None), "v.csv", 1, "u1:b", "'u1:a'");
     }
 
     #[test]

@@ -4,11 +4,18 @@
 //!
 //! Variance file: the same layout, data line for data line, with per-feature variances `j:s²` (absent
 //! variances are zero). Its label column is required and must equal the data file's label on the
-//! matching line, a cheap guard against misaligned files.
+//! matching line, a cheap guard against misaligned files. A line may add low-rank factor entries
+//! `uK,J:V` (`U[J,K] = V`, both 1-based, any order), making that example's covariance
+//! `U Uᵀ + diag(s²)`; with any factor entry in the file the covariances are [`Covariances::LowRank`].
 
 use std::io::{BufRead, Write};
 
-use super::{CsrBuilder, LineReader, Loc, ParseError, empty_input, parse_label, parse_pair};
+use ndarray::Array2;
+
+use super::{
+    CsrBuilder, LineReader, Loc, ParseError, check_factor_entries, empty_input, factor_matrix, is_factor_token,
+    parse_factor_entry, parse_label, parse_pair,
+};
 use crate::data::{Dataset, Features};
 use crate::uncertainty::Covariances;
 
@@ -30,6 +37,9 @@ pub fn read_libsvm_with_variances(
     read(data, source, Some((variances, variances_source)), n_features)
 }
 
+/// The factor entries `(k, j, v)` of each variance line, with its line number.
+type FactorLines = Vec<(usize, Vec<(u32, u32, f64)>)>;
+
 fn read<R: BufRead, V: BufRead>(
     data: R,
     source: &str,
@@ -39,12 +49,12 @@ fn read<R: BufRead, V: BufRead>(
     let mut lines = LineReader::new(data);
     let mut x = CsrBuilder::new();
     let mut labels = Vec::new();
-    let mut var = variances.map(|(r, s)| (LineReader::new(r), s, CsrBuilder::new()));
-    while let Some((line, label)) = next_record(&mut lines, source, n_features, false, &mut x)? {
+    let mut var = variances.map(|(r, s)| (LineReader::new(r), s, CsrBuilder::new(), FactorLines::new()));
+    while let Some((line, label)) = next_record(&mut lines, source, n_features, None, &mut x)? {
         labels.push(label);
-        if let Some((var_lines, var_source, v)) = &mut var {
+        if let Some((var_lines, var_source, v, factors)) = &mut var {
             let loc = Loc { source: var_source, line: 0 };
-            match next_record(var_lines, var_source, n_features, true, v)? {
+            match next_record(var_lines, var_source, n_features, Some(factors), v)? {
                 Some((var_line, var_label)) if var_label != label => {
                     return Err(Loc { line: var_line, ..loc }.err(
                         &var_label.to_string(),
@@ -64,13 +74,25 @@ fn read<R: BufRead, V: BufRead>(
     let mut width = x.width;
     let covariances = match var {
         None => Covariances::None,
-        Some((mut var_lines, var_source, mut v)) => {
-            if let Some((line, _)) = next_record(&mut var_lines, var_source, n_features, true, &mut v)? {
+        Some((mut var_lines, var_source, mut v, mut factors)) => {
+            if let Some((line, _)) = next_record(&mut var_lines, var_source, n_features, Some(&mut factors), &mut v)? {
                 return Err(Loc { source: var_source, line }
                     .err("", format!("more data lines than {source} ({} examples)", labels.len())));
             }
             width = width.max(v.width);
-            Covariances::sparse_diagonal(v.finish(n_features.unwrap_or(width)))
+            width = width.max(factors.iter().flat_map(|(_, f)| f.iter().map(|e| e.1 as usize + 1)).max().unwrap_or(0));
+            let n = n_features.unwrap_or(width);
+            let diagonal = v.finish(n);
+            if factors.iter().all(|(_, f)| f.is_empty()) {
+                Covariances::sparse_diagonal(diagonal)
+            } else {
+                let factors = factors
+                    .iter()
+                    .map(|(line, f)| factor_matrix(Loc { source: var_source, line: *line }, f, n))
+                    .collect::<Result<Vec<Array2<f64>>, _>>()?;
+                let diagonal = (!diagonal.values.is_empty()).then(|| diagonal.to_dense());
+                Covariances::low_rank(factors, diagonal)
+            }
         }
     };
     Ok(Dataset {
@@ -82,29 +104,37 @@ fn read<R: BufRead, V: BufRead>(
     })
 }
 
-/// Parses the next data line into `out` (one row) and returns its line number and label.
+/// Parses the next data line into `out` (one row) and returns its line number and label. `factors`:
+/// this is a variance file, whose values must be non-negative and whose factor entries `uK,J:V` are
+/// appended to `factors` (one entry per line).
 fn next_record<R: BufRead>(
     lines: &mut LineReader<R>,
     source: &str,
     n_features: Option<usize>,
-    variances: bool,
+    mut factors: Option<&mut FactorLines>,
     out: &mut CsrBuilder,
 ) -> Result<Option<(usize, i64)>, ParseError> {
     while let Some((line, text)) = lines.next_line(source)? {
         let loc = Loc { source, line };
         let data = text.split('#').next().unwrap_or_default();
-        let mut tokens = data.split_ascii_whitespace();
-        let Some(label) = tokens.next() else {
+        let tokens: Vec<&str> = data.split_ascii_whitespace().collect();
+        let Some((label, tokens)) = tokens.split_first() else {
             continue;
         };
         let label = parse_label(loc, label)?;
         let mut previous: Option<usize> = None;
-        for token in tokens {
+        let mut factor = Vec::new();
+        for (k, &token) in tokens.iter().enumerate() {
             if token.starts_with("qid:") {
                 return Err(loc.err(token, "qid (ranking query id) tokens are not supported"));
             }
+            if factors.is_some() && is_factor_token(token) {
+                let (c, j, v) = parse_factor_entry(loc, token, n_features)?;
+                factor.push((c, j, v, k));
+                continue;
+            }
             let (j, v) = parse_pair(loc, token, n_features)?;
-            if variances && v < 0.0 {
+            if factors.is_some() && v < 0.0 {
                 return Err(loc.err(token, "negative variance"));
             }
             if let Some(p) = previous
@@ -116,6 +146,10 @@ fn next_record<R: BufRead>(
             out.push(j, v);
         }
         out.end_row();
+        if let Some(factors) = factors.as_deref_mut() {
+            check_factor_entries(loc, &mut factor, tokens)?;
+            factors.push((line, factor.into_iter().map(|(c, j, v, _)| (c, j, v)).collect()));
+        }
         return Ok(Some((line, label)));
     }
     Ok(None)
@@ -135,9 +169,9 @@ pub fn write_libsvm(data: &Dataset, out: &mut impl Write) -> std::io::Result<()>
     Ok(())
 }
 
-/// Writes the dataset's per-feature variances in the layout [`read_libsvm_with_variances`] reads.
-/// Only diagonal forms (none, isotropic, diagonal, sparse diagonal) can be written; others give an
-/// `InvalidInput` error.
+/// Writes the dataset's per-feature variances in the layout [`read_libsvm_with_variances`] reads; a
+/// low-rank covariance adds its factor entries `uK,J:V` (non-zero ones) after the diagonal. Full
+/// covariances cannot be written (an `InvalidInput` error).
 pub fn write_libsvm_variances(data: &Dataset, out: &mut impl Write) -> std::io::Result<()> {
     let n = data.n_features();
     for (i, &label) in data.labels.iter().enumerate() {
@@ -149,12 +183,31 @@ pub fn write_libsvm_variances(data: &Dataset, out: &mut impl Write) -> std::io::
                 let (idx, val) = c.variances.row(i);
                 write_row(out, label, idx.iter().copied().zip(val.iter().copied()))?;
             }
-            Covariances::LowRank(_) | Covariances::Full(_) => {
+            Covariances::LowRank(c) => {
+                let diagonal = c.diagonal_row(i).unwrap_or_default();
+                write!(out, "{label}")?;
+                for (j, v) in diagonal.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                    write!(out, " {}:{}", j + 1, format_f64(*v))?;
+                }
+                write_factor(out, &c.factors[i])?;
+                writeln!(out)?;
+            }
+            Covariances::Full(_) => {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidInput,
-                    "only diagonal covariances can be written as a LIBSVM variance file",
+                    "full covariances cannot be written as a LIBSVM variance file (use the svm-gsu format, or a low-rank form)",
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// The non-zero entries of a factor as ` uK,J:V` tokens, column by column.
+pub(crate) fn write_factor(out: &mut impl Write, u: &Array2<f64>) -> std::io::Result<()> {
+    for (k, column) in u.columns().into_iter().enumerate() {
+        for (j, v) in column.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+            write!(out, " u{},{}:{}", k + 1, j + 1, format_f64(*v))?;
         }
     }
     Ok(())
@@ -170,7 +223,7 @@ fn write_row(out: &mut impl Write, label: i64, entries: impl Iterator<Item = (us
 
 /// Shortest round-trip form: integers without a fraction, others in Rust's `Debug` form (which uses an
 /// exponent for very large or small magnitudes).
-fn format_f64(v: f64) -> String {
+pub(crate) fn format_f64(v: f64) -> String {
     if v.fract() == 0.0 && v.abs() < 1e15 { format!("{v}") } else { format!("{v:?}") }
 }
 
@@ -277,5 +330,23 @@ mod tests {
         assert_eq!(d.n_features(), 3);
         assert_eq!(d.features.row_dense(2), vec![0.0, 0.0, -1.25]);
         d.validate().unwrap();
+    }
+
+    #[test]
+    fn variance_file_with_factor_entries() {
+        let d = read_var("1 1:1\n-1 2:1\n", "1 1:0.5 u1,2:2 u1,1:1\n-1\n").unwrap();
+        let Covariances::LowRank(c) = &d.covariances else { panic!("expected low-rank") };
+        assert_eq!(c.factors[0], ndarray::array![[1.0], [2.0]]);
+        assert_eq!(c.factors[1].dim(), (2, 0));
+        assert_eq!(c.diagonal, Some(ndarray::array![[0.5, 0.0], [0.0, 0.0]]));
+        let d = read_var("1 1:1\n-1 2:1\n", "1 u1,1:1\n-1 u1,2:3\n").unwrap();
+        let Covariances::LowRank(c) = &d.covariances else { panic!("expected low-rank") };
+        assert_eq!(c.diagonal, None);
+        assert_err(read_var("1 1:1\n", "1 u1,1:inf\n"), "v.svm", 1, "u1,1:inf", "non-finite");
+        assert_err(read_var("1 1:1\n", "1 u1,1:1 u1,1:1\n"), "v.svm", 1, "u1,1:1", "repeated");
+        assert_err(read_var("1 1:1\n", "1 u3,1:1\n"), "v.svm", 1, "u3", "rank ≤ n");
+        assert_err(read_var("1 1:1\n", "1 u1,0:1\n"), "v.svm", 1, "u1,0:1", "1-based");
+        // In the data file a factor token is just malformed.
+        assert_err(read_str("1 u1,1:1\n"), "d.svm", 1, "u1,1:1", "index");
     }
 }

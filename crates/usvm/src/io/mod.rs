@@ -36,6 +36,16 @@ pub use writers::{write_csv, write_csv_variances, write_svmgsu_covariances, writ
 use std::fmt;
 use std::io::BufRead;
 
+/// How a reader shapes what it reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Fixes the number of features (a larger index is an error); by default the largest index seen.
+    pub n_features: Option<usize>,
+    /// Factor every dense covariance as it is read, into [`Covariances::LowRank`](crate::Covariances)
+    /// (svm-gsu covariance files; see [`read_svmgsu`]).
+    pub low_rank: bool,
+}
+
 /// A malformed input: file, 1-based line (0 when the file as a whole is at fault, e.g. empty input),
 /// the offending token and what is wrong with it. Displays as `FILE:LINE: field 'TOKEN': MESSAGE`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,6 +185,72 @@ pub(crate) fn parse_index(loc: Loc, field: &str, text: &str, n_features: Option<
 pub(crate) fn parse_pair(loc: Loc, token: &str, n_features: Option<usize>) -> Result<(usize, f64), ParseError> {
     let (j, v) = token.split_once(':').ok_or_else(|| loc.err(token, "expected INDEX:VALUE"))?;
     Ok((parse_index(loc, token, j, n_features)?, parse_value(loc, token, v)?))
+}
+
+/// Whether `token` is a factor entry `uK,J:V` (rather than `J:V` or `I,J:V`).
+pub(crate) fn is_factor_token(token: &str) -> bool {
+    token.starts_with('u')
+}
+
+/// A low-rank factor entry `uK,J:V` — `U[J, K] = V`, factor column `K` and feature `J`, both 1-based —
+/// returned as 0-based `(k, j, v)`; `j < n_features` when that is given.
+pub(crate) fn parse_factor_entry(
+    loc: Loc,
+    token: &str,
+    n_features: Option<usize>,
+) -> Result<(u32, u32, f64), ParseError> {
+    let malformed = || loc.err(token, "expected uCOLUMN,FEATURE:VALUE (a low-rank factor entry)");
+    let rest = token.strip_prefix('u').ok_or_else(malformed)?;
+    let (kj, v) = rest.split_once(':').ok_or_else(malformed)?;
+    let (k, j) = kj.split_once(',').ok_or_else(malformed)?;
+    let k: usize = k.parse().map_err(|_| loc.err(token, format!("factor column '{k}' is not a positive integer")))?;
+    if k == 0 {
+        return Err(loc.err(token, "factor columns are 1-based: column 0 is invalid"));
+    }
+    let j = parse_index(loc, token, j, n_features)?;
+    if let Some(n) = n_features
+        && k > n
+    {
+        return Err(loc.err(token, format!("factor column {k} exceeds the number of features ({n}): rank ≤ n")));
+    }
+    let v = parse_value(loc, token, v)?;
+    match (u32::try_from(k - 1), u32::try_from(j)) {
+        (Ok(k), Ok(j)) => Ok((k, j, v)),
+        _ => Err(loc.err(token, "index too large")),
+    }
+}
+
+/// The factor entries `(k, j, v)` of one example, checked for repeats: sorted by `(k, j)`.
+/// `tokens[pos]` is the token of each entry, for the error.
+pub(crate) fn check_factor_entries(
+    loc: Loc,
+    entries: &mut [(u32, u32, f64, usize)],
+    tokens: &[&str],
+) -> Result<(), ParseError> {
+    entries.sort_by_key(|e| (e.0, e.1, e.3));
+    if let Some(w) = entries.windows(2).find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1)) {
+        return Err(loc.err(tokens[w[1].3], format!("factor entry u{},{} repeated", w[1].0 + 1, w[1].1 + 1)));
+    }
+    Ok(())
+}
+
+/// The `n × r` factor (column-major) from its `(k, j, v)` entries, `r` one past the largest `k`. Errors
+/// when `r > n` (the rank of an `n × n` covariance is at most `n`).
+pub(crate) fn factor_matrix(
+    loc: Loc,
+    entries: &[(u32, u32, f64)],
+    n: usize,
+) -> Result<ndarray::Array2<f64>, ParseError> {
+    use ndarray::ShapeBuilder;
+    let r = entries.iter().map(|e| e.0 as usize + 1).max().unwrap_or(0);
+    if r > n {
+        return Err(loc.err(&format!("u{r}"), format!("factor column {r} exceeds the number of features ({n}): rank ≤ n")));
+    }
+    let mut u = ndarray::Array2::zeros((n, r).f());
+    for &(k, j, v) in entries {
+        u[[j as usize, k as usize]] = v;
+    }
+    Ok(u)
 }
 
 /// Rows of `(column, value)` pairs accumulated straight into CSR arrays.

@@ -5,25 +5,34 @@
 //! - labels: `<id> <label>`;
 //! - covariances (optional): `<id> i,j:v ...`, 1-based, sparse. An entry `(i,j)` sets both `(i,j)` and
 //!   `(j,i)`; giving both with different values is an error. A line whose entries are all on the
-//!   diagonal is a diagonal matrix.
+//!   diagonal is a diagonal matrix. A low-rank covariance `Σ = U Uᵀ + diag(v)` is written as its factor
+//!   entries `uK,J:V` (`U[J,K] = V`, factor column `K`, feature `J`, both 1-based; absent entries are
+//!   zero, the rank is the largest `K`) plus optional diagonal entries `J,J:V`; such a line may not hold
+//!   off-diagonal `I,J` entries.
 //!
 //! The files are joined with hash maps in O(ℓ), in the order of the labels file. An id missing from
 //! one of the files is skipped and reported; a repeated id within one file is an error. Blank lines
 //! are skipped.
 //!
-//! Covariances become [`Covariances::SparseDiagonal`] when every kept example is diagonal, otherwise
-//! dense [`Covariances::Full`]. While reading, each covariance is held once, as its upper-triangle
-//! entries; each example's entries are released as it is copied into the dense array.
+//! Covariances become [`Covariances::SparseDiagonal`] when every kept example is diagonal,
+//! [`Covariances::LowRank`] when a line has factor entries (dense lines are then factored too) or when
+//! [`ReadOptions::low_rank`] asks for it, otherwise dense [`Covariances::Full`]. With `low_rank`, each
+//! dense line is factored as soon as it is read ([`psd_factor`]: eigenvalues at most `max(n,1)·ε·λ_max`
+//! are dropped as round-off), so no more than one dense matrix is ever held. Otherwise each covariance
+//! is held once, as its upper-triangle entries, released as it is copied into the dense array.
 
 use std::collections::HashMap;
 use std::io::BufRead;
 
-use ndarray::{Array2, Array3};
+use ndarray::{Array2, Array3, ShapeBuilder};
 
-use super::{CsrBuilder, LineReader, Loc, ParseError, empty_input, parse_index, parse_label, parse_pair, parse_value};
+use super::{
+    CsrBuilder, LineReader, Loc, ParseError, ReadOptions, check_factor_entries, empty_input, factor_matrix,
+    is_factor_token, parse_factor_entry, parse_index, parse_label, parse_pair, parse_value,
+};
 use crate::data::{Dataset, Features};
 use crate::model::LinearModel;
-use crate::uncertainty::Covariances;
+use crate::uncertainty::{Covariances, psd_factor};
 
 /// A joined svm-gsu input.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,20 +46,21 @@ pub struct SvmGsuData {
 }
 
 /// Reads and joins svm-gsu means, labels and (optionally) covariance files, each given as
-/// `(reader, source name)`. `n_features` fixes the dimension (larger indices are errors); by default
-/// it is the largest index seen in the means and covariance files.
+/// `(reader, source name)`. `options.n_features` fixes the dimension (larger indices are errors); by
+/// default it is the largest index seen in the means and covariance files.
 pub fn read_svmgsu(
     means: (impl BufRead, &str),
     labels: (impl BufRead, &str),
     covariances: Option<(&mut dyn BufRead, &str)>,
-    n_features: Option<usize>,
+    options: ReadOptions,
 ) -> Result<SvmGsuData, ParseError> {
+    let n_features = options.n_features;
     let (labels_reader, labels_src) = labels;
     let (means_reader, means_src) = means;
     let labelled = read_labels(labels_reader, labels_src)?;
     let (mut mean_rows, mean_width) = read_means(means_reader, means_src, n_features)?;
     let mut cov_rows = match covariances {
-        Some((reader, src)) => Some((read_covariances(reader, src, n_features)?, src)),
+        Some((reader, src)) => Some((read_covariances(reader, src, options)?, src)),
         None => None,
     };
 
@@ -83,7 +93,7 @@ pub fn read_svmgsu(
         }
     }
     report_unlabelled(&mut skipped, mean_rows.into_iter().map(|(id, r)| (r.line, id)), means_src, labels_src);
-    let has_covariances = cov_rows.is_some();
+    let cov_source = cov_rows.as_ref().map(|(_, src)| *src);
     let cov_width = match cov_rows {
         Some((rows, src)) => {
             report_unlabelled(&mut skipped, rows.map.into_iter().map(|(id, r)| (r.line, id)), src, labels_src);
@@ -96,7 +106,10 @@ pub fn read_svmgsu(
     }
 
     let n = n_features.unwrap_or(mean_width.max(cov_width));
-    let covariances = if has_covariances { assemble_covariances(kept_cov, n) } else { Covariances::None };
+    let covariances = match cov_source {
+        Some(source) => assemble_covariances(kept_cov, n, source)?,
+        None => Covariances::None,
+    };
     Ok(SvmGsuData {
         dataset: Dataset {
             features: Features::Sparse(x.finish(n)),
@@ -276,13 +289,21 @@ fn read_means(
 
 struct CovRow {
     line: usize,
+    entries: CovEntries,
+}
+
+enum CovEntries {
     /// Upper-triangle entries `(i, j, Σ_ij)`, `i ≤ j`, 0-based, sorted, distinct.
-    entries: Vec<(u32, u32, f64)>,
+    Matrix(Vec<(u32, u32, f64)>),
+    /// Factor entries `(k, j, U_jk)` and diagonal entries `(j, v_j)`, 0-based.
+    Factor { factor: Vec<(u32, u32, f64)>, diagonal: Vec<(u32, f64)> },
+    /// A dense line factored as it was read: its factor (rows up to its largest index).
+    Factored(Array2<f64>),
 }
 
 impl CovRow {
     fn is_diagonal(&self) -> bool {
-        self.entries.iter().all(|&(i, j, _)| i == j)
+        matches!(&self.entries, CovEntries::Matrix(e) if e.iter().all(|&(i, j, _)| i == j))
     }
 }
 
@@ -291,13 +312,19 @@ struct CovRows {
     width: usize,
 }
 
-fn read_covariances(reader: &mut dyn BufRead, source: &str, n_features: Option<usize>) -> Result<CovRows, ParseError> {
+fn read_covariances(reader: &mut dyn BufRead, source: &str, options: ReadOptions) -> Result<CovRows, ParseError> {
+    let n_features = options.n_features;
     let mut width = 0;
     let map = read_id_rows(reader, source, |loc, tokens| {
-        let mut entries = Vec::new();
+        let (mut entries, mut factor) = (Vec::new(), Vec::new());
         for (k, token) in tokens.iter().enumerate() {
-            let (i, j, v) = parse_cov_entry(loc, token, n_features)?;
-            entries.push((i.min(j), i.max(j), v, k));
+            if is_factor_token(token) {
+                let (c, j, v) = parse_factor_entry(loc, token, n_features)?;
+                factor.push((c, j, v, k));
+            } else {
+                let (i, j, v) = parse_cov_entry(loc, token, n_features)?;
+                entries.push((i.min(j), i.max(j), v, k));
+            }
         }
         // Stable sort: entries for the same unordered pair stay in line order.
         entries.sort_by_key(|e| (e.0, e.1));
@@ -312,16 +339,54 @@ fn read_covariances(reader: &mut dyn BufRead, source: &str, n_features: Option<u
         }
         entries.dedup_by_key(|e| (e.0, e.1));
         width = width.max(entries.iter().map(|e| e.1 + 1).max().unwrap_or(0));
-        let entries = entries
-            .into_iter()
-            .map(|(i, j, v, k)| match (u32::try_from(i), u32::try_from(j)) {
-                (Ok(i), Ok(j)) => Ok((i, j, v)),
-                _ => Err(loc.err(tokens[k], "index too large")),
-            })
-            .collect::<Result<_, _>>()?;
-        Ok(CovRow { line: loc.line, entries })
+        let index = |i: usize, k: usize| u32::try_from(i).map_err(|_| loc.err(tokens[k], "index too large"));
+        if !factor.is_empty() {
+            if let Some(e) = entries.iter().find(|e| e.0 != e.1) {
+                return Err(loc.err(
+                    tokens[e.3],
+                    "a line with factor entries (uK,J:V) may add only diagonal entries (J,J:V), not off-diagonal ones",
+                ));
+            }
+            check_factor_entries(loc, &mut factor, tokens)?;
+            width = width.max(factor.iter().map(|e| e.1 as usize + 1).max().unwrap_or(0));
+            let diagonal = entries.iter().map(|&(j, _, v, k)| Ok((index(j, k)?, v))).collect::<Result<_, _>>()?;
+            let factor = factor.into_iter().map(|(c, j, v, _)| (c, j, v)).collect();
+            return Ok(CovRow { line: loc.line, entries: CovEntries::Factor { factor, diagonal } });
+        }
+        let entries: Vec<(u32, u32, f64)> =
+            entries.into_iter().map(|(i, j, v, k)| Ok((index(i, k)?, index(j, k)?, v))).collect::<Result<_, _>>()?;
+        let row = CovRow { line: loc.line, entries: CovEntries::Matrix(entries) };
+        if options.low_rank && !row.is_diagonal() {
+            let CovEntries::Matrix(entries) = &row.entries else { unreachable!("matrix row") };
+            let m = entries.iter().map(|e| e.1 as usize + 1).max().unwrap_or(0);
+            let factor = psd_factor(0, dense_matrix(entries, m).view()).map_err(|e| factor_error(loc, e))?;
+            return Ok(CovRow { line: loc.line, entries: CovEntries::Factored(factor) });
+        }
+        Ok(row)
     })?;
     Ok(CovRows { map, width })
+}
+
+/// A failed factorisation of the covariance on `loc`'s line (entries are finite and symmetric by
+/// construction, so what is left is an indefinite matrix or a failed eigensolver).
+fn factor_error(loc: Loc, e: crate::Error) -> ParseError {
+    match e {
+        crate::Error::NotPositiveSemidefinite { eigenvalue, .. } => {
+            loc.err("", format!("covariance is not positive semi-definite: smallest eigenvalue {eigenvalue}"))
+        }
+        other => loc.err("", other.to_string()),
+    }
+}
+
+/// The symmetric `n × n` matrix of upper-triangle entries.
+fn dense_matrix(entries: &[(u32, u32, f64)], n: usize) -> Array2<f64> {
+    let mut m = Array2::zeros((n, n));
+    for &(i, j, v) in entries {
+        let (i, j) = (i as usize, j as usize);
+        m[[i, j]] = v;
+        m[[j, i]] = v;
+    }
+    m
 }
 
 /// An `i,j:v` token: 0-based `(i, j)` and a finite value, non-negative on the diagonal.
@@ -352,27 +417,62 @@ fn report_unlabelled(
     );
 }
 
-/// Sparse diagonal when every example is diagonal, dense full matrices otherwise.
-fn assemble_covariances(rows: Vec<CovRow>, n: usize) -> Covariances {
+/// Sparse diagonal when every example is diagonal; low-rank when a line was factored or has factor
+/// entries (the other dense lines are factored here, one at a time); dense full matrices otherwise.
+fn assemble_covariances(rows: Vec<CovRow>, n: usize, source: &str) -> Result<Covariances, ParseError> {
     if rows.iter().all(CovRow::is_diagonal) {
         let mut b = CsrBuilder::new();
         for row in &rows {
-            for &(i, _, v) in &row.entries {
-                b.push(i as usize, v);
+            if let CovEntries::Matrix(entries) = &row.entries {
+                for &(i, _, v) in entries {
+                    b.push(i as usize, v);
+                }
             }
             b.end_row();
         }
-        return Covariances::sparse_diagonal(b.finish(n));
+        return Ok(Covariances::sparse_diagonal(b.finish(n)));
     }
-    let mut m = Array3::zeros((rows.len(), n, n));
-    for (k, row) in rows.into_iter().enumerate() {
-        for (i, j, v) in row.entries {
-            let (i, j) = (i as usize, j as usize);
-            m[[k, i, j]] = v;
-            m[[k, j, i]] = v;
+    if rows.iter().all(|r| matches!(r.entries, CovEntries::Matrix(_))) {
+        let mut m = Array3::zeros((rows.len(), n, n));
+        for (k, row) in rows.into_iter().enumerate() {
+            let CovEntries::Matrix(entries) = row.entries else { unreachable!("all rows are matrices") };
+            for (i, j, v) in entries {
+                let (i, j) = (i as usize, j as usize);
+                m[[k, i, j]] = v;
+                m[[k, j, i]] = v;
+            }
         }
+        return Ok(Covariances::full(m));
     }
-    Covariances::full(m)
+    let mut factors = Vec::with_capacity(rows.len());
+    let mut diagonal: Option<Array2<f64>> = None;
+    let n_rows = rows.len();
+    for (k, row) in rows.into_iter().enumerate() {
+        let loc = Loc { source, line: row.line };
+        let mut set_diagonal = |j: u32, v: f64| {
+            diagonal.get_or_insert_with(|| Array2::zeros((n_rows, n)))[[k, j as usize]] = v;
+        };
+        let factor = match row.entries {
+            CovEntries::Matrix(entries) if entries.iter().all(|&(i, j, _)| i == j) => {
+                entries.iter().for_each(|&(j, _, v)| set_diagonal(j, v));
+                Array2::zeros((n, 0).f())
+            }
+            CovEntries::Matrix(entries) => {
+                psd_factor(k, dense_matrix(&entries, n).view()).map_err(|e| factor_error(loc, e))?
+            }
+            CovEntries::Factor { factor, diagonal } => {
+                diagonal.iter().for_each(|&(j, v)| set_diagonal(j, v));
+                factor_matrix(loc, &factor, n)?
+            }
+            CovEntries::Factored(u) => {
+                let mut padded = Array2::zeros((n, u.ncols()).f());
+                padded.slice_mut(ndarray::s![..u.nrows(), ..]).assign(&u);
+                padded
+            }
+        };
+        factors.push(factor);
+    }
+    Ok(Covariances::low_rank(factors, diagonal))
 }
 
 #[cfg(test)]
@@ -386,7 +486,7 @@ mod tests {
             (means.as_bytes(), "m.txt"),
             (labels.as_bytes(), "l.txt"),
             cov.as_mut().map(|r| (r as &mut dyn BufRead, "c.txt")),
-            n,
+            ReadOptions { n_features: n, ..Default::default() },
         )
     }
 
@@ -474,13 +574,98 @@ mod tests {
     }
 
     #[test]
+    fn low_rank_lines() {
+        let lr = |c: &str, low_rank: bool| {
+            let mut cov = c.as_bytes();
+            read_svmgsu(
+                ("a 1:1\nb 2:1\n".as_bytes(), "m.txt"),
+                ("a 1\nb -1\n".as_bytes(), "l.txt"),
+                Some((&mut cov as &mut dyn BufRead, "c.txt")),
+                ReadOptions { n_features: Some(3), low_rank },
+            )
+        };
+        // Factor entries (any order) plus a diagonal; a diagonal-only line is rank 0.
+        let d = lr("a u1,2:2 u1,1:1 u2,3:-1 3,3:0.5\nb 2,2:4\n", false).unwrap();
+        let Covariances::LowRank(c) = &d.dataset.covariances else { panic!("expected low-rank") };
+        assert_eq!(c.factors[0], array![[1.0, 0.0], [2.0, 0.0], [0.0, -1.0]]);
+        assert_eq!(c.factors[1].dim(), (3, 0));
+        assert_eq!(c.diagonal, Some(array![[0.0, 0.0, 0.5], [0.0, 4.0, 0.0]]));
+        d.dataset.validate().unwrap();
+        // A dense line among factor lines is factored: rank 1 here.
+        let d = lr("a u1,1:1\nb 1,1:1 1,2:2 2,2:4\n", false).unwrap();
+        let Covariances::LowRank(c) = &d.dataset.covariances else { panic!("expected low-rank") };
+        assert_eq!(c.ranks(), [1, 1]);
+        let f = &c.factors[1];
+        assert!((&f.dot(&f.t()) - &array![[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 0.0]]).iter().all(|v| v.abs() < 1e-14));
+        // Asked for low rank, a dense file is factored line by line.
+        let d = lr("a 1,1:1 1,2:1 2,2:1\nb 3,3:2\n", true).unwrap();
+        let Covariances::LowRank(c) = &d.dataset.covariances else { panic!("expected low-rank") };
+        assert_eq!((c.ranks(), c.factors[0].dim()), (vec![1, 0], (3, 1)));
+        assert_eq!(c.diagonal, Some(array![[0.0, 0.0, 0.0], [0.0, 0.0, 2.0]]));
+
+        assert_err(lr("a u1,1:1 1,2:1\n", false), "c.txt", 1, "1,2:1", "only diagonal entries");
+        assert_err(lr("a u1,1:1 u1,1:2\n", false), "c.txt", 1, "u1,1:2", "u1,1 repeated");
+        assert_err(lr("a u1,1:nan\n", false), "c.txt", 1, "u1,1:nan", "non-finite");
+        assert_err(lr("a u4,1:1\n", false), "c.txt", 1, "u4,1:1", "rank ≤ n");
+        assert_err(lr("a u1,4:1\n", false), "c.txt", 1, "u1,4:1", "exceeds");
+        assert_err(lr("a u0,1:1\n", false), "c.txt", 1, "u0,1:1", "1-based");
+        assert_err(lr("a u1:1\n", false), "c.txt", 1, "u1:1", "uCOLUMN,FEATURE:VALUE");
+        assert_err(lr("a 1,1:1 1,2:2 2,2:1\n", true), "c.txt", 1, "", "not positive semi-definite");
+        assert_err(lr("a 1,1:1 1,2:2 2,2:1\nb u1,1:1\n", false), "c.txt", 1, "", "not positive semi-definite");
+    }
+
+    /// A dense rank-2 covariance on 784 features (the 28×28 translation case) is read as rank 2.
+    #[test]
+    fn dense_file_of_known_rank_is_factored_to_that_rank() {
+        use rand::SeedableRng;
+        use rand_distr::{Distribution, StandardNormal};
+        let n = 784;
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        let u: Array2<f64> = Array2::from_shape_fn((n, 2), |_| StandardNormal.sample(&mut rng));
+        let sigma: Array2<f64> = u.dot(&u.t());
+        let mut line = String::from("a");
+        for i in 0..n {
+            for j in i..n {
+                line.push_str(&format!(" {},{}:{}", i + 1, j + 1, sigma[[i, j]]));
+            }
+        }
+        for low_rank in [true, false] {
+            let mut cov = line.as_bytes();
+            // Auto (low_rank false) keeps it full; asked for low rank, it is factored to rank 2.
+            let d = read_svmgsu(
+                ("a 1:1\n".as_bytes(), "m.txt"),
+                ("a 1\n".as_bytes(), "l.txt"),
+                Some((&mut cov as &mut dyn BufRead, "c.txt")),
+                ReadOptions { n_features: None, low_rank },
+            )
+            .unwrap();
+            assert_eq!(d.dataset.n_features(), n);
+            match &d.dataset.covariances {
+                Covariances::LowRank(c) => {
+                    assert!(low_rank);
+                    assert_eq!(c.ranks(), [2]);
+                    let err = (&c.factors[0].dot(&c.factors[0].t()) - &sigma).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                    assert!(err < 1e-12 * sigma.iter().fold(0.0f64, |m, v| m.max(v.abs())), "{err}");
+                }
+                Covariances::Full(_) => assert!(!low_rank),
+                other => panic!("unexpected {}", other.kind()),
+            }
+        }
+    }
+
+    #[test]
     fn golden_fixture() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
         let file = |name: &str| std::fs::read(format!("{dir}{name}")).unwrap();
         let (means, labels, cov) = (file("toy.means"), file("toy.labels"), file("toy.cov"));
         let d =
-            read_svmgsu((&means[..], "toy.means"), (&labels[..], "toy.labels"), Some((&mut &cov[..], "toy.cov")), None)
-                .unwrap();
+            read_svmgsu(
+                (&means[..], "toy.means"),
+                (&labels[..], "toy.labels"),
+                Some((&mut &cov[..], "toy.cov")),
+                ReadOptions::default(),
+            )
+            .unwrap();
         assert_eq!(d.ids, ["doc_5", "doc_3", "doc_7"]);
         assert_eq!(d.dataset.labels, [-1, 1, -1]);
         assert_eq!(

@@ -5,14 +5,13 @@
 //!
 //! - svm-gsu means `<id> j:v ...`: zeros omitted, except that the last feature is always written so a
 //!   reader infers the same dimension; labels `<id> <label>`; covariances `<id> i,j:v ...` with the
-//!   upper triangle (`i ≤ j`) of each `Σ_i` (diagonal forms write only `i,i` entries; exact zeros are
-//!   omitted). Ids default to `1..ℓ`.
+//!   upper triangle (`i ≤ j`) of each `Σ_i` (diagonal forms write only `i,i` entries; low-rank forms
+//!   their diagonal `j,j` and factor entries `uK,J:V`; exact zeros are omitted). Ids default to `1..ℓ`.
 //! - CSV: a header of feature names plus the label column (last); the variance CSV has the same feature
-//!   columns without the label. Only diagonal covariance forms have a variance CSV.
+//!   columns without the label (and factor blocks `uK:NAME` for low-rank forms). Full covariances have
+//!   no variance CSV.
 
 use std::io::{self, Write};
-
-use ndarray::Array2;
 
 use crate::data::{Dataset, Features};
 use crate::uncertainty::Covariances;
@@ -71,32 +70,6 @@ pub fn write_svmgsu_labels(data: &Dataset, ids: Option<&[String]>, out: &mut imp
     Ok(())
 }
 
-/// The dense covariance of example `i` (n × n), for the non-diagonal forms.
-fn dense(cov: &Covariances, i: usize, n: usize) -> Array2<f64> {
-    match cov {
-        Covariances::Full(c) => c.matrices.index_axis(ndarray::Axis(0), i).to_owned(),
-        Covariances::LowRank(c) => {
-            let u = &c.factors[i];
-            let mut m = u.dot(&u.t());
-            if let Some(d) = c.diagonal_row(i) {
-                for (j, v) in d.iter().enumerate() {
-                    m[[j, j]] += v;
-                }
-            }
-            m
-        }
-        _ => {
-            let mut m = Array2::zeros((n, n));
-            for j in 0..n {
-                let mut e = vec![0.0; n];
-                e[j] = 1.0;
-                m[[j, j]] = cov.as_dyn().quad_form(i, &e);
-            }
-            m
-        }
-    }
-}
-
 /// svm-gsu covariance file (every form; `None` writes id-only lines, i.e. zero covariances).
 pub fn write_svmgsu_covariances(data: &Dataset, ids: Option<&[String]>, out: &mut impl Write) -> io::Result<()> {
     check_ids(data, ids)?;
@@ -124,8 +97,20 @@ pub fn write_svmgsu_covariances(data: &Dataset, ids: Option<&[String]>, out: &mu
                     write!(out, " {},{}:{v}", j + 1, j + 1)?;
                 }
             }
-            Covariances::LowRank(_) | Covariances::Full(_) => {
-                let m = dense(cov, i, n);
+            Covariances::LowRank(c) => {
+                if let Some(d) = c.diagonal_row(i) {
+                    for (j, v) in d.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                        write!(out, " {},{}:{v}", j + 1, j + 1)?;
+                    }
+                }
+                for (k, column) in c.factors[i].columns().into_iter().enumerate() {
+                    for (j, v) in column.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                        write!(out, " u{},{}:{v}", k + 1, j + 1)?;
+                    }
+                }
+            }
+            Covariances::Full(c) => {
+                let m = c.matrices.index_axis(ndarray::Axis(0), i);
                 for a in 0..n {
                     for b in a..n {
                         // Symmetrise: the reader sets (a, b) and (b, a) from one entry.
@@ -177,13 +162,27 @@ pub fn write_csv(data: &Dataset, names: Option<&[String]>, label_col: &str, out:
     Ok(())
 }
 
-/// Variance CSV (same feature columns, no label) of a diagonal form; other forms are `InvalidInput`.
+/// Variance CSV (same feature columns, no label): the diagonal of the diagonal forms; for a low-rank
+/// form the factor blocks `uK:NAME` for `K = 1..max r_i` (zeros past an example's rank), after the
+/// diagonal block when there is one. Full covariances are `InvalidInput`.
 pub fn write_csv_variances(data: &Dataset, names: Option<&[String]>, out: &mut impl Write) -> io::Result<()> {
     let n = data.n_features();
     let names = feature_names(n, names)?;
-    writeln!(out, "{}", names.join(","))?;
+    let (diagonal, rank) = match &data.covariances {
+        Covariances::LowRank(c) => (c.diagonal.is_some(), c.factors.iter().map(|f| f.ncols()).max().unwrap_or(0)),
+        _ => (true, 0),
+    };
+    let mut header: Vec<String> = if diagonal { names.clone() } else { Vec::new() };
+    for k in 1..=rank {
+        // `uK:NAME`, quoted like NAME when NAME needs quotes.
+        header.extend(names.iter().map(|name| match name.strip_prefix('"') {
+            Some(inner) => format!("\"u{k}:{inner}"),
+            None => quote(&format!("u{k}:{name}")),
+        }));
+    }
+    writeln!(out, "{}", header.join(","))?;
     for i in 0..data.n_samples() {
-        let row: Vec<f64> = match &data.covariances {
+        let mut row: Vec<f64> = match &data.covariances {
             Covariances::None => vec![0.0; n],
             Covariances::Isotropic(c) => vec![c.variances[i]; n],
             Covariances::Diagonal(c) => c.variances.row(i).to_vec(),
@@ -193,13 +192,24 @@ pub fn write_csv_variances(data: &Dataset, names: Option<&[String]>, out: &mut i
                 idx.iter().zip(val).for_each(|(&j, &v)| row[j] = v);
                 row
             }
-            Covariances::LowRank(_) | Covariances::Full(_) => {
+            Covariances::LowRank(c) => c.diagonal_row(i).map(<[f64]>::to_vec).unwrap_or_default(),
+            Covariances::Full(_) => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
-                    "only diagonal covariances can be written as a variance CSV (use the svm-gsu format)",
+                    "full covariances cannot be written as a variance CSV (use the svm-gsu format, or a low-rank form)",
                 ));
             }
         };
+        if let Covariances::LowRank(c) = &data.covariances {
+            let u = &c.factors[i];
+            for k in 0..rank {
+                if k < u.ncols() {
+                    row.extend(u.column(k).iter());
+                } else {
+                    row.extend(std::iter::repeat_n(0.0, n));
+                }
+            }
+        }
         let text: Vec<String> = row.iter().map(|v| v.to_string()).collect();
         writeln!(out, "{}", text.join(","))?;
     }
@@ -209,8 +219,8 @@ pub fn write_csv_variances(data: &Dataset, names: Option<&[String]>, out: &mut i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::{read_csv_with_variances, read_svmgsu};
-    use ndarray::array;
+    use crate::io::{ReadOptions, read_csv_with_variances, read_libsvm_with_variances, read_svmgsu};
+    use ndarray::{Array2, array};
 
     fn quad_forms(c: &Covariances, l: usize, n: usize) -> Vec<f64> {
         let w: Vec<f64> = (0..n).map(|j| 1.0 + (j as f64) * 0.37).collect();
@@ -235,7 +245,8 @@ mod tests {
             write_svmgsu_labels(&data, None, &mut l).unwrap();
             write_svmgsu_covariances(&data, None, &mut c).unwrap();
             let mut cr: &[u8] = &c;
-            let back = read_svmgsu((&m[..], "m"), (&l[..], "l"), Some((&mut cr, "c")), None).unwrap();
+            let back =
+                read_svmgsu((&m[..], "m"), (&l[..], "l"), Some((&mut cr, "c")), ReadOptions::default()).unwrap();
             assert_eq!(back.dataset.features.to_dense(), x);
             assert_eq!(back.dataset.labels, [1, -1]);
             assert_eq!(back.ids, ["1", "2"]);
@@ -259,7 +270,47 @@ mod tests {
         write_csv_variances(&data, Some(&names), &mut v).unwrap();
         let back = read_csv_with_variances(&d[..], "d", &v[..], "v", Some("class")).unwrap();
         assert_eq!(back, data);
-        let lr = data.clone().with_covariances(Covariances::low_rank(vec![Array2::zeros((2, 1)); 2], None));
-        assert!(write_csv_variances(&lr, None, &mut Vec::new()).is_err());
+        let full = data.clone().with_covariances(Covariances::full(ndarray::Array3::zeros((2, 2, 2))));
+        assert!(write_csv_variances(&full, None, &mut Vec::new()).is_err());
+    }
+
+    /// A rank-2 covariance on 784 features round-trips through every format in factor form: the svm-gsu
+    /// covariance file, the LIBSVM variance file and the variance CSV.
+    #[test]
+    fn low_rank_round_trips_in_every_format() {
+        let (l, n) = (3, 784);
+        let x = Array2::from_shape_fn((l, n), |(i, j)| ((i * 7 + j) % 11) as f64 / 10.0);
+        let factors: Vec<Array2<f64>> = (0..l)
+            .map(|i| Array2::from_shape_fn((n, 2), |(j, k)| ((i + j * (k + 1)) % 5) as f64 * 0.1 - 0.2))
+            .collect();
+        let diag = Array2::from_shape_fn((l, n), |(i, j)| if j % 3 == 0 { 0.01 * (i + 1) as f64 } else { 0.0 });
+        for diagonal in [None, Some(diag)] {
+            let cov = Covariances::low_rank(factors.clone(), diagonal.clone());
+            let data = Dataset::dense(x.clone(), vec![1, -1, 1]).with_covariances(cov.clone());
+            let same = |back: &Dataset, what: &str| {
+                let Covariances::LowRank(got) = &back.covariances else { panic!("{what}: not low-rank") };
+                assert_eq!(got.factors, factors, "{what}");
+                assert_eq!(got.diagonal, diagonal, "{what}");
+            };
+            let (mut m, mut lb, mut c) = (Vec::new(), Vec::new(), Vec::new());
+            write_svmgsu_means(&data, None, &mut m).unwrap();
+            write_svmgsu_labels(&data, None, &mut lb).unwrap();
+            write_svmgsu_covariances(&data, None, &mut c).unwrap();
+            let mut cr: &[u8] = &c;
+            let back = read_svmgsu((&m[..], "m"), (&lb[..], "l"), Some((&mut cr, "c")), ReadOptions::default());
+            same(&back.unwrap().dataset, "svm-gsu");
+            // Only the non-zero entries are written: well under the dense upper triangle.
+            assert!(c.len() < l * n * 2 * 16 + l * n * 8, "{} bytes", c.len());
+
+            let (mut d, mut v) = (Vec::new(), Vec::new());
+            crate::io::write_libsvm(&data, &mut d).unwrap();
+            crate::io::write_libsvm_variances(&data, &mut v).unwrap();
+            same(&read_libsvm_with_variances(&d[..], "d", &v[..], "v", Some(n)).unwrap(), "LIBSVM");
+
+            let (mut d, mut v) = (Vec::new(), Vec::new());
+            write_csv(&data, None, "y", &mut d).unwrap();
+            write_csv_variances(&data, None, &mut v).unwrap();
+            same(&read_csv_with_variances(&d[..], "d", &v[..], "v", Some("y")).unwrap(), "CSV");
+        }
     }
 }

@@ -43,17 +43,26 @@ impl KernelModel {
     }
 
     /// `f_k(x_i)` for every example (rows) and output (columns). Inputs with fewer features than the model
-    /// are read as zero-padded.
+    /// are read as zero-padded. With more, the support vectors are zero in the extra features (LIBSVM's
+    /// rule): for the linear kernel they do not change `f`; for RBF and polynomial kernels their values
+    /// enter through `‖x‖` and `xᵀx_j`. A precomputed kernel needs exactly its training columns.
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
         x.check_layout()?;
-        if x.n_features() > self.n_features() {
-            return Err(Error::DimensionMismatch {
-                what: "features at prediction",
-                expected: self.n_features(),
-                found: x.n_features(),
-            });
-        }
-        let k = self.kernel.cross_gram(x, &self.support);
+        let widened;
+        let support = if x.n_features() > self.n_features() {
+            if self.kernel == Kernel::Precomputed {
+                return Err(Error::DimensionMismatch {
+                    what: "precomputed kernel columns at prediction",
+                    expected: self.n_features(),
+                    found: x.n_features(),
+                });
+            }
+            widened = self.support.widened(x.n_features());
+            &widened
+        } else {
+            &self.support
+        };
+        let k = self.kernel.cross_gram(x, support);
         let mut f = k.dot(&self.coef.t());
         for mut row in f.rows_mut() {
             row.iter_mut().zip(&self.intercept).for_each(|(v, b)| *v += b);

@@ -2,7 +2,7 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use crate::data::Features;
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// A fitted linear classifier: one hyperplane `f_k(x) = w_kᵀx + b_k` per binary problem.
 ///
@@ -21,26 +21,16 @@ impl LinearModel {
         self.coef.ncols()
     }
 
-    fn check(&self, x: &Features) -> Result<()> {
-        x.check_layout()?;
-        if x.n_features() > self.n_features() {
-            return Err(Error::DimensionMismatch {
-                what: "features at prediction",
-                expected: self.n_features(),
-                found: x.n_features(),
-            });
-        }
-        Ok(())
-    }
-
     /// `f_k(x_i)` for every example (rows) and hyperplane (columns). Inputs with fewer features than the
-    /// model are read as zero-padded (sparse files may omit trailing features).
+    /// model are read as zero-padded (sparse files may omit trailing features); features beyond the
+    /// model's have zero coefficients (LIBLINEAR's rule: they do not change `f`).
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
-        self.check(x)?;
+        x.check_layout()?;
         let k = self.coef.nrows();
+        let n = x.n_features().min(self.n_features());
         Ok(Array2::from_shape_fn((x.n_samples(), k), |(i, c)| {
             let w = self.coef.row(c);
-            x.row_dot(i, &w.as_slice().expect("standard layout")[..x.n_features()]) + self.intercept[c]
+            x.row_dot_truncated(i, &w.as_slice().expect("standard layout")[..n]) + self.intercept[c]
         }))
     }
 

@@ -72,7 +72,7 @@ pub fn minimize<F: SmoothFunction>(f: &mut F, x0: Vec<f64>, settings: NewtonSett
 
 /// Up to this dimension the Newton system is solved exactly: the Hessian is formed from `dim`
 /// Hessian-vector products and factored (no CG iterations, fewer Newton iterations).
-const DIRECT_MAX_DIM: usize = 64;
+pub(crate) const DIRECT_MAX_DIM: usize = 64;
 
 /// `(H + μI) s = -g` by Cholesky, with `H` formed column by column and `μ = 10⁻¹⁰ max_j H_jj` (the same
 /// role as the damping of [`conjugate_gradient`]). Returns false if the factorisation fails.

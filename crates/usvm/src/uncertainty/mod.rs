@@ -23,7 +23,7 @@ mod isotropic;
 mod low_rank;
 
 pub use diagonal::{Diagonal, SparseDiagonal};
-pub use full::Full;
+pub use full::{Full, psd_factor, rank_cutoff};
 pub use isotropic::Isotropic;
 pub use low_rank::LowRank;
 
@@ -96,7 +96,10 @@ impl Covariances {
         Covariances::SparseDiagonal(SparseDiagonal { variances })
     }
     /// `Σ_i = U_i U_iᵀ + diag(v_i)`, `U_i` of shape `n × r_i`.
+    /// The factors are stored column-major (each column contiguous), the layout the O(n r) products
+    /// read fastest.
     pub fn low_rank(factors: Vec<Array2<f64>>, diagonal: Option<Array2<f64>>) -> Self {
+        let factors = factors.into_iter().map(low_rank::column_major).collect();
         Covariances::LowRank(LowRank { factors, diagonal })
     }
     /// Dense `ℓ × n × n` covariances.
@@ -163,8 +166,9 @@ impl Covariances {
         Covariances::isotropic((0..n_samples).map(|i| c.trace(i, n_features) / n_features as f64).collect())
     }
 
-    /// The same covariances in factored form `F_i F_iᵀ + diag(v_i)` (full matrices through their
-    /// eigen-decomposition, negative round-off eigenvalues clipped), for drawing samples.
+    /// The same covariances in factored form `F_i F_iᵀ + diag(v_i)`: full matrices through their
+    /// eigen-decomposition, keeping the eigenvalues above `max(n, 1)·ε·λ_max` ([`psd_factor`]; the rank
+    /// kept is [`LowRank::ranks`]).
     pub fn to_low_rank(&self, n_samples: usize, n_features: usize) -> LowRank {
         let zeros = || Array2::zeros((n_features, 0));
         match self {
