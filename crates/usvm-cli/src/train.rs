@@ -91,6 +91,10 @@ pub struct HyperArgs {
     /// exact: maximum Newton iterations
     #[arg(long = "max-iter", value_name = "N", default_value_t = ExactSettings::default().max_iter)]
     pub max_iter: usize,
+    /// exact (linear methods): final floor ε on every margin std, σ = √(wᵀΣw + ε²); each loss is within
+    /// ε/√(2π) of the exact one (smaller: closer to the exact optimum, more Newton steps)
+    #[arg(long = "sigma-floor", value_name = "EPS", default_value_t = ExactSettings::default().sigma_floor)]
+    pub sigma_floor: f64,
     /// sampling: samples drawn per example
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub samples: usize,
@@ -153,7 +157,7 @@ impl HyperArgs {
         };
         let solver = match self.solver {
             SolverKind::Exact => {
-                Solver::Exact(ExactSettings { tol: self.tol, max_iter: self.max_iter, ..ExactSettings::default() })
+                Solver::Exact(ExactSettings { tol: self.tol, max_iter: self.max_iter, sigma_floor: self.sigma_floor })
             }
             SolverKind::Sgd => {
                 Solver::Sgd(SgdSettings { iterations: self.iterations, batch: self.batch, seed: self.seed })
