@@ -664,10 +664,10 @@ fn bad_input_matrix() {
             &["lambda"],
         ),
         bad(
-            "dimension mismatch",
-            &[("a.svm", &train), ("b.svm", four_features)],
-            "predict --model IN/model.json --data IN/b.svm --output OUT/s.txt --metrics OUT/m.json",
-            &["b.svm", "4 features", "has 3"],
+            "n-features below the data's",
+            &[("b.svm", four_features)],
+            "train --method hinge --data IN/b.svm --n-features 3 --model OUT/m.json",
+            &["b.svm:1: field '4:2'", "exceeds the number of features (3)"],
         ),
         bad(
             "malformed predict input",

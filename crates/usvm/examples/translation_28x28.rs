@@ -9,6 +9,10 @@
 //! - by default, the 8×8 UCI digits embedded in the crate, upsampled to 28×28 (bilinear, pixel centres
 //!   aligned), pixels / 16.
 //!
+//! `--level L` (1-5) pollutes every image once (seed = L) as the thesis builds its data sets D1-D5: a
+//! rotation uniform in [-15°, 15°] and a translation uniform in [-t_p, t_p]², t_p = 3, 5, 7, 9, 11 px
+//! (bilinear, zero fill); the covariances come from the polluted images. Level 0 (default) is D0.
+//!
 //! Protocol per training size N (images per class) and run (seed = run): N random images of each class
 //! train, the rest of the pool is the test set; λ by stratified 3-fold cross-validation accuracy over
 //! `4^{-7..0}` (ties: the larger λ), per run and method; methods LSVM (hinge on the means), LSVM-GSU with
@@ -21,7 +25,7 @@
 //! `--write DIR` writes that set as svm-gsu files (means, labels, low-rank covariances) for the CLI.
 //!
 //! Run: `cargo run --release -p usvm --example translation_28x28 -- [--csv FILE] [--runs 20]
-//! [--sizes 25,50,100] [--timing N [--lambda L] [--write DIR]]`.
+//! [--sizes 25,50,100] [--level L] [--timing N [--lambda L] [--write DIR]]`.
 
 use std::time::Instant;
 
@@ -147,15 +151,33 @@ fn mean_std(v: &[f64]) -> (f64, f64) {
     (m, (v.iter().map(|a| (a - m).powi(2)).sum::<f64>() / (v.len().max(2) - 1) as f64).sqrt())
 }
 
-fn experiment(images: &[Vec<f64>], labels: &[i64], source: &str, sizes: &[usize], runs: u64) {
+/// Thesis data set D_level: each image rotated by U[-15°, 15°] and shifted by U[-t_p, t_p]², t_p = 1 + 2·level.
+fn polluted(images: &[Vec<f64>], level: u64) -> Vec<Vec<f64>> {
+    if level == 0 {
+        return images.to_vec();
+    }
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(level);
+    let t_p = (1 + 2 * level) as f64;
+    let (angle, shift) = (Uniform::new_inclusive(-15f64, 15.0).unwrap(), Uniform::new_inclusive(-t_p, t_p).unwrap());
+    images
+        .iter()
+        .map(|img| {
+            let (a, dh, dv) = (angle.sample(&mut rng).to_radians(), shift.sample(&mut rng), shift.sample(&mut rng));
+            warp_bilinear(img, SIDE, SIDE, a, dh, dv).expect("valid image")
+        })
+        .collect()
+}
+
+fn experiment(images: &[Vec<f64>], labels: &[i64], source: &str, sizes: &[usize], runs: u64, level: u64) {
     let start = Instant::now();
+    let images = &polluted(images, level);
     let rank2 = dataset(images, labels);
     let diag = diagonal_only(&rank2);
     let grid: Vec<f64> = (-7..=0).map(|e| 4f64.powi(e)).collect();
     let names = ["LSVM", "LSVM-GSU (rank-2 Σ)", "LSVM-GSU (diag of Σ)", "LSVM-iso"];
     let smallest = [1, -1].map(|c| labels.iter().filter(|&&l| l == c).count()).into_iter().min().unwrap_or(0);
     println!(
-        "\"1\" vs \"7\": {source}, {} + {} images; p_t = {P_T} px; λ by 3-fold CV over 4^-7..4^0; {runs} runs\n",
+        "\"1\" vs \"7\": {source}, D{level}, {} + {} images; p_t = {P_T} px; λ by 3-fold CV over 4^-7..4^0; {runs} runs\n",
         labels.iter().filter(|&&l| l == 1).count(),
         labels.iter().filter(|&&l| l == -1).count()
     );
@@ -255,10 +277,10 @@ fn timing(images: &[Vec<f64>], labels: &[i64], per_class: usize, lambda: f64, wr
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (mut csv, mut runs, mut sizes) = (None, 20u64, vec![25usize, 50, 100, 250, 500, 1000, 3000, 6000]);
-    let (mut timing_n, mut lambda, mut write) = (None, 1e-3, None);
+    let (mut timing_n, mut lambda, mut write, mut level) = (None, 1e-3, None, 0u64);
     let usage = || -> ! {
         eprintln!(
-            "usage: translation_28x28 [--csv FILE] [--runs R] [--sizes 25,50,...] [--timing N [--lambda L] [--write DIR]]"
+            "usage: translation_28x28 [--csv FILE] [--runs R] [--sizes 25,50,...] [--level 0-5] [--timing N [--lambda L] [--write DIR]]"
         );
         std::process::exit(2)
     };
@@ -271,12 +293,13 @@ fn main() {
             "--timing" => timing_n = Some(value.parse().unwrap_or_else(|_| usage())),
             "--lambda" => lambda = value.parse().unwrap_or_else(|_| usage()),
             "--write" => write = Some(value),
+            "--level" => level = value.parse().ok().filter(|&l| l <= 5).unwrap_or_else(|| usage()),
             _ => usage(),
         }
     }
     let (images, labels, source) = load(csv.as_deref());
     match timing_n {
         Some(n) => timing(&images, &labels, n, lambda, write.as_deref()),
-        None => experiment(&images, &labels, &source, &sizes, runs),
+        None => experiment(&images, &labels, &source, &sizes, runs, level),
     }
 }
