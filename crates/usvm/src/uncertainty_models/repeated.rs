@@ -77,8 +77,17 @@ pub fn gaussians_from_repeats(groups: &[ArrayView2<f64>], form: CovarianceForm) 
     }
     let dof = |c: &Array2<f64>| (c.nrows() - 1) as f64;
     let covariances = match form {
+        // The centred observations over √(N_i - 1) are a factor; with more observations than features it
+        // is re-factored to at most n columns (the same Σ_i), so that every rank is at most n.
         CovarianceForm::LowRank => Covariances::low_rank(
-            centred.iter().map(|c| (c.t().to_owned() / dof(c).sqrt()).as_standard_layout().into_owned()).collect(),
+            centred
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let u = c.t().to_owned() / dof(c).sqrt();
+                    if u.ncols() > n { crate::uncertainty::psd_factor(i, u.dot(&u.t()).view()) } else { Ok(u) }
+                })
+                .collect::<Result<_>>()?,
             None,
         ),
         CovarianceForm::Diagonal => {
