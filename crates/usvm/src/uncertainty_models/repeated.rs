@@ -25,7 +25,8 @@ pub enum CovarianceForm {
     Diagonal,
     /// `(tr Σ_i / n) I`.
     Isotropic,
-    /// The exact factor `U_i` of the centred observations (`Σ_i = U_i U_iᵀ`).
+    /// The exact factor `U_i` of the centred observations over `√(N_i - 1)` (`Σ_i = U_i U_iᵀ`), or, with
+    /// more observations than features, its eigen-factor (at most `n` columns).
     LowRank,
 }
 
@@ -166,9 +167,10 @@ mod tests {
                 }
             }
         }
-        // The low-rank factor has one column per observation.
+        // The low-rank factor has one column per observation, at most n: N_i - 1 centred observations are
+        // independent (rank N_i - 1 ≤ n), more are re-factored to rank n.
         let Covariances::LowRank(lr) = &fits[3].covariances else { panic!() };
-        assert_eq!(lr.factors.iter().map(|f| f.dim()).collect::<Vec<_>>(), [(5, 2), (5, 3), (5, 7), (5, 12)]);
+        assert_eq!(lr.factors.iter().map(|f| f.dim()).collect::<Vec<_>>(), [(5, 2), (5, 3), (5, 5), (5, 5)]);
     }
 
     #[test]
