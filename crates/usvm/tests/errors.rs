@@ -147,11 +147,15 @@ fn invalid_parameters() {
     assert!(matches!(p.fit(&d), Err(Error::InvalidParameter { name: "subspace_variance", .. })));
 }
 
+/// Features beyond a linear model's count as zero coefficients (LIBLINEAR's rule): they change nothing.
 #[test]
-fn prediction_with_too_many_features() {
+fn prediction_with_more_features_than_a_linear_model() {
     let model = fit(&base()).unwrap().model;
-    let wide = Features::Dense(Array2::zeros((2, 3)));
-    assert!(matches!(model.predict(&wide), Err(Error::DimensionMismatch { expected: 2, found: 3, .. })));
+    let narrow = Array2::from_shape_vec((2, 2), vec![0.5, -1.0, 2.0, 0.25]).unwrap();
+    let mut wide = Array2::from_elem((2, 3), 7.0);
+    wide.slice_mut(ndarray::s![.., ..2]).assign(&narrow);
+    let (f, g) = (model.decision_function(&Features::Dense(narrow)), model.decision_function(&Features::Dense(wide)));
+    assert_eq!(f.unwrap(), g.unwrap());
 }
 
 #[test]
