@@ -56,14 +56,19 @@ fn repeated_writes_every_format_and_train_reads_it() {
     ]));
     assert_eq!(std::fs::read_to_string(&l).unwrap(), "u 1\nv -1\nw 1\nz -1\n");
     assert_eq!(std::fs::read_to_string(&m).unwrap().lines().next().unwrap(), "u 1:2 2:3");
-    // Σ_u = [[1, 1.5], [1.5, 3]] (unbiased), from the low-rank factor up to rounding.
+    // Σ_u = [[1, 1.5], [1.5, 3]] (unbiased), from the factor entries `uK,J:V` up to rounding.
     let line = std::fs::read_to_string(&c).unwrap().lines().next().unwrap().to_string();
-    let got: Vec<f64> =
-        line.split_whitespace().skip(1).map(|t| t.split(':').nth(1).unwrap().parse().unwrap()).collect();
-    assert!(
-        line.starts_with("u 1,1:") && got.iter().zip([1.0, 1.5, 3.0]).all(|(g, w)| (g - w).abs() < 1e-14),
-        "{line}"
-    );
+    let mut u = [[0.0; 2]; 2];
+    for token in line.split_whitespace().skip(1) {
+        let (kj, v) = token.strip_prefix('u').expect("factor entries only").split_once(':').unwrap();
+        let (k, j) = kj.split_once(',').unwrap();
+        u[j.parse::<usize>().unwrap() - 1][k.parse::<usize>().unwrap() - 1] = v.parse().unwrap();
+    }
+    let sigma = |a: usize, b: usize| u[a][0] * u[b][0] + u[a][1] * u[b][1];
+    assert!(line.starts_with("u u1,"), "{line}");
+    for (got, want) in [(sigma(0, 0), 1.0), (sigma(0, 1), 1.5), (sigma(1, 1), 3.0)] {
+        assert!((got - want).abs() < 1e-14, "{line}: {got} vs {want}");
+    }
     let model = d.join("model.json");
     ok(&usvm(&["train", "--method", "gsu", "--means", s(&m), "--labels", s(&l), "--cov", s(&c), "--model", s(&model)]));
     for (flags, files) in
@@ -112,8 +117,8 @@ fn bad_input_names_file_line_and_field_and_writes_nothing() {
     fails_with(&run("nan.csv", "id,a,y\nu,1,1\nu,NaN,1\n", &[]), "nan.csv:3: field 'NaN': non-finite value");
     fails_with(&run("label.csv", "id,a,y\nu,1,1\nu,2,-1\n", &[]), "label.csv:3: field '-1': label differs");
     fails_with(&run("nocol.csv", "key,a,y\nu,1,1\n", &[]), "nocol.csv:1: field 'id': no such column");
-    // A low-rank covariance has no variance-CSV form: refused before anything is written.
-    fails_with(&run("lr.csv", OBS, &["--cov-type", "lowrank"]), "not diagonal");
+    // A full covariance has no variance-CSV form: refused before anything is written.
+    fails_with(&run("full.csv", OBS, &["--cov-type", "full"]), "no variance-file form");
     assert!(!a.exists() && !b.exists());
     let left: Vec<_> = std::fs::read_dir(&d).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
     assert!(left.iter().all(|n| !n.to_string_lossy().contains(".tmp")), "{left:?}");
@@ -138,7 +143,7 @@ fn translation_welch_blocks_and_standard_errors() {
     ok(&usvm(&args));
     // Pixel (1,1) of image 0 = 10; its neighbours left/right are 7 and 13: σ = 0.5, U = 0.5·(13 - 7)/2.
     let cov = std::fs::read_to_string(&c).unwrap();
-    assert!(cov.lines().next().unwrap().starts_with("1 1,1:"), "{cov}");
+    assert!(cov.lines().next().unwrap().starts_with("1 u1,1:"), "{cov}");
     let model = d.join("model.json");
     ok(&usvm(&["train", "--method", "gsu", "--means", s(&m), "--labels", s(&l), "--cov", s(&c), "--model", s(&model)]));
     let mut bad =
