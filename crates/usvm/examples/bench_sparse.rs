@@ -122,6 +122,67 @@ fn write_files(data: &Dataset, dir: &std::path::Path) -> std::io::Result<()> {
     out.flush()
 }
 
+/// Times value_grad, hess_vec, line and value for the hinge (Σ = 0) and GSU (sparse diagonal Σ).
+fn passes(label: &str, data: &Dataset, y: &[f64], nnz: usize) {
+    let n = data.n_features();
+    let theta: Vec<f64> = (0..=n).map(|j| 0.01 * ((j % 1000) as f64).sin()).collect();
+    let v: Vec<f64> = (0..=n).map(|j| ((j % 977) as f64).cos()).collect();
+    for (name, cov) in [("hinge", &Covariances::None), ("gsu", &data.covariances)] {
+        let problem = Problem { features: &data.features, y, weights: None, covariances: cov.as_dyn() };
+        // A floor of 1 puts every example in the curvature set: the worst case of a Hessian-vector product.
+        let objective = Objective { sigma_floor: 1.0, ..Objective::new(problem, ExpectedHinge, 1e-4) };
+        let mut g = vec![0.0; n + 1];
+        let mut curvature = None;
+        let t_grad = best_of(5, || curvature = Some(objective.value_grad(&theta, &mut g).1));
+        let curvature = curvature.expect("ran");
+        let mut hv = vec![0.0; n + 1];
+        let t_hv = best_of(5, || objective.hess_vec(&theta, &curvature, &v, &mut hv));
+        let t_line = best_of(5, || {
+            objective.line(&theta, &v).eval(0.5);
+        });
+        let t_value = best_of(5, || {
+            objective.value(&theta);
+        });
+        let per = |t: f64| t * 1e9 / nnz as f64;
+        println!(
+            "{name:<5} passes, {label}: value_grad {:8.3} ms ({:6.1} ns/entry)  hess_vec {:8.3} ms ({:6.1} ns/entry, \
+             {} active)  line {:8.3} ms  value {:8.3} ms",
+            t_grad * 1e3,
+            per(t_grad),
+            t_hv * 1e3,
+            per(t_hv),
+            curvature.n_active(),
+            t_line * 1e3,
+            t_value * 1e3
+        );
+    }
+}
+
+/// The same data on the columns some row or variance stores, renumbered in order.
+fn used_columns(data: &Dataset) -> Dataset {
+    let (Features::Sparse(x), Covariances::SparseDiagonal(c)) = (&data.features, &data.covariances) else {
+        unreachable!("generated sparse")
+    };
+    let mut new_index = vec![usize::MAX; x.n_cols];
+    x.indices.iter().chain(&c.variances.indices).for_each(|&j| new_index[j] = 0);
+    let mut k = 0;
+    for slot in new_index.iter_mut().filter(|s| **s == 0) {
+        *slot = k;
+        k += 1;
+    }
+    let remap = |m: &CsrMatrix| CsrMatrix {
+        n_cols: k,
+        indptr: m.indptr.clone(),
+        indices: m.indices.iter().map(|&j| new_index[j]).collect(),
+        values: m.values.clone(),
+    };
+    Dataset {
+        features: Features::Sparse(remap(x)),
+        covariances: Covariances::sparse_diagonal(remap(&c.variances)),
+        ..data.clone()
+    }
+}
+
 /// The best time of `runs` calls, in seconds.
 fn best_of(runs: usize, mut f: impl FnMut()) -> f64 {
     (0..runs)
@@ -156,40 +217,22 @@ fn main() {
         println!("wrote {0}/train.libsvm and {0}/train.var", dir.display());
     }
 
-    // One pass of each kind at a fixed point, with and without the covariances.
+    // One pass of each kind at a fixed point, with and without the covariances: on all n columns, and on
+    // the used columns only (what the exact solver works on when at most half of the columns are used).
     let y: Vec<f64> = data.labels.iter().map(|&c| c as f64).collect();
     let n = o.features;
-    let theta: Vec<f64> = (0..=n).map(|j| 0.01 * ((j % 1000) as f64).sin()).collect();
-    let v: Vec<f64> = (0..=n).map(|j| ((j % 977) as f64).cos()).collect();
-    for (name, cov) in [("hinge", &Covariances::None), ("gsu", &data.covariances)] {
-        let problem = Problem { features: &data.features, y: &y, weights: None, covariances: cov.as_dyn() };
-        // A floor of 1 puts every example in the curvature set: the worst case of a Hessian-vector product.
-        let objective = Objective { sigma_floor: 1.0, ..Objective::new(problem, ExpectedHinge, 1e-4) };
-        let mut g = vec![0.0; n + 1];
-        let mut curvature = None;
-        let t_grad = best_of(5, || curvature = Some(objective.value_grad(&theta, &mut g).1));
-        let curvature = curvature.expect("ran");
-        let mut hv = vec![0.0; n + 1];
-        let t_hv = best_of(5, || objective.hess_vec(&theta, &curvature, &v, &mut hv));
-        let t_line = best_of(5, || {
-            objective.line(&theta, &v).eval(0.5);
-        });
-        let t_value = best_of(5, || {
-            objective.value(&theta);
-        });
-        let per = |t: f64| t * 1e9 / nnz as f64;
-        println!(
-            "{name:<5} passes: value_grad {:8.3} ms ({:6.1} ns/entry)  hess_vec {:8.3} ms ({:6.1} ns/entry, {} active)  \
-             line {:8.3} ms  value {:8.3} ms",
-            t_grad * 1e3,
-            per(t_grad),
-            t_hv * 1e3,
-            per(t_hv),
-            curvature.n_active(),
-            t_line * 1e3,
-            t_value * 1e3
-        );
-    }
+    let mut g = vec![0.0; n + 1];
+    let w: Vec<f64> = (0..=n).map(|j| 0.01 * ((j % 1000) as f64).sin()).collect();
+    let t_sweep = best_of(5, || {
+        g.iter_mut().for_each(|v| *v = 0.0);
+        g.iter_mut().for_each(|v| *v *= 0.5);
+        g.iter_mut().zip(&w).for_each(|(v, x)| *v += 1e-4 * x);
+    });
+    println!("reference: three sweeps over an (n + 1)-vector (zero, scale, axpy) {:8.3} ms", t_sweep * 1e3);
+    passes("all columns", &data, &y, nnz);
+    let used = used_columns(&data);
+    println!("used columns: {} of {} ({:.1}%)", used.n_features(), n, 100.0 * used.n_features() as f64 / n as f64);
+    passes("used columns", &used, &y, nnz);
     if !o.fit {
         return;
     }

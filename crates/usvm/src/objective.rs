@@ -64,6 +64,9 @@ impl Problem<'_> {
     fn blocks(&self) -> Blocks {
         let (l, n) = (self.n_samples(), self.n_features());
         let mut entries = self.features.stored_entries();
+        if let Features::Dense(_) = self.features {
+            return Blocks { len: CHUNK, entries };
+        }
         if !self.covariances.is_zero() {
             entries += (0..l).map(|i| self.covariances.apply_entries(i, n)).sum::<usize>();
         }
