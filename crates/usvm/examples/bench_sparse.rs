@@ -5,7 +5,7 @@
 //! entries, then the exact solver for `hinge` and `gsu` (sparse diagonal Σ) at each λ.
 //!
 //! Run: `cargo run --release -p usvm --example bench_sparse -- [--rows 5000] [--features 2000000]
-//! [--nnz 30] [--lambda 1e-2,1e-4] [--methods hinge,gsu] [--seed 7] [--write DIR] [--no-fit]`.
+//! [--nnz 30] [--lambda 1e-2,1e-4] [--methods hinge,gsu] [--seed 7] [--write DIR] [--no-fit] [--write-only]`.
 //! `--write DIR` also writes `DIR/train.libsvm` and `DIR/train.var` for timing the CLI:
 //! `/usr/bin/time -v target/release/usvm train --method gsu --data DIR/train.libsvm --var DIR/train.var
 //! --lambda 1e-4 --model /tmp/m.json --report /tmp/r.json`.
@@ -29,6 +29,7 @@ struct Options {
     seed: u64,
     write: Option<std::path::PathBuf>,
     fit: bool,
+    passes: bool,
 }
 
 fn options() -> Options {
@@ -41,6 +42,7 @@ fn options() -> Options {
         seed: 7,
         write: None,
         fit: true,
+        passes: true,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut k = 0;
@@ -56,6 +58,11 @@ fn options() -> Options {
             "--write" => o.write = Some(value(k).into()),
             "--no-fit" => {
                 o.fit = false;
+                k += 1;
+                continue;
+            }
+            "--write-only" => {
+                (o.fit, o.passes) = (false, false);
                 k += 1;
                 continue;
             }
@@ -215,6 +222,9 @@ fn main() {
     if let Some(dir) = &o.write {
         write_files(&data, dir).expect("write the LIBSVM files");
         println!("wrote {0}/train.libsvm and {0}/train.var", dir.display());
+    }
+    if !o.passes {
+        return;
     }
 
     // One pass of each kind at a fixed point, with and without the covariances: on all n columns, and on
