@@ -163,8 +163,13 @@ fn unused_columns_get_exactly_zero_weight_even_from_a_warm_start() {
     let Features::Sparse(x) = &data.features else { unreachable!() };
     let mut used = vec![false; 4000];
     x.indices.iter().for_each(|&j| used[j] = true);
-    for method in [LinearMethod::Hinge, LinearMethod::Gsu] {
-        let params = LinearSvmParams { method, lambda: 1e-3, ..Default::default() };
+    for (method, fit_intercept) in [
+        (LinearMethod::Hinge, true),
+        (LinearMethod::Gsu, true),
+        (LinearMethod::Hinge, false),
+        (LinearMethod::Gsu, false),
+    ] {
+        let params = LinearSvmParams { method, lambda: 1e-3, fit_intercept, ..Default::default() };
         let fit = params.fit(&data).unwrap();
         let mut start = fit.model.clone();
         start.coef.iter_mut().for_each(|c| *c += 0.5);
@@ -223,4 +228,24 @@ fn sparse_fits_are_bit_for_bit_the_same_for_any_thread_count() {
     let one = run(1);
     assert_eq!(one, run(2));
     assert_eq!(one, run(3));
+}
+
+#[test]
+fn rows_without_entries_fit_to_the_bias_alone() {
+    // No column is used at all: the solver works on the intercept only.
+    let rows = vec![Vec::new(); 9];
+    let data = Dataset {
+        features: Features::Sparse(CsrMatrix::from_rows(50, &rows).unwrap()),
+        labels: (0..9).map(|i| i64::from(i % 3 == 0)).collect(),
+        weights: None,
+        covariances: Covariances::sparse_diagonal(CsrMatrix::from_rows(50, &rows).unwrap()),
+        privileged: None,
+    };
+    for method in [LinearMethod::Hinge, LinearMethod::Gsu] {
+        let fit = LinearSvmParams { method, lambda: 1e-2, ..Default::default() }.fit(&data).unwrap();
+        assert!(fit.model.coef.iter().all(|&c| c == 0.0));
+        // Three positives, six negatives: the hinge's minimiser over b is b = -1 (loss 2/3).
+        assert!((fit.model.intercept[0] + 1.0).abs() <= 1e-6, "b = {}", fit.model.intercept[0]);
+        assert!(common::rel_diff(fit.reports[0].objective, 2.0 / 3.0) <= 1e-6, "{:?}", fit.reports[0]);
+    }
 }
