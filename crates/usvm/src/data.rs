@@ -62,6 +62,22 @@ impl CsrMatrix {
         m
     }
 
+    /// Sets `used[j]` for every stored column `j`.
+    pub fn mark_columns(&self, used: &mut [bool]) {
+        self.indices.iter().for_each(|&j| used[j] = true);
+    }
+
+    /// The same matrix on the kept columns: column `j` becomes `new_index[j]` of `n_kept` (every stored
+    /// column must be kept; see [`Self::mark_columns`]).
+    pub fn restrict_columns(&self, new_index: &[usize], n_kept: usize) -> CsrMatrix {
+        CsrMatrix {
+            n_cols: n_kept,
+            indptr: self.indptr.clone(),
+            indices: self.indices.iter().map(|&j| new_index[j]).collect(),
+            values: self.values.clone(),
+        }
+    }
+
     pub fn to_dense(&self) -> Array2<f64> {
         let mut a = Array2::zeros((self.n_rows(), self.n_cols));
         for i in 0..self.n_rows() {
@@ -120,6 +136,23 @@ impl Features {
         }
     }
 
+    /// Stored entries of row `i` (`n_features` for dense rows).
+    #[inline]
+    pub fn row_entries(&self, i: usize) -> usize {
+        match self {
+            Features::Dense(a) => a.ncols(),
+            Features::Sparse(m) => m.indptr[i + 1] - m.indptr[i],
+        }
+    }
+
+    /// Stored entries of all rows (`ℓ·n` for dense features).
+    pub fn stored_entries(&self) -> usize {
+        match self {
+            Features::Dense(a) => a.len(),
+            Features::Sparse(m) => m.indices.len(),
+        }
+    }
+
     /// `x_iᵀ w` (only the first `n_features` entries of `w` are read).
     #[inline]
     pub fn row_dot(&self, i: usize, w: &[f64]) -> f64 {
@@ -170,6 +203,41 @@ impl Features {
                 }
             }
         }
+    }
+
+    /// The Gram matrix `G_rc = x_{rows[r]}ᵀ x_{rows[c]}` of the rows `rows`, row-major `m × m`. Sparse rows
+    /// are multiplied column by column (each stored column `j` adds `x_rj x_cj` for every pair of the
+    /// rows that store it), which costs `Σ_j m_j²` for `m_j` rows storing column `j` — never O(m·n).
+    pub fn gram(&self, rows: &[usize]) -> Vec<f64> {
+        let m = rows.len();
+        let mut g = vec![0.0; m * m];
+        match self {
+            Features::Dense(a) => {
+                let row = |r: usize| a.row(rows[r]).to_slice().expect("standard layout");
+                for r in 0..m {
+                    for c in 0..m {
+                        g[r * m + c] = dot(row(r), row(c));
+                    }
+                }
+            }
+            Features::Sparse(x) => {
+                // (column, position in `rows`, value), sorted by column (then position, then value order).
+                let mut entries: Vec<(usize, usize, f64)> = Vec::new();
+                for (r, &i) in rows.iter().enumerate() {
+                    let (idx, val) = x.row(i);
+                    entries.extend(idx.iter().zip(val).map(|(&j, &v)| (j, r, v)));
+                }
+                entries.sort_by_key(|&(j, r, _)| (j, r));
+                for group in entries.chunk_by(|a, b| a.0 == b.0) {
+                    for &(_, r, u) in group {
+                        for &(_, c, v) in group {
+                            g[r * m + c] += u * v;
+                        }
+                    }
+                }
+            }
+        }
+        g
     }
 
     /// Row `i` as a dense vector.

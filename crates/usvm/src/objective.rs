@@ -15,7 +15,11 @@
 //! this is DESIGN 2.1's `(φ/σ)(a aᵀv + Σv - Σw wᵀΣv/σ²)`, `a = u - t s`.
 //!
 //! Sums over examples run over fixed-size chunks in parallel and are added in chunk order, so results
-//! are bit-for-bit reproducible whatever the number of threads.
+//! are bit-for-bit reproducible whatever the number of threads. The passes that accumulate a vector of
+//! length `n` (the gradient and `Hv`) give each block of consecutive examples its own accumulator; a block
+//! holds at least [`CHUNK`] examples and, for sparse rows, enough of them to scatter about `n` entries, so
+//! that a pass costs O(nnz + n) — not O(ℓ·n) — however wide and sparse the data. The block length depends
+//! on the data only (never on the thread count), so the bits do not either.
 
 use rayon::prelude::*;
 
@@ -27,6 +31,8 @@ use crate::uncertainty::Covariance;
 const CHUNK: usize = 256;
 /// Below this many chunks a pass runs on the calling thread (thread hand-off costs more than it saves).
 const PARALLEL_MIN_CHUNKS: usize = 8;
+/// Blocks of sparse rows larger than one chunk run in parallel only above this many entries in total.
+const PARALLEL_MIN_ENTRIES: usize = 1 << 16;
 
 /// The data term's inputs: means, labels `±1`, optional weights `c_i`, covariances.
 #[derive(Clone, Copy)]
@@ -49,6 +55,67 @@ impl Problem<'_> {
     #[inline]
     pub fn weight(&self, i: usize) -> f64 {
         self.weights.map_or(1.0, |c| c[i])
+    }
+
+    /// How a pass that accumulates an `n`-vector splits the examples: blocks of whole [`CHUNK`]s that each
+    /// touch (on average) at least `n` entries — the features' stored entries plus the covariances'
+    /// [`Covariance::apply_entries`] — so that the accumulators cost at most about as much as the data.
+    /// Dense rows touch `n` entries each, so their blocks are single chunks, as before.
+    fn blocks(&self) -> Blocks {
+        let (l, n) = (self.n_samples(), self.n_features());
+        let mut entries = self.features.stored_entries();
+        if let Features::Dense(_) = self.features {
+            return Blocks { len: CHUNK, entries };
+        }
+        if !self.covariances.is_zero() {
+            entries += (0..l).map(|i| self.covariances.apply_entries(i, n)).sum::<usize>();
+        }
+        let per_example = (entries / l.max(1)).max(1);
+        Blocks { len: n.div_ceil(per_example).div_ceil(CHUNK).max(1) * CHUNK, entries }
+    }
+}
+
+/// Consecutive blocks of `len` examples (or curvature terms), one accumulator each (see [`Problem::blocks`]).
+#[derive(Clone, Copy)]
+struct Blocks {
+    len: usize,
+    /// Entries touched by a pass over all examples (for the decision to go parallel).
+    entries: usize,
+}
+
+impl Blocks {
+    /// `out = Σ_blocks acc_k`, where `f(range, acc_k)` adds block `k`'s contributions to a zeroed `acc_k`;
+    /// the accumulators are added in block order (a single block accumulates into `out` directly). Returns
+    /// `f`'s results in block order.
+    fn accumulate<T: Send>(
+        self,
+        count: usize,
+        out: &mut [f64],
+        f: impl Fn(std::ops::Range<usize>, &mut [f64]) -> T + Sync + Send,
+    ) -> Vec<T> {
+        out.iter_mut().for_each(|o| *o = 0.0);
+        let blocks = count.div_ceil(self.len);
+        if blocks <= 1 {
+            return vec![f(0..count, out)];
+        }
+        let dim = out.len();
+        let range = |k: usize| k * self.len..((k + 1) * self.len).min(count);
+        let run = |k: usize| {
+            let mut acc = vec![0.0; dim];
+            let t = f(range(k), &mut acc);
+            (acc, t)
+        };
+        let parallel =
+            if self.len == CHUNK { blocks >= PARALLEL_MIN_CHUNKS } else { self.entries >= PARALLEL_MIN_ENTRIES };
+        let partial: Vec<(Vec<f64>, T)> =
+            if parallel { (0..blocks).into_par_iter().map(run).collect() } else { (0..blocks).map(run).collect() };
+        partial
+            .into_iter()
+            .map(|(acc, t)| {
+                axpy(1.0, &acc, out);
+                t
+            })
+            .collect()
     }
 }
 
@@ -127,28 +194,30 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
         let (l, n, dim) = (p.n_samples(), p.n_features(), self.dim());
         let w = &theta[..n];
         let with_cov = !p.covariances.is_zero();
-        type Partial = (Vec<f64>, f64, Vec<(usize, [f64; 5])>);
-        let partial: Vec<Partial> = map_chunks(l, |r| {
-            let mut g = vec![0.0; dim];
-            let mut value = 0.0;
+        type Partial = (Vec<f64>, Vec<(usize, [f64; 5])>);
+        let partial: Vec<Partial> = p.blocks().accumulate(l, &mut grad[..dim], |r, g| {
+            // The value is summed per chunk (blocks are whole chunks), in the same order as `value`.
+            let mut values = Vec::new();
             let mut terms = Vec::new();
-            for i in r {
-                let c = p.weight(i);
-                let (ld, s) = self.add_example_gradient(theta, i, c, &mut g);
-                value += c * ld.value;
-                if ld.dd != 0.0 || ld.ds != 0.0 || ld.ss != 0.0 || (with_cov && s > 0.0 && ld.s != 0.0) {
-                    terms.push((i, [s, ld.s, ld.dd, ld.ds, ld.ss]));
+            for chunk in r.step_by(CHUNK).map(|k| k..(k + CHUNK).min(l)) {
+                let mut value = 0.0;
+                for i in chunk {
+                    let c = p.weight(i);
+                    let (ld, s) = self.add_example_gradient(theta, i, c, g);
+                    value += c * ld.value;
+                    if ld.dd != 0.0 || ld.ds != 0.0 || ld.ss != 0.0 || (with_cov && s > 0.0 && ld.s != 0.0) {
+                        terms.push((i, [s, ld.s, ld.dd, ld.ds, ld.ss]));
+                    }
                 }
+                values.push(value);
             }
-            (g, value, terms)
+            (values, terms)
         });
         let inv_l = 1.0 / l as f64;
-        grad.iter_mut().for_each(|g| *g = 0.0);
         let mut value = 0.0;
         let mut terms = Vec::new();
-        for (g, v, t) in partial {
-            axpy(1.0, &g, grad);
-            value += v;
+        for (v, t) in partial {
+            v.iter().for_each(|v| value += v);
             terms.extend(t);
         }
         grad.iter_mut().for_each(|g| *g *= inv_l);
@@ -196,10 +265,9 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
         let (w, _) = self.split(theta);
         let (vw, vb) = self.split(v);
         let with_cov = !p.covariances.is_zero();
-        let partial: Vec<Vec<f64>> = map_chunks(curvature.terms.len(), |r| {
+        p.blocks().accumulate(curvature.terms.len(), &mut out[..dim], |r, acc| {
             let terms = &curvature.terms[r];
-            let mut acc = vec![0.0; dim];
-            let mut mix = vec![0.0; if with_cov { n } else { 0 }];
+            let mut scratch = Vec::new();
             for &(i, [s, ls, ldd, lds, lss]) in terms {
                 let (yi, c) = (p.y[i], p.weight(i));
                 let pu = -yi * (p.features.row_dot(i, vw) + vb);
@@ -214,18 +282,10 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
                 if with_cov && s > 0.0 {
                     // Σ_i (β/σ · w + L_σ/σ · v), β = L_dσ p + L_σσ q - (L_σ/σ) q.
                     let beta = lds * pu + lss * q - ls / s * q;
-                    for ((m, &wj), &vj) in mix.iter_mut().zip(w).zip(vw) {
-                        *m = beta / s * wj + ls / s * vj;
-                    }
-                    p.covariances.apply_add(i, c, &mix, &mut acc[..n]);
+                    p.covariances.apply_combination_add(i, c, beta / s, w, ls / s, vw, &mut acc[..n], &mut scratch);
                 }
             }
-            acc
         });
-        out.iter_mut().for_each(|o| *o = 0.0);
-        for acc in partial {
-            axpy(1.0, &acc, out);
-        }
         let inv_l = 1.0 / p.n_samples() as f64;
         out.iter_mut().for_each(|o| *o *= inv_l);
         axpy(self.lambda, vw, &mut out[..n]);

@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::SolverReport;
+use super::columns::UsedColumns;
 use super::newton::{self, NewtonSettings, SmoothFunction};
 use crate::data::norm2;
 use crate::loss::MarginLoss;
@@ -82,8 +83,30 @@ pub fn initial_gradient_norm<L: MarginLoss>(objective: &Objective<'_, L>) -> f64
     norm2(&exact.gradient(&vec![0.0; objective.dim()]))
 }
 
-/// Minimises `objective` (its own `sigma_floor` is ignored) from `x0`.
+/// Minimises `objective` (its own `sigma_floor` is ignored) from `x0`. On wide sparse data the solver works
+/// on the used columns only (the others are zero at the optimum, see [`super::columns`]).
 pub fn solve<L: MarginLoss>(
+    objective: &Objective<'_, L>,
+    x0: Vec<f64>,
+    settings: &ExactSettings,
+) -> (Vec<f64>, SolverReport) {
+    match UsedColumns::of(&objective.problem) {
+        Some(used) => {
+            let restricted = Objective {
+                problem: used.problem(&objective.problem),
+                loss: objective.loss,
+                lambda: objective.lambda,
+                fit_intercept: objective.fit_intercept,
+                sigma_floor: objective.sigma_floor,
+            };
+            let (x, report) = solve_all_columns(&restricted, used.restrict(&x0), settings);
+            (used.expand(&x), report)
+        }
+        None => solve_all_columns(objective, x0, settings),
+    }
+}
+
+fn solve_all_columns<L: MarginLoss>(
     objective: &Objective<'_, L>,
     x0: Vec<f64>,
     settings: &ExactSettings,

@@ -13,7 +13,7 @@
 
 use faer::linalg::solvers::Solve;
 
-use crate::data::{Features, axpy, dot, norm2};
+use crate::data::{CsrMatrix, Features, dot, norm2};
 
 /// Where each example stands at the optimum.
 #[derive(Clone, Copy, PartialEq)]
@@ -25,14 +25,21 @@ enum Side {
 
 /// Active-set corrections tried before giving up.
 const MAX_PASSES: usize = 20;
-/// Largest margin set solved (its dense Gram matrix holds |M|² floats; at a generic optimum |M| ≤ n + 1,
-/// but the initial band can catch a large share of a big sample, e.g. LSVM-sampling's ℓN draws).
+/// Largest margin set solved for dense rows (its dense Gram matrix holds |M|² floats; at a generic optimum
+/// |M| ≤ n + 1, but the initial band can catch a large share of a big sample, e.g. LSVM-sampling's ℓN draws).
 const MAX_MARGIN: usize = 2000;
+/// Above this many sparse margin rows the system is solved by conjugate gradients on products with the rows
+/// (O(nnz) each) instead of a dense factorisation (O(|M|³)): wide sparse data (n ≫ ℓ) puts most examples
+/// on the margin at small λ, with a well-conditioned Gram matrix of nearly orthogonal rows.
+const DIRECT_MAX_SPARSE: usize = 500;
+/// Conjugate-gradient iterations allowed for one margin system.
+const MAX_CG: usize = 2000;
 
 /// The exact hinge-SVM solution near `theta` (`[w; b]`, or `w` without intercept), with the norm of its
-/// KKT residual, or `None` if the active-set iteration does not settle (degenerate margin sets) or the margin
-/// set grows beyond `MAX_MARGIN` examples (the caller then keeps smoothing instead). Examples
-/// with `|d_i| ≤ band` at `theta` start in the margin set.
+/// KKT residual, or `None` if the active-set iteration does not settle (degenerate margin sets), the margin
+/// set of dense rows grows beyond `MAX_MARGIN` examples, or the iterative solve for sparse rows does not
+/// converge (the caller then keeps smoothing instead). Examples with `|d_i| ≤ band` at `theta` start in the
+/// margin set.
 pub fn polish(
     x: &Features,
     y: &[f64],
@@ -63,7 +70,7 @@ pub fn polish(
     for _ in 0..MAX_PASSES {
         let margin: Vec<usize> = (0..l).filter(|&i| side[i] == Side::Margin).collect();
         let m = margin.len();
-        if m > MAX_MARGIN {
+        if m > MAX_MARGIN && matches!(x, Features::Dense(_)) {
             return None;
         }
         // g = Σ_A (c_i/ℓ) y_i x_i and its bias part.
@@ -73,38 +80,21 @@ pub fn polish(
             x.row_axpy(i, upper(i) * y[i], &mut g);
             g_bias += upper(i) * y[i];
         }
-        let rows: Vec<Vec<f64>> = margin.iter().map(|&i| x.row_dense(i)).collect();
-        // Equations: for i ∈ M, Σ_j y_i y_j x_iᵀx_j β_j /λ + y_i b = 1 - y_i x_iᵀg/λ; and Σ_j y_j β_j = -g_bias.
-        let size = m + usize::from(fit_intercept);
-        // A ridge of 1e-13 · (largest Gram diagonal) keeps the system regular when margin examples repeat
-        // (then only the sum of their β is determined, and w is unaffected to ~1e-13).
-        let ridge = 1e-13 * rows.iter().map(|r| dot(r, r) / lambda).fold(0.0, f64::max);
-        let a = faer::Mat::<f64>::from_fn(size, size, |r, c| match (r < m, c < m) {
-            (true, true) => {
-                y[margin[r]] * y[margin[c]] * dot(&rows[r], &rows[c]) / lambda + if r == c { ridge } else { 0.0 }
-            }
-            (true, false) => y[margin[r]],
-            (false, true) => y[margin[c]],
-            (false, false) => 0.0,
-        });
-        let rhs = faer::Mat::<f64>::from_fn(size, 1, |r, _| {
-            if r < m { 1.0 - y[margin[r]] * dot(&rows[r], &g) / lambda } else { -g_bias }
-        });
         if m == 0 && fit_intercept {
             return None; // no example on the margin: the bias is not pinned down by these conditions
         }
-        let solution = if size > 0 { a.full_piv_lu().solve(&rhs) } else { rhs };
-        if (0..size).any(|r| !solution[(r, 0)].is_finite()) {
-            return None;
-        }
-        let beta: Vec<f64> = (0..m).map(|r| solution[(r, 0)]).collect();
+        let system = MarginSystem { x, y, margin: &margin, lambda, fit_intercept };
+        let (beta, bias) = match x {
+            Features::Sparse(rows) if m > DIRECT_MAX_SPARSE => system.solve_iteratively(rows, &g, g_bias)?,
+            _ => system.solve_directly(&g, g_bias)?,
+        };
         let mut w = g;
         for (r, &i) in margin.iter().enumerate() {
-            axpy(beta[r] * y[i], &rows[r], &mut w);
+            x.row_axpy(i, beta[r] * y[i], &mut w);
         }
         w.iter_mut().for_each(|v| *v /= lambda);
         if fit_intercept {
-            w.push(solution[(m, 0)]);
+            w.push(bias);
         }
         // Check every condition; move the violators.
         let d = margins(&w);
@@ -137,6 +127,117 @@ pub fn polish(
         }
     }
     None
+}
+
+/// The equations of one active-set pass in `(β, b)`: for `i ∈ M`,
+/// `Σ_j y_i y_j x_iᵀx_j β_j /λ + y_i b = 1 - y_i x_iᵀg/λ`, and (with an intercept) `Σ_j y_j β_j = -g_bias`, where
+/// `g = Σ_A (c_i/ℓ) y_i x_i`. A ridge of `1e-13 · max_i ‖x_i‖²/λ` keeps the system regular when margin
+/// examples repeat (then only the sum of their β is determined, and w is unaffected to ~1e-13).
+struct MarginSystem<'a> {
+    x: &'a Features,
+    y: &'a [f64],
+    margin: &'a [usize],
+    lambda: f64,
+    fit_intercept: bool,
+}
+
+impl MarginSystem<'_> {
+    /// `1 - y_i x_iᵀg/λ` for the margin rows.
+    fn rhs(&self, g: &[f64]) -> Vec<f64> {
+        self.margin.iter().map(|&i| 1.0 - self.y[i] * self.x.row_dot(i, g) / self.lambda).collect()
+    }
+
+    /// By a fully pivoted LU of the bordered Gram matrix (built from the rows' stored entries only).
+    fn solve_directly(&self, g: &[f64], g_bias: f64) -> Option<(Vec<f64>, f64)> {
+        let (y, margin, lambda) = (self.y, self.margin, self.lambda);
+        let m = margin.len();
+        let gram = self.x.gram(margin);
+        let size = m + usize::from(self.fit_intercept);
+        let ridge = 1e-13 * (0..m).map(|r| gram[r * m + r] / lambda).fold(0.0, f64::max);
+        let a = faer::Mat::<f64>::from_fn(size, size, |r, c| match (r < m, c < m) {
+            (true, true) => y[margin[r]] * y[margin[c]] * gram[r * m + c] / lambda + if r == c { ridge } else { 0.0 },
+            (true, false) => y[margin[r]],
+            (false, true) => y[margin[c]],
+            (false, false) => 0.0,
+        });
+        let rhs = self.rhs(g);
+        let rhs = faer::Mat::<f64>::from_fn(size, 1, |r, _| if r < m { rhs[r] } else { -g_bias });
+        let solution = if size > 0 { a.full_piv_lu().solve(&rhs) } else { rhs };
+        if (0..size).any(|r| !solution[(r, 0)].is_finite()) {
+            return None;
+        }
+        let bias = if self.fit_intercept { solution[(m, 0)] } else { 0.0 };
+        Some(((0..m).map(|r| solution[(r, 0)]).collect(), bias))
+    }
+
+    /// By conjugate gradients on `K β = rhs - y b` with `K = Y X_M X_Mᵀ Y/λ + ridge·I` (SPD), restricted to
+    /// `yᵀβ = -g_bias` by projecting onto `yᵀv = 0` (then `b = yᵀ(rhs - Kβ)/|M|`). Each product with `K`
+    /// scatters `X_Mᵀ(Yp)` into one `n`-vector and clears the touched entries again: O(nnz of the margin
+    /// rows). `None` unless the residual falls below `1e-10 ‖rhs‖`.
+    fn solve_iteratively(&self, rows: &CsrMatrix, g: &[f64], g_bias: f64) -> Option<(Vec<f64>, f64)> {
+        let (y, margin, lambda) = (self.y, self.margin, self.lambda);
+        let m = margin.len();
+        let ym: Vec<f64> = margin.iter().map(|&i| y[i]).collect();
+        let sq_norm = |i: usize| rows.row(i).1.iter().map(|v| v * v).sum::<f64>();
+        let ridge = 1e-13 * margin.iter().map(|&i| sq_norm(i) / lambda).fold(0.0, f64::max);
+        let mut scratch = vec![0.0; rows.n_cols];
+        let mut product = |p: &[f64], out: &mut [f64]| {
+            for (r, &i) in margin.iter().enumerate() {
+                let (idx, val) = rows.row(i);
+                let a = ym[r] * p[r];
+                idx.iter().zip(val).for_each(|(&j, &v)| scratch[j] += a * v);
+            }
+            for (r, &i) in margin.iter().enumerate() {
+                let (idx, val) = rows.row(i);
+                let s: f64 = idx.iter().zip(val).map(|(&j, &v)| v * scratch[j]).sum();
+                out[r] = ym[r] * s / lambda + ridge * p[r];
+            }
+            margin.iter().for_each(|&i| rows.row(i).0.iter().for_each(|&j| scratch[j] = 0.0));
+        };
+        // Removes the component along y (the constraint's normal).
+        let project = |v: &mut [f64]| {
+            if self.fit_intercept {
+                let c = dot(&ym, v) / m as f64;
+                v.iter_mut().zip(&ym).for_each(|(vi, yi)| *vi -= c * yi);
+            }
+        };
+        let rhs = self.rhs(g);
+        let mut beta: Vec<f64> =
+            if self.fit_intercept { ym.iter().map(|yi| -g_bias / m as f64 * yi).collect() } else { vec![0.0; m] };
+        let mut kv = vec![0.0; m];
+        product(&beta, &mut kv);
+        let mut r: Vec<f64> = rhs.iter().zip(&kv).map(|(a, b)| a - b).collect();
+        project(&mut r);
+        let target = 1e-14 * norm2(&rhs).max(f64::MIN_POSITIVE);
+        let mut d = r.clone();
+        let mut rr = dot(&r, &r);
+        for _ in 0..MAX_CG {
+            if rr.sqrt() <= target {
+                break;
+            }
+            product(&d, &mut kv);
+            project(&mut kv);
+            let dkd = dot(&d, &kv);
+            if !(dkd > 0.0) {
+                break;
+            }
+            let alpha = rr / dkd;
+            beta.iter_mut().zip(&d).for_each(|(b, di)| *b += alpha * di);
+            r.iter_mut().zip(&kv).for_each(|(ri, ki)| *ri -= alpha * ki);
+            project(&mut r);
+            let rr_new = dot(&r, &r);
+            let ratio = rr_new / rr;
+            d.iter_mut().zip(&r).for_each(|(di, ri)| *di = ri + ratio * *di);
+            rr = rr_new;
+        }
+        // The true residual, the bias as its least-squares multiplier, and the acceptance test.
+        product(&beta, &mut kv);
+        let mut res: Vec<f64> = rhs.iter().zip(&kv).map(|(a, b)| a - b).collect();
+        let bias = if self.fit_intercept { dot(&ym, &res) / m as f64 } else { 0.0 };
+        res.iter_mut().zip(&ym).for_each(|(ri, yi)| *ri -= bias * yi);
+        let converged = norm2(&res) <= 1e-10 * norm2(&rhs) && beta.iter().all(|b| b.is_finite());
+        converged.then_some((beta, bias))
+    }
 }
 
 /// `‖λw - Σ_A (c_i/ℓ) y_i x_i - Σ_M β_i y_i x_i‖` plus the bias equation's residual.

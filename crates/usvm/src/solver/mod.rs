@@ -2,7 +2,8 @@
 //!
 //! - [`newton`]: Newton-CG with an exact line search, for smooth convex objectives;
 //! - [`exact`]: the exact linear solver — Newton on the objective with a floor `ε` on every `σ_i`,
-//!   driven down geometrically (continuation) so that zero covariances (the hinge) converge too;
+//!   driven down geometrically (continuation) so that zero covariances (the hinge) converge too; on wide
+//!   sparse data it works on the used columns only (`columns`);
 //! - [`lbfgs`]: limited-memory BFGS with a strong-Wolfe line search (first order; monotone on
 //!   non-convex objectives);
 //! - [`conic`]: Clarabel cone programmes (TSVC's SOCP and its dual, the kernel SVM dual);
@@ -11,6 +12,7 @@
 //! - [`smo`]: LIBSVM's SMO (second-order working sets, shrinking, column cache) for SVM-type duals.
 
 pub mod averaged_sgd;
+pub(crate) mod columns;
 pub mod conic;
 pub mod exact;
 pub mod hinge_polish;

@@ -46,6 +46,22 @@ impl Covariance for Diagonal {
             *o += alpha * s * x;
         }
     }
+    #[inline]
+    fn apply_combination_add(
+        &self,
+        i: usize,
+        alpha: f64,
+        a: f64,
+        u: &[f64],
+        b: f64,
+        v: &[f64],
+        out: &mut [f64],
+        _: &mut Vec<f64>,
+    ) {
+        for (((o, s), x), z) in out.iter_mut().zip(self.row(i)).zip(u).zip(v) {
+            *o += alpha * s * (a * x + b * z);
+        }
+    }
     fn trace(&self, i: usize, _: usize) -> f64 {
         self.row(i).iter().sum()
     }
@@ -86,6 +102,33 @@ impl Covariance for SparseDiagonal {
         for (&j, &s) in idx.iter().zip(var) {
             out[j] += alpha * s * v[j];
         }
+    }
+    #[inline]
+    fn apply_combination_add(
+        &self,
+        i: usize,
+        alpha: f64,
+        a: f64,
+        u: &[f64],
+        b: f64,
+        v: &[f64],
+        out: &mut [f64],
+        _: &mut Vec<f64>,
+    ) {
+        let (idx, var) = self.variances.row(i);
+        for (&j, &s) in idx.iter().zip(var) {
+            out[j] += alpha * s * (a * u[j] + b * v[j]);
+        }
+    }
+    fn apply_entries(&self, i: usize, _: usize) -> usize {
+        self.variances.row(i).0.len()
+    }
+    fn mark_columns(&self, used: &mut [bool]) -> bool {
+        self.variances.mark_columns(used);
+        true
+    }
+    fn restrict_columns(&self, new_index: &[usize], n_kept: usize) -> Option<super::Covariances> {
+        Some(super::Covariances::sparse_diagonal(self.variances.restrict_columns(new_index, n_kept)))
     }
     fn trace(&self, i: usize, _: usize) -> f64 {
         self.variances.row(i).1.iter().sum()

@@ -90,6 +90,9 @@ impl Covariance for Full {
             *o += alpha * dot(self.row(i, j), v);
         }
     }
+    fn apply_entries(&self, _: usize, n_features: usize) -> usize {
+        n_features * n_features
+    }
     fn trace(&self, i: usize, _: usize) -> f64 {
         self.matrix(i).diag().sum()
     }

@@ -27,6 +27,22 @@ impl Covariance for Isotropic {
     fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]) {
         crate::data::axpy(alpha * self.variances[i], v, out);
     }
+    fn apply_combination_add(
+        &self,
+        i: usize,
+        alpha: f64,
+        a: f64,
+        u: &[f64],
+        b: f64,
+        v: &[f64],
+        out: &mut [f64],
+        _: &mut Vec<f64>,
+    ) {
+        let k = alpha * self.variances[i];
+        for ((o, x), z) in out.iter_mut().zip(u).zip(v) {
+            *o += k * (a * x + b * z);
+        }
+    }
     fn trace(&self, i: usize, n_features: usize) -> f64 {
         self.variances[i] * n_features as f64
     }

@@ -170,6 +170,10 @@ impl Covariance for LowRank {
         }
     }
 
+    fn apply_entries(&self, i: usize, n_features: usize) -> usize {
+        n_features * (2 * self.factors[i].ncols() + 1)
+    }
+
     fn trace(&self, i: usize, _: usize) -> f64 {
         self.factors[i].iter().map(|x| x * x).sum::<f64>() + self.diagonal_row(i).map_or(0.0, |d| d.iter().sum())
     }

@@ -45,6 +45,39 @@ pub trait Covariance: Sync {
     }
     /// `out += alpha · Σ_i v`.
     fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]);
+    /// `out += alpha · Σ_i (a u + b v)`. The default forms `a u + b v` in `scratch` (resized to `u.len()`)
+    /// and calls [`Self::apply_add`]; the diagonal forms need no scratch and touch only their stored entries.
+    #[allow(clippy::too_many_arguments)]
+    fn apply_combination_add(
+        &self,
+        i: usize,
+        alpha: f64,
+        a: f64,
+        u: &[f64],
+        b: f64,
+        v: &[f64],
+        out: &mut [f64],
+        scratch: &mut Vec<f64>,
+    ) {
+        scratch.clear();
+        scratch.extend(u.iter().zip(v).map(|(&uj, &vj)| a * uj + b * vj));
+        self.apply_add(i, alpha, scratch, out);
+    }
+    /// Entries of `out` that [`Self::apply_add`] reads and writes for example `i` (its cost; `n` by default).
+    fn apply_entries(&self, _i: usize, n_features: usize) -> usize {
+        n_features
+    }
+    /// Marks in `used` every column `j` with `(Σ_i)_jk ≠ 0` for some `i, k`, and returns true; returns false
+    /// (the default, for the dense forms) when any column may be touched.
+    fn mark_columns(&self, _used: &mut [bool]) -> bool {
+        false
+    }
+    /// The same covariances on the columns kept by `new_index` (`new_index[j]` is column `j`'s index among
+    /// the `n_kept` kept ones, `usize::MAX` if dropped; no `Σ_i` touches a dropped column, see
+    /// [`Self::mark_columns`]), or `None` (the default) for forms that cannot drop columns.
+    fn restrict_columns(&self, _new_index: &[usize], _n_kept: usize) -> Option<Covariances> {
+        None
+    }
     /// `tr Σ_i` (`n_features` is needed by the isotropic form only).
     fn trace(&self, i: usize, n_features: usize) -> f64;
     /// Whether every `Σ_i` is zero (then the expected hinge loss is the hinge loss).
@@ -62,6 +95,27 @@ impl Covariance for NoCovariance {
         0.0
     }
     fn apply_add(&self, _: usize, _: f64, _: &[f64], _: &mut [f64]) {}
+    fn apply_combination_add(
+        &self,
+        _: usize,
+        _: f64,
+        _: f64,
+        _: &[f64],
+        _: f64,
+        _: &[f64],
+        _: &mut [f64],
+        _: &mut Vec<f64>,
+    ) {
+    }
+    fn apply_entries(&self, _: usize, _: usize) -> usize {
+        0
+    }
+    fn mark_columns(&self, _: &mut [bool]) -> bool {
+        true
+    }
+    fn restrict_columns(&self, _: &[usize], _: usize) -> Option<Covariances> {
+        Some(Covariances::None)
+    }
     fn trace(&self, _: usize, _: usize) -> f64 {
         0.0
     }
