@@ -58,7 +58,7 @@ fn repeated_writes_every_format_and_train_reads_it() {
     assert_eq!(std::fs::read_to_string(&m).unwrap().lines().next().unwrap(), "u 1:2 2:3");
     // Σ_u = [[1, 1.5], [1.5, 3]] (unbiased), from the factor entries `uK,J:V` up to rounding.
     let line = std::fs::read_to_string(&c).unwrap().lines().next().unwrap().to_string();
-    let mut u = [[0.0; 2]; 2];
+    let mut u = [[0.0f64; 2]; 2];
     for token in line.split_whitespace().skip(1) {
         let (kj, v) = token.strip_prefix('u').expect("factor entries only").split_once(':').unwrap();
         let (k, j) = kj.split_once(',').unwrap();
