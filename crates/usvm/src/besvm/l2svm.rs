@@ -126,6 +126,7 @@ impl SquaredHingeSvmParams {
             initial_gradient_norm: reference,
             sigma_floor: 0.0,
             objective_trace: vec![result.value],
+            duality_gap: None,
         };
         (result.x, report)
     }

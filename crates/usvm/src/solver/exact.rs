@@ -114,6 +114,7 @@ pub fn solve<L: MarginLoss>(
                 initial_gradient_norm: reference,
                 sigma_floor: floor,
                 objective_trace: trace,
+                duality_gap: None,
             };
             return (x, report);
         }
