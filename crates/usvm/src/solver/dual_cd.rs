@@ -51,7 +51,7 @@ use rand::{RngExt, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use crate::data::{Features, axpy, dot};
+use crate::data::{Features, dot};
 use crate::solver::hinge_polish::{self, Side};
 
 /// The loss of the linear SVM solved in the dual.
@@ -179,6 +179,7 @@ pub fn solve(
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
     let mut alpha = vec![0.0; l];
     let mut w = vec![0.0; n];
+    let mut scratch = Vec::new();
     let mut ya = 0.0; // yᵀα
     let mut mu = 0.0; // the multiplier: the bias is μ + ρ yᵀα
     let mut eps = FIRST_EPS;
@@ -248,7 +249,7 @@ pub fn solve(
                 bias_updates += 1;
                 continue;
             }
-            let cert = certify(&setup, &alpha, &mut w, mu + rho * ya);
+            let cert = certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
             if relative_gap(cert.primal, cert.dual) <= settings.tol || eps <= MIN_EPS {
                 finished = Some(cert);
                 break;
@@ -270,7 +271,7 @@ pub fn solve(
         work += active;
         if settings.polish && loss == DualLoss::Hinge && work >= next_attempt {
             next_attempt = work + work / 2;
-            let cert = certify(&setup, &alpha, &mut w, mu + rho * ya);
+            let cert = certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
             let gap = relative_gap(cert.primal, cert.dual);
             if gap <= settings.tol {
                 finished = Some(cert);
@@ -292,7 +293,7 @@ pub fn solve(
     if let Some(p) = polished {
         return DualCdResult { epochs, bias_updates, converged: true, ..p };
     }
-    let cert = finished.unwrap_or_else(|| certify(&setup, &alpha, &mut w, mu + rho * ya));
+    let cert = finished.unwrap_or_else(|| certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya));
     let converged = relative_gap(cert.primal, cert.dual) <= settings.tol;
     let mut theta = w;
     if fit_intercept {
@@ -328,6 +329,9 @@ fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<DualCdResult>
             }
         })
         .collect();
+    if x.n_features() + 1 > y.len() {
+        return None; // n > ℓ: the free set is of full rank and coordinate descent converges by itself
+    }
     let free = sides.iter().filter(|&&s| s == Side::Margin).count();
     // More margin equations than unknowns (dense rows) is generically inconsistent: the margin set is
     // not identified yet.
@@ -338,7 +342,7 @@ fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<DualCdResult>
     let weights: Vec<f64> = setup.cost.iter().map(|c| c * lambda * y.len() as f64).collect();
     let p = hinge_polish::polish_sides(x, y, Some(&weights), lambda, setup.fit_intercept, sides, true)?;
     let alpha_p: Vec<f64> = p.beta.iter().map(|b| b / lambda).collect();
-    let dual = lambda * feasible_dual(setup, &alpha_p).0;
+    let dual = lambda * feasible_dual(setup, &alpha_p, &mut vec![0.0; x.n_features()], &mut Vec::new());
     let primal = primal_value(setup, lambda, &p.theta);
     Some(DualCdResult {
         theta: p.theta,
@@ -355,10 +359,14 @@ fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<DualCdResult>
 /// [`hinge_polish::reduced_solve`] from `theta` (`[w; b]` in any case; `b` is ignored without intercept) on
 /// a working set of `4(n + 1)` examples for dense rows, three times as many as there are free multipliers
 /// for sparse rows (at least 200, at most [`hinge_polish::MAX_MARGIN`]), with its primal value and dual bound;
-/// `None` if the solve fails.
+/// `None` if the solve fails, or if `2(n + 1) > ℓ`: the working-set QP is for the regime `n ≪ ℓ`, where
+/// the free set is rank-deficient and coordinate descent stalls.
 fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Option<DualCdResult> {
     let (x, y) = (setup.x, setup.y);
     let l = y.len();
+    if 2 * (x.n_features() + 1) > l {
+        return None; // not the regime where coordinate descent stalls (rank-deficient free set, n ≪ ℓ)
+    }
     let working = match x {
         // At most n + 1 examples sit on the margin of a generic optimum.
         Features::Dense(_) => 4 * (x.n_features() + 1),
@@ -369,7 +377,7 @@ fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Opti
     let theta = if setup.fit_intercept { theta } else { &theta[..x.n_features()] };
     let p = hinge_polish::reduced_solve(x, y, Some(&weights), lambda, setup.fit_intercept, theta, working)?;
     let alpha_p: Vec<f64> = p.beta.iter().map(|b| b / lambda).collect();
-    let dual = lambda * feasible_dual(setup, &alpha_p).0;
+    let dual = lambda * feasible_dual(setup, &alpha_p, &mut vec![0.0; x.n_features()], &mut Vec::new());
     let primal = primal_value(setup, lambda, &p.theta);
     Some(DualCdResult {
         theta: p.theta,
@@ -417,7 +425,34 @@ pub fn dual_value(
     };
     let alpha: Vec<f64> = beta.iter().zip(&cost).map(|(b, &u)| if u > 0.0 { b / lambda } else { 0.0 }).collect();
     let setup = Setup { x, y, upper: cost.clone(), diag, cost, loss, fit_intercept };
-    lambda * feasible_dual(&setup, &alpha).0
+    lambda * feasible_dual(&setup, &alpha, &mut vec![0.0; x.n_features()], &mut Vec::new())
+}
+
+/// The norm of the hinge sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i` (and its bias part
+/// `-(1/ℓ) Σ_{d_i > 0} c_i y_i` with an intercept) at `θ`, in one pass over the rows; at `θ = 0` it is
+/// `‖∇J(0)‖`.
+pub fn hinge_subgradient_norm(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    lambda: f64,
+    fit_intercept: bool,
+    theta: &[f64],
+) -> f64 {
+    let (l, n) = (y.len(), x.n_features());
+    let (w, b) = (&theta[..n], if fit_intercept { theta[n] } else { 0.0 });
+    let mut g: Vec<f64> = w.iter().map(|v| lambda * v).collect();
+    let mut g_bias = 0.0;
+    let zero = w.iter().all(|&v| v == 0.0);
+    for i in 0..l {
+        let c = weights.map_or(1.0, |c| c[i]);
+        let f = if zero { 0.0 } else { x.row_dot(i, w) };
+        if c > 0.0 && 1.0 - y[i] * (f + b) > 0.0 {
+            x.row_axpy(i, -c * y[i] / l as f64, &mut g);
+            g_bias -= c * y[i] / l as f64;
+        }
+    }
+    (dot(&g, &g) + if fit_intercept { g_bias * g_bias } else { 0.0 }).sqrt()
 }
 
 /// `‖x_i‖²`.
@@ -441,10 +476,9 @@ struct Certificate {
 
 /// Recomputes `w = Σ α_i y_i x_i` (in place), evaluates `P(w, b*)` with the exactly optimal bias `b*` for
 /// this `w` (ties broken towards `hint`), and `D` at `α` made feasible for `yᵀα = 0`.
-fn certify(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], hint: f64) -> Certificate {
+fn certify(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut Vec<f64>, hint: f64) -> Certificate {
     let (x, y) = (setup.x, setup.y);
-    let (dual, w_alpha) = feasible_dual(setup, alpha);
-    w.copy_from_slice(&w_alpha);
+    let dual = feasible_dual(setup, alpha, w, scratch);
     let f: Vec<f64> = (0..y.len()).map(|i| x.row_dot(i, w)).collect();
     let bias = if setup.fit_intercept { best_bias(setup, &f, hint) } else { 0.0 };
     let mut risk = 0.0;
@@ -459,18 +493,19 @@ fn certify(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], hint: f64) -> Certif
 }
 
 /// The C-form dual `D(α')` at `α' = α` with the larger class' multipliers scaled down so that `yᵀα' = 0`
-/// (without intercept `α' = α`), and `w = Σ α_i y_i x_i` (unscaled).
-fn feasible_dual(setup: &Setup<'_>, alpha: &[f64]) -> (f64, Vec<f64>) {
+/// (without intercept `α' = α`); writes `w = Σ α_i y_i x_i` (unscaled) into `w`. `scratch` is a zero vector
+/// of `n` floats (or empty, then it is allocated) and is left zero: with `v` the scaled class' part of `w`,
+/// `‖w - (1 - t)v‖² = ‖w‖² - 2(1 - t)wᵀv + (1 - t)²‖v‖²` needs `v` only on its support.
+fn feasible_dual(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut Vec<f64>) -> f64 {
     let (x, y) = (setup.x, setup.y);
     let n = x.n_features();
-    let (mut w_pos, mut w_neg) = (vec![0.0; n], vec![0.0; n]);
+    w.fill(0.0);
     let (mut sum_pos, mut sum_neg) = (0.0, 0.0);
     for (i, &a) in alpha.iter().enumerate().filter(|(_, a)| **a > 0.0) {
+        x.row_axpy(i, a * y[i], w);
         if y[i] > 0.0 {
-            x.row_axpy(i, a, &mut w_pos);
             sum_pos += a;
         } else {
-            x.row_axpy(i, a, &mut w_neg);
             sum_neg += a;
         }
     }
@@ -484,20 +519,40 @@ fn feasible_dual(setup: &Setup<'_>, alpha: &[f64]) -> (f64, Vec<f64>) {
     } else {
         (1.0, 1.0)
     };
-    let mut w_feasible = vec![0.0; n];
-    axpy(t_pos, &w_pos, &mut w_feasible);
-    axpy(-t_neg, &w_neg, &mut w_feasible);
-    let mut dual = t_pos * sum_pos + t_neg * sum_neg - 0.5 * dot(&w_feasible, &w_feasible);
+    let mut quad = dot(w, w);
+    let (t, class) = if t_pos < 1.0 { (t_pos, 1.0) } else { (t_neg, -1.0) };
+    if t < 1.0 {
+        scratch.resize(n, 0.0);
+        let mut support = Vec::new();
+        for (i, &a) in alpha.iter().enumerate().filter(|(i, a)| **a > 0.0 && y[*i] == class) {
+            x.row_axpy(i, a * y[i], scratch);
+            if let Features::Sparse(m) = x {
+                support.extend_from_slice(m.row(i).0);
+            }
+        }
+        if matches!(x, Features::Dense(_)) {
+            support.extend(0..n);
+        } else {
+            support.sort_unstable();
+            support.dedup();
+        }
+        let (mut wv, mut vv) = (0.0, 0.0);
+        for &j in &support {
+            wv += w[j] * scratch[j];
+            vv += scratch[j] * scratch[j];
+            scratch[j] = 0.0;
+        }
+        let s = 1.0 - t;
+        quad = (quad - 2.0 * s * wv + s * s * vv).max(0.0);
+    }
+    let mut dual = t_pos * sum_pos + t_neg * sum_neg - 0.5 * quad;
     if setup.loss == DualLoss::SquaredHinge {
         for (i, &a) in alpha.iter().enumerate().filter(|(_, a)| **a > 0.0) {
             let t = if y[i] > 0.0 { t_pos } else { t_neg };
             dual -= 0.5 * setup.diag[i] * (t * a) * (t * a);
         }
     }
-    for (p, m) in w_pos.iter_mut().zip(&w_neg) {
-        *p -= m;
-    }
-    (dual, w_pos)
+    dual
 }
 
 /// `argmin_b Σ C c_i ξ(y_i(t_i - b))` with breakpoints `t_i = y_i - f_i` (so that `d_i = y_i(t_i - b)`); on

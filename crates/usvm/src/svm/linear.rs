@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::transform::{power_radii, sample_gaussians};
 use super::tsvc;
-use crate::data::{Dataset, Features, norm2};
+use crate::data::{Dataset, Features};
 use crate::error::{Error, Result, invalid};
 use crate::loss::{BallHinge, ExpectedHinge, MarginLoss};
 use crate::model::LinearModel;
@@ -294,8 +294,9 @@ impl LinearSvmParams {
         settings: &ExactSettings,
     ) -> (Vec<f64>, FitReport) {
         let objective = self.objective(problem, ExpectedHinge, lambda);
-        let initial = exact::initial_gradient_norm(&objective);
         let (x, y, c) = (problem.features, problem.y, problem.weights);
+        let subgradient = |theta: &[f64]| dual_cd::hinge_subgradient_norm(x, y, c, lambda, self.fit_intercept, theta);
+        let initial = subgradient(&vec![0.0; objective.dim()]);
         let cd_settings = DualCdSettings { tol: DUAL_CD_TOL, ..DualCdSettings::default() };
         let cd = dual_cd::solve(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings);
         let value = objective.value(&cd.theta);
@@ -309,7 +310,7 @@ impl LinearSvmParams {
                 return (theta, report);
             }
         }
-        let gradient_norm = cd.kkt_residual.unwrap_or_else(|| norm2(&objective.gradient(&cd.theta)));
+        let gradient_norm = cd.kkt_residual.unwrap_or_else(|| subgradient(&cd.theta));
         let report = FitReport {
             objective: value,
             n_iter: cd.epochs,
