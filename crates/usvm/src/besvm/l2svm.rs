@@ -55,7 +55,13 @@ pub struct SquaredHingeSvmParams {
 
 impl Default for SquaredHingeSvmParams {
     fn default() -> Self {
-        SquaredHingeSvmParams { c: 1.0, fit_intercept: true, tol: 1e-10, max_iter: 1000, solver: SquaredHingeSolver::Newton }
+        SquaredHingeSvmParams {
+            c: 1.0,
+            fit_intercept: true,
+            tol: 1e-10,
+            max_iter: 1000,
+            solver: SquaredHingeSolver::Newton,
+        }
     }
 }
 
@@ -141,7 +147,8 @@ impl SquaredHingeSvmParams {
             SquaredHingeSolver::DualCd => {
                 let settings = DualCdSettings { tol: DUAL_CD_TOL, ..DualCdSettings::default() };
                 let (x, y, c) = (&data.features, y, data.weights.as_deref());
-                let cd = dual_cd::solve(x, y, c, objective.lambda, DualLoss::SquaredHinge, self.fit_intercept, &settings);
+                let cd =
+                    dual_cd::solve(x, y, c, objective.lambda, DualLoss::SquaredHinge, self.fit_intercept, &settings);
                 (cd.theta, Some(cd.dual), cd.epochs)
             }
         };

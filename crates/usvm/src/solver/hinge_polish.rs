@@ -43,7 +43,7 @@ pub struct Polished {
 /// Active-set corrections tried before giving up.
 const MAX_PASSES: usize = 20;
 /// Active-set corrections tried in the damped variant (one exchange at a time needs more).
-const DAMPED_PASSES: usize = 60;
+const DAMPED_PASSES: usize = 12;
 /// Largest margin set solved (its dense Gram matrix holds |M|² floats; at a generic optimum |M| ≤ n + 1,
 /// but the initial band can catch a large share of a big sample, e.g. LSVM-sampling's ℓN draws).
 pub const MAX_MARGIN: usize = 2000;
@@ -128,9 +128,7 @@ pub fn polish_sides(
         // (then only the sum of their β is determined, and w is unaffected to ~1e-13).
         let ridge = 1e-13 * (0..m).map(|r| gram[r * m + r] / lambda).fold(0.0, f64::max);
         let a = faer::Mat::<f64>::from_fn(size, size, |r, c| match (r < m, c < m) {
-            (true, true) => {
-                y[margin[r]] * y[margin[c]] * gram[r * m + c] / lambda + if r == c { ridge } else { 0.0 }
-            }
+            (true, true) => y[margin[r]] * y[margin[c]] * gram[r * m + c] / lambda + if r == c { ridge } else { 0.0 },
             (true, false) => y[margin[r]],
             (false, true) => y[margin[c]],
             (false, false) => 0.0,

@@ -14,8 +14,8 @@
 //! - [`smo`]: LIBSVM's SMO (second-order working sets, shrinking, column cache) for SVM-type duals.
 
 pub mod averaged_sgd;
-pub mod dual_cd;
 pub mod conic;
+pub mod dual_cd;
 pub mod exact;
 pub mod hinge_polish;
 pub mod lbfgs;
