@@ -146,6 +146,7 @@ def main() -> None:
         # Read back: every solver trains on exactly the floats usvm parses.
         x, y = load_svmlight_file(str(path), n_features=x.shape[1], zero_based=False)
         x = sp.csr_matrix(x, dtype=np.float64)
+        x.indices, x.indptr = x.indices.astype(np.int32), x.indptr.astype(np.int32)  # LinearSVC wants 32-bit
         l, n = x.shape
         print(f"\n== {name}: {l} × {n}, {x.nnz} non-zeros")
         print(f"{'lambda':>7} {'solver':<28} {'fit s':>8} {'usvm/peer':>9} {'objective J':>16} {'J rel. to best':>14}  notes")
@@ -154,6 +155,7 @@ def main() -> None:
             load = os.getloadavg()[0]
             rows = []
             t, wall, w, b, r = run_usvm(args.usvm, path, lam, workdir, args.repeat)
+            w = np.pad(w, (0, n - len(w)))  # the CLI sizes w by the largest column index in the file
             rows.append(("usvm dual CD", t, objective(x, y, lam, w, b),
                          f"wall {wall:.2f} s, epochs {r['n_iter']}, converged {r['converged']}"))
             for eps in eps_values:
