@@ -148,7 +148,13 @@ pub fn params(hyper: &HyperArgs, n_samples: usize, data: Option<&Dataset>) -> Re
         }
         SelectionKind::Nystroem => (BasisSelection::Index, Normalisation::Nystroem),
     };
-    let svm = SquaredHingeSvmParams { c, fit_intercept: !hyper.no_intercept, tol: hyper.tol, max_iter: hyper.max_iter };
+    let svm = SquaredHingeSvmParams {
+        c,
+        fit_intercept: !hyper.no_intercept,
+        tol: hyper.tol,
+        max_iter: hyper.max_iter,
+        ..Default::default()
+    };
     svm.validate()?;
     Ok(BeSvmParams { expansion: BasisExpansionParams { measures, basis_size, selection, normalisation }, svm })
 }

@@ -71,6 +71,7 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
             initial_gradient_norm: 0.0,
             sigma_floor: 0.0,
             objective_trace: Vec::new(),
+            duality_gap: None,
         })
         .collect();
     Ok(Fitted { model: usvm::Model::Kernel(fit.model), reports, hyperparameters: serde_json::to_value(&params)? })

@@ -142,6 +142,7 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
             initial_gradient_norm: r.initial_gradient_norm,
             sigma_floor: 0.0,
             objective_trace: Vec::new(),
+            duality_gap: None,
         })
         .collect();
     let hyperparameters = serde_json::json!({

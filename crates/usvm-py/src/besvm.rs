@@ -159,7 +159,7 @@ fn fit_squared_hinge<'py>(
     max_iter: usize,
     sample_weight: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let params = SquaredHingeSvmParams { c, fit_intercept, tol, max_iter };
+    let params = SquaredHingeSvmParams { c, fit_intercept, tol, max_iter, ..Default::default() };
     let data = dataset(py, x, y, sample_weight)?;
     let fit = py.detach(|| params.fit(&data)).map_err(value_error)?;
     let out = PyDict::new(py);

@@ -403,7 +403,8 @@ fn method(
 ///
 /// Returns a dict: `coef` (K × d), `intercept` (K,), `classes` (sorted distinct labels; K = 1 for two
 /// classes, else one-vs-rest), and per binary problem `objective`, `n_iter`, `converged`, `gradient_norm`,
-/// `initial_gradient_norm`, `sigma_floor`, `objective_trace`. `start`, a `(coef, intercept)` pair of the
+/// `initial_gradient_norm`, `sigma_floor`, `objective_trace`, `duality_gap` (the relative duality gap, or
+/// `None`; set for the Σ = 0 hinge, solved in the dual). `start`, a `(coef, intercept)` pair of the
 /// same shapes, warm-starts the solver from that hyperplane ([`LinearSvmParams::fit_from`]).
 #[pyfunction]
 #[pyo3(signature = (
@@ -474,6 +475,7 @@ fn fit_linear<'py>(
     out.set_item("initial_gradient_norm", r.iter().map(|r| r.initial_gradient_norm).collect::<Vec<_>>())?;
     out.set_item("sigma_floor", r.iter().map(|r| r.sigma_floor).collect::<Vec<_>>())?;
     out.set_item("objective_trace", r.iter().map(|r| r.objective_trace.clone()).collect::<Vec<_>>())?;
+    out.set_item("duality_gap", r.iter().map(|r| r.duality_gap).collect::<Vec<_>>())?;
     Ok(out)
 }
 

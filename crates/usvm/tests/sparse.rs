@@ -194,8 +194,9 @@ fn large_sparse_margin_sets_are_solved_by_conjugate_gradients_exactly() {
     assert!(r.converged && r.sigma_floor == 0.0, "{r:?}");
     let start = theta(&fit);
     let y = common::labels_pm1(&sparse);
-    let (ws, residual_s) = hinge_polish::polish(&sparse.features, &y, None, lambda, true, &start, 1e-6).unwrap();
-    let (wd, residual_d) = hinge_polish::polish(&dense.features, &y, None, lambda, true, &start, 1e-6).unwrap();
+    let polished = |x| hinge_polish::polish(x, &y, None, lambda, true, &start, 1e-6).unwrap();
+    let (s, d) = (polished(&sparse.features), polished(&dense.features));
+    let (ws, residual_s, wd, residual_d) = (s.theta, s.residual, d.theta, d.residual);
     let on_margin =
         (0..700).filter(|&i| (1.0 - y[i] * (dense.features.row_dot(i, &wd[..1500]) + wd[1500])).abs() <= 1e-9).count();
     assert!(on_margin > 500, "only {on_margin} rows on the margin");

@@ -25,6 +25,8 @@ class _FitResult(TypedDict):
     initial_gradient_norm: list[float]
     sigma_floor: list[float]
     objective_trace: list[list[float]]
+    # Relative duality gap, None where the solver gives no dual bound (fit_linear only; Σ = 0 hinge).
+    duality_gap: list[float | None]
 
 def fit_linear(
     x: _Means,
@@ -146,7 +148,8 @@ def fit_sqhinge(
     seed: int = 0,
 ) -> _FitResult:
     """Fits ``usvm::svm::SquaredHingeGsuParams`` (thesis ch. 5; ``loss`` "expected" or "thesis", ``solver``
-    "lbfgs", "newton" or "sgd"; GIL released). Same result keys as ``fit_linear`` (no ``sigma_floor``)."""
+    "lbfgs", "newton" or "sgd"; GIL released). Same result keys as ``fit_linear`` (no ``sigma_floor``, no
+    ``duality_gap``)."""
 # uncertainty modelling (crates/usvm-py/src/uncertainty.rs; wrapped by usvm._uncertainty)
 def repeats_to_gaussians(
     groups: list[npt.NDArray[np.float64]], form: str

@@ -41,7 +41,7 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 pub use basis::{BasisExpansion, BasisExpansionParams, BasisSelection, BasisSize, Block, Normalisation};
-pub use l2svm::SquaredHingeSvmParams;
+pub use l2svm::{SquaredHingeSolver, SquaredHingeSvmParams};
 
 use crate::data::{Dataset, Features};
 use crate::error::{Error, Result};

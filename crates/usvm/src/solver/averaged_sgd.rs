@@ -80,6 +80,7 @@ pub fn solve<L: MarginLoss>(
         initial_gradient_norm: reference,
         sigma_floor: objective.sigma_floor,
         objective_trace: Vec::new(),
+        duality_gap: None,
     };
     (average, report)
 }

@@ -143,6 +143,7 @@ fn solve_all_columns<L: MarginLoss>(
                 initial_gradient_norm: reference,
                 sigma_floor: floor,
                 objective_trace: trace,
+                duality_gap: None,
             };
             return (x, report);
         }

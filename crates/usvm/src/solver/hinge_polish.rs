@@ -11,23 +11,42 @@
 //! of `M`. The sets are guessed from a smoothed solution and corrected until every condition holds to
 //! round-off; then `(w, b)` is optimal and the minimum-norm subgradient is zero (up to round-off).
 
+use clarabel::algebra::CscMatrix;
+use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus};
 use faer::linalg::solvers::Solve;
 
 use crate::data::{CsrMatrix, Features, dot, norm2};
 
-/// Where each example stands at the optimum.
-#[derive(Clone, Copy, PartialEq)]
-enum Side {
+/// Where an example stands at the optimum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// `d_i < 0`: weight 0.
     Inactive,
+    /// `d_i = 0`: weight `β_i ∈ [0, c_i/ℓ]`.
     Margin,
+    /// `d_i > 0`: weight `c_i/ℓ`.
     Active,
+}
+
+/// An exact solution of the optimality conditions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Polished {
+    /// `[w; b]`, or `w` without intercept.
+    pub theta: Vec<f64>,
+    /// The norm of the KKT residual (see [`kkt_residual`]).
+    pub residual: f64,
+    /// The multipliers `β_i` (`c_i/ℓ` on the active set, the solved weights clipped to `[0, c_i/ℓ]` on the
+    /// margin set, 0 elsewhere): a dual point for a duality-gap certificate.
+    pub beta: Vec<f64>,
 }
 
 /// Active-set corrections tried before giving up.
 const MAX_PASSES: usize = 20;
+/// Active-set corrections tried in the damped variant (one exchange at a time needs more).
+const DAMPED_PASSES: usize = 12;
 /// Largest margin set solved for dense rows (its dense Gram matrix holds |M|² floats; at a generic optimum
 /// |M| ≤ n + 1, but the initial band can catch a large share of a big sample, e.g. LSVM-sampling's ℓN draws).
-const MAX_MARGIN: usize = 2000;
+pub const MAX_MARGIN: usize = 2000;
 /// Above this many sparse margin rows the system is solved by conjugate gradients on products with the rows
 /// (O(nnz) each) instead of a dense factorisation (O(|M|³)): wide sparse data (n ≫ ℓ) puts most examples
 /// on the margin at small λ, with a well-conditioned Gram matrix of nearly orthogonal rows.
@@ -35,11 +54,20 @@ const DIRECT_MAX_SPARSE: usize = 500;
 /// Conjugate-gradient iterations allowed for one margin system.
 const MAX_CG: usize = 2000;
 
-/// The exact hinge-SVM solution near `theta` (`[w; b]`, or `w` without intercept), with the norm of its
-/// KKT residual, or `None` if the active-set iteration does not settle (degenerate margin sets), the margin
-/// set of dense rows grows beyond `MAX_MARGIN` examples, or the iterative solve for sparse rows does not
-/// converge (the caller then keeps smoothing instead). Examples with `|d_i| ≤ band` at `theta` start in the
-/// margin set.
+/// The largest margin set worth a dense solve after a first-order method: its system costs `|M|³/3`
+/// flops, kept within a few hundred passes over the data (`nnz` flops each), and at most [`MAX_MARGIN`].
+pub fn size_limit(x: &Features) -> usize {
+    let nnz = match x {
+        Features::Dense(a) => a.len(),
+        Features::Sparse(m) => m.values.len(),
+    };
+    ((300.0 * nnz as f64).cbrt() as usize).clamp(200, MAX_MARGIN)
+}
+
+/// The exact hinge-SVM solution near `theta` (`[w; b]`, or `w` without intercept), or `None` if the
+/// active-set iteration does not settle (degenerate margin sets) or the margin set grows beyond
+/// [`MAX_MARGIN`] examples (the caller then keeps smoothing instead). Examples with `|d_i| ≤ band` at
+/// `theta` start in the margin set.
 pub fn polish(
     x: &Features,
     y: &[f64],
@@ -48,16 +76,12 @@ pub fn polish(
     fit_intercept: bool,
     theta: &[f64],
     band: f64,
-) -> Option<(Vec<f64>, f64)> {
-    let (l, n) = (x.n_samples(), x.n_features());
-    let upper = |i: usize| weights.map_or(1.0, |c| c[i]) / l as f64;
-    let margins = |t: &[f64]| -> Vec<f64> {
-        let b = if fit_intercept { t[n] } else { 0.0 };
-        (0..l).map(|i| 1.0 - y[i] * (x.row_dot(i, &t[..n]) + b)).collect()
-    };
-    let mut side: Vec<Side> = margins(theta)
-        .iter()
-        .map(|&d| {
+) -> Option<Polished> {
+    let n = x.n_features();
+    let b = if fit_intercept { theta[n] } else { 0.0 };
+    let side = (0..x.n_samples())
+        .map(|i| {
+            let d = 1.0 - y[i] * (x.row_dot(i, &theta[..n]) + b);
             if d > band {
                 Side::Active
             } else if d < -band {
@@ -67,11 +91,34 @@ pub fn polish(
             }
         })
         .collect();
-    for _ in 0..MAX_PASSES {
+    polish_sides(x, y, weights, lambda, fit_intercept, side, false)
+}
+
+/// [`polish`] from a guess of every example's side (e.g. from dual multipliers: free ones on the margin).
+pub fn polish_sides(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    lambda: f64,
+    fit_intercept: bool,
+    mut side: Vec<Side>,
+    damped: bool,
+) -> Option<Polished> {
+    let max_passes = if damped { DAMPED_PASSES } else { MAX_PASSES };
+    let (l, n) = (x.n_samples(), x.n_features());
+    let upper = |i: usize| weights.map_or(1.0, |c| c[i]) / l as f64;
+    let margins = |t: &[f64]| -> Vec<f64> {
+        let b = if fit_intercept { t[n] } else { 0.0 };
+        (0..l).map(|i| 1.0 - y[i] * (x.row_dot(i, &t[..n]) + b)).collect()
+    };
+    for _ in 0..max_passes {
         let margin: Vec<usize> = (0..l).filter(|&i| side[i] == Side::Margin).collect();
         let m = margin.len();
         if m > MAX_MARGIN && matches!(x, Features::Dense(_)) {
             return None;
+        }
+        if m == 0 && fit_intercept {
+            return None; // no example on the margin: the bias is not pinned down by these conditions
         }
         // g = Σ_A (c_i/ℓ) y_i x_i and its bias part.
         let mut g = vec![0.0; n];
@@ -79,9 +126,6 @@ pub fn polish(
         for i in (0..l).filter(|&i| side[i] == Side::Active) {
             x.row_axpy(i, upper(i) * y[i], &mut g);
             g_bias += upper(i) * y[i];
-        }
-        if m == 0 && fit_intercept {
-            return None; // no example on the margin: the bias is not pinned down by these conditions
         }
         let system = MarginSystem { x, y, margin: &margin, lambda, fit_intercept };
         let (beta, bias) = match x {
@@ -100,30 +144,43 @@ pub fn polish(
         let d = margins(&w);
         let tol = 1e-9 * (1.0 + norm2(&w));
         let mut changed = false;
+        let mut removed = 0;
         for (r, &i) in margin.iter().enumerate() {
             if beta[r] < -1e-12 * upper(i) {
                 side[i] = Side::Inactive;
-                changed = true;
+                removed += 1;
             } else if beta[r] > upper(i) * (1.0 + 1e-12) {
                 side[i] = Side::Active;
-                changed = true;
+                removed += 1;
             }
         }
-        // An example on the wrong side of the margin joins the margin set.
-        for i in 0..l {
-            let wrong = match side[i] {
-                Side::Active => d[i] < -tol,
-                Side::Inactive => d[i] > tol,
-                Side::Margin => false,
-            };
-            if wrong {
-                side[i] = Side::Margin;
-                changed = true;
-            }
+        changed |= removed > 0;
+        // Examples on the wrong side of the margin join the margin set (damped: the most violated ones,
+        // as many as left it, at least one).
+        let mut wrong: Vec<(f64, usize)> = (0..l)
+            .filter(|&i| upper(i) > 0.0)
+            .filter_map(|i| match side[i] {
+                Side::Active if d[i] < -tol => Some((-d[i], i)),
+                Side::Inactive if d[i] > tol => Some((d[i], i)),
+                _ => None,
+            })
+            .collect();
+        if damped && wrong.len() > removed.max(1) {
+            wrong.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            wrong.truncate(removed.max(1));
+        }
+        for &(_, i) in &wrong {
+            side[i] = Side::Margin;
+            changed = true;
         }
         if !changed {
             let residual = kkt_residual(x, y, &w, &side, &margin, &beta, lambda, fit_intercept, &upper);
-            return Some((w, residual));
+            let mut multipliers: Vec<f64> =
+                (0..l).map(|i| if side[i] == Side::Active { upper(i) } else { 0.0 }).collect();
+            for (r, &i) in margin.iter().enumerate() {
+                multipliers[i] = beta[r].clamp(0.0, upper(i));
+            }
+            return Some(Polished { theta: w, residual, beta: multipliers });
         }
     }
     None
@@ -163,6 +220,7 @@ impl MarginSystem<'_> {
         let rhs = self.rhs(g);
         let rhs = faer::Mat::<f64>::from_fn(size, 1, |r, _| if r < m { rhs[r] } else { -g_bias });
         let solution = if size > 0 { a.full_piv_lu().solve(&rhs) } else { rhs };
+        crate::cpu::clear_upper_vector_state();
         if (0..size).any(|r| !solution[(r, 0)].is_finite()) {
             return None;
         }
@@ -240,6 +298,7 @@ impl MarginSystem<'_> {
     }
 }
 
+
 /// `‖λw - Σ_A (c_i/ℓ) y_i x_i - Σ_M β_i y_i x_i‖` plus the bias equation's residual.
 #[allow(clippy::too_many_arguments)]
 fn kkt_residual(
@@ -266,4 +325,178 @@ fn kkt_residual(
         bias -= b * y[i];
     }
     if fit_intercept { (dot(&r, &r) + bias * bias).sqrt() } else { norm2(&r) }
+}
+
+/// Rounds of the working-set QP before giving up.
+const REDUCED_ROUNDS: usize = 3;
+
+/// The exact hinge-SVM solution from an approximate `theta` when the margin set is not yet known well
+/// enough for [`polish_sides`] (a first-order method converging slowly on a rank-deficient free set):
+///
+/// 1. a working set `U` of the `working` examples nearest the margin (smallest `|d_i|`); the others are
+///    fixed on their side (`d_i > 0`: weight `c_i/ℓ`, a linear term; else weight 0);
+/// 2. the primal QP on `U`, `min λ/2‖w‖² - gᵀw - g_b b + (1/ℓ) Σ_U c_i ξ_i`, `ξ_i ≥ d_i`, `ξ_i ≥ 0`, by
+///    Clarabel over `b`, `ξ_U` and the coordinates of `w` that rows of `U` touch (the others are
+///    `w_j = g_j/λ` in closed form);
+/// 3. [`polish_sides`] from the interior-point solution's sides (`|d_i| ≤ 1e-7` on the margin) makes it
+///    exact to round-off, correcting the few fixed examples that may have crossed;
+/// 4. if that does not settle, the fixed examples that crossed join `U` and step 2 repeats.
+///
+/// `None` if the rounds do not settle, Clarabel fails, or the final active-set solve does not settle.
+pub fn reduced_solve(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    lambda: f64,
+    fit_intercept: bool,
+    theta: &[f64],
+    working: usize,
+) -> Option<Polished> {
+    let (l, n) = (x.n_samples(), x.n_features());
+    let upper = |i: usize| weights.map_or(1.0, |c| c[i]) / l as f64;
+    let margins = |t: &[f64]| -> Vec<f64> {
+        let b = if fit_intercept { t[n] } else { 0.0 };
+        (0..l).map(|i| 1.0 - y[i] * (x.row_dot(i, &t[..n]) + b)).collect()
+    };
+    let mut d = margins(theta);
+    let mut order: Vec<usize> = (0..l).filter(|&i| upper(i) > 0.0).collect();
+    order.sort_unstable_by(|&i, &j| d[i].abs().total_cmp(&d[j].abs()).then(i.cmp(&j)));
+    let mut in_u = vec![false; l];
+    for &i in order.iter().take(working) {
+        in_u[i] = true;
+    }
+    let fixed_active: Vec<bool> = (0..l).map(|i| d[i] > 0.0).collect();
+    for _ in 0..REDUCED_ROUNDS {
+        let u: Vec<usize> = (0..l).filter(|&i| in_u[i]).collect();
+        let mut g = vec![0.0; n];
+        let mut g_bias = 0.0;
+        for i in (0..l).filter(|&i| !in_u[i] && fixed_active[i] && upper(i) > 0.0) {
+            x.row_axpy(i, upper(i) * y[i], &mut g);
+            g_bias += upper(i) * y[i];
+        }
+        // The coordinates of w the working rows touch, numbered 0..k.
+        let (cols, position): (Vec<usize>, Vec<usize>) = match x {
+            Features::Dense(_) => ((0..n).collect(), (0..n).collect()),
+            Features::Sparse(m) => {
+                let mut position = vec![usize::MAX; n];
+                let mut cols = Vec::new();
+                for &i in &u {
+                    for &j in m.row(i).0 {
+                        if position[j] == usize::MAX {
+                            position[j] = cols.len();
+                            cols.push(j);
+                        }
+                    }
+                }
+                (cols, position)
+            }
+        };
+        let k = cols.len();
+        let nb = usize::from(fit_intercept);
+        let dim = k + nb + u.len();
+        let (pi, pj, pv): (Vec<usize>, Vec<usize>, Vec<f64>) = (0..k).map(|j| (j, j, lambda)).collect();
+        let mut q = vec![0.0; dim];
+        for (j, &c) in cols.iter().enumerate() {
+            q[j] = -g[c];
+        }
+        if fit_intercept {
+            q[k] = -g_bias;
+        }
+        for (r, &i) in u.iter().enumerate() {
+            q[k + nb + r] = upper(i);
+        }
+        // Rows r: -y_i x_iᵀw - y_i b - ξ_r ≤ -1; rows |U| + r: -ξ_r ≤ 0.
+        let (mut ai, mut aj, mut av) = (Vec::new(), Vec::new(), Vec::new());
+        for (r, &i) in u.iter().enumerate() {
+            match x {
+                Features::Dense(a) => {
+                    for (j, &v) in a.row(i).iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                        ai.push(r);
+                        aj.push(j);
+                        av.push(-y[i] * v);
+                    }
+                }
+                Features::Sparse(m) => {
+                    let (idx, val) = m.row(i);
+                    for (&j, &v) in idx.iter().zip(val) {
+                        ai.push(r);
+                        aj.push(position[j]);
+                        av.push(-y[i] * v);
+                    }
+                }
+            }
+            if fit_intercept {
+                ai.push(r);
+                aj.push(k);
+                av.push(-y[i]);
+            }
+            ai.push(r);
+            aj.push(k + nb + r);
+            av.push(-1.0);
+            ai.push(u.len() + r);
+            aj.push(k + nb + r);
+            av.push(-1.0);
+        }
+        let mut rhs = vec![-1.0; u.len()];
+        rhs.extend(std::iter::repeat_n(0.0, u.len()));
+        let p = CscMatrix::new_from_triplets(dim, dim, pi, pj, pv);
+        let a = CscMatrix::new_from_triplets(2 * u.len(), dim, ai, aj, av);
+        let cones = [NonnegativeConeT(2 * u.len())];
+        let settings = DefaultSettingsBuilder::default()
+            .verbose(false)
+            .max_iter(200)
+            .tol_gap_abs(1e-12)
+            .tol_gap_rel(1e-12)
+            .tol_feas(1e-12)
+            .build()
+            .expect("valid Clarabel settings");
+        let mut solver = DefaultSolver::new(&p, &q, &a, &rhs, &cones, settings).ok()?;
+        solver.solve();
+        crate::cpu::clear_upper_vector_state();
+        let sol = &solver.solution;
+        if !matches!(sol.status, SolverStatus::Solved | SolverStatus::AlmostSolved) {
+            return None;
+        }
+        let mut theta: Vec<f64> = g.iter().map(|v| v / lambda).collect();
+        for (j, &c) in cols.iter().enumerate() {
+            theta[c] = sol.x[j];
+        }
+        if fit_intercept {
+            theta.push(sol.x[k]);
+        }
+        d = margins(&theta);
+        // The interior-point solution's sides, made exact by the active-set solve (which also moves the
+        // few fixed examples that may have crossed).
+        let band = 1e-7 * (1.0 + norm2(&theta));
+        let sides = (0..l)
+            .map(|i| {
+                if d[i] > band {
+                    Side::Active
+                } else if d[i] < -band {
+                    Side::Inactive
+                } else {
+                    Side::Margin
+                }
+            })
+            .collect();
+        if let Some(p) = polish_sides(x, y, weights, lambda, fit_intercept, sides, false) {
+            return Some(p);
+        }
+        // Otherwise fixed examples that crossed join the working set, and the QP is solved again.
+        let tol = 1e-9 * (1.0 + norm2(&theta));
+        let mut moved = false;
+        for i in 0..l {
+            if in_u[i] || upper(i) == 0.0 {
+                continue;
+            }
+            if (fixed_active[i] && d[i] < -tol) || (!fixed_active[i] && d[i] > tol) {
+                in_u[i] = true;
+                moved = true;
+            }
+        }
+        if !moved || in_u.iter().filter(|&&b| b).count() > MAX_MARGIN {
+            return None; // settled without an exact solve, or the fixed sides were far off
+        }
+    }
+    None
 }

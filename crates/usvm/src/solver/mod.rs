@@ -9,11 +9,15 @@
 //! - [`conic`]: Clarabel cone programmes (TSVC's SOCP and its dual, the kernel SVM dual);
 //! - [`pegasos`]: the thesis' mini-batch stochastic sub-gradient method (Algorithm 1);
 //! - [`averaged_sgd`]: mini-batch SGD with a bounded first step and suffix averaging (squared hinges);
+//! - [`dual_cd`]: dual coordinate descent for the plain hinge and squared hinge (LIBLINEAR `-s 3`/`-s 1`)
+//!   with an unregularised bias kept by an augmented Lagrangian, certified by a duality gap;
+//! - [`hinge_polish`]: the exact hinge-SVM solution on a guessed margin set (an active-set solve);
 //! - [`smo`]: LIBSVM's SMO (second-order working sets, shrinking, column cache) for SVM-type duals.
 
 pub mod averaged_sgd;
 pub(crate) mod columns;
 pub mod conic;
+pub mod dual_cd;
 pub mod exact;
 pub mod hinge_polish;
 pub mod lbfgs;
@@ -41,4 +45,8 @@ pub struct SolverReport {
     /// The objective after each round (alternating methods) or stage (continuation); monotone for
     /// the alternating methods.
     pub objective_trace: Vec<f64>,
+    /// The relative duality gap `(J - D)/J` of the solution against a dual lower bound `D`, for solvers
+    /// that certify one (dual coordinate descent); `None` otherwise.
+    #[serde(default)]
+    pub duality_gap: Option<f64>,
 }

@@ -73,6 +73,7 @@ pub fn solve<L: MarginLoss>(
         initial_gradient_norm: reference,
         sigma_floor: objective.sigma_floor,
         objective_trace: Vec::new(),
+        duality_gap: None,
     };
     (theta, report)
 }

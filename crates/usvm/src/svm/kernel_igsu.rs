@@ -356,6 +356,7 @@ impl KernelIgsuParams {
                 initial_gradient_norm: initial,
                 sigma_floor: 0.0,
                 objective_trace: Vec::new(),
+                duality_gap: None,
             });
             coef.row_mut(k).assign(&ArrayView1::from(&alpha[..]));
             intercept.push(b);

@@ -180,6 +180,7 @@ impl SquaredHingeGsuParams {
                     initial_gradient_norm: reference,
                     sigma_floor: 0.0,
                     objective_trace: r.trace,
+                    duality_gap: None,
                 };
                 (r.x, report)
             }

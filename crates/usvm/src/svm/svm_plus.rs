@@ -262,6 +262,7 @@ fn solve_all(
             initial_gradient_norm: s.initial_violation,
             sigma_floor: 0.0,
             objective_trace: Vec::new(),
+            duality_gap: None,
         })
         .collect();
     let model = KernelModel::from_training(m.kernel, classes, &data.features, coef, intercept);

@@ -437,6 +437,7 @@ impl TsvcParams {
             initial_gradient_norm: 0.0,
             sigma_floor: 0.0,
             objective_trace: vec![objective],
+            duality_gap: None,
         };
         let report = TsvcReport {
             report,

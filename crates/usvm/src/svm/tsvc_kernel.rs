@@ -228,6 +228,7 @@ pub fn fit_binary(
         initial_gradient_norm: 0.0,
         sigma_floor: 0.0,
         objective_trace: trace,
+        duality_gap: None,
     };
     Ok(KernelTsvc {
         points,

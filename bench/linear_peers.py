@@ -1,0 +1,175 @@
+"""The plain hinge SVM: usvm (dual coordinate descent, unregularised bias) against LIBLINEAR `-s 3` and
+scikit-learn's LinearSVC(loss="hinge") on the same data, in one run (issue #17).
+
+Usage: python bench/linear_peers.py [--problems dense,sparse] [--lambdas 1e-2,1e-4,1e-5] [--repeat N]
+       [--usvm target/release/usvm] [--workdir DIR]
+(needs numpy, scipy, scikit-learn and liblinear-official, e.g. in /work/venv-bench; and the release CLI:
+`cargo build --release -p usvm-cli`).
+
+Problems (seeded numpy, written once as LIBSVM files and read back, so every solver sees the same floats):
+- dense: 50,000 × 100, y = ±1 alternating, x = N(0, 1) + 0.15·y per feature;
+- sparse: 5,000 × 2,000,000, 30 non-zeros per row on random columns, values U(0.1, 1) scaled to unit rows,
+  labels the sign of a random hyperplane with 10% flipped.
+For each λ, C = 1/(λℓ). usvm: `usvm train --method hinge --data F --lambda L --model m.json --report r.json`,
+timed by the report's `train_seconds` (the fit, without reading the file; the wall time of the whole process
+is printed too). LIBLINEAR: `train(prob, "-s 3 -B 1 -c C -e E")` on a prebuilt problem (only the call is
+timed) at its default E = 0.1 and tighter; scikit-learn: `LinearSVC(loss="hinge", C=C, intercept_scaling=1)`
+with its defaults (tol 1e-4, max_iter 1000), `fit` timed. Every solution's objective is evaluated under
+usvm's definition `J = λ/2‖w‖² + (1/ℓ) Σ max(0, 1 - y_i(wᵀx_i + b))` (unregularised bias) and shown relative to
+the best one found. Times are the best of --repeat runs; the runs of one point follow each other (paired),
+and the load average is printed with each point because the machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import LinearSVC
+
+from liblinear.liblinearutil import parameter, problem, train
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def dense_problem(seed: int = 0, l: int = 50_000, n: int = 100):
+    rng = np.random.default_rng(seed)
+    y = np.where(np.arange(l) % 2 == 1, 1.0, -1.0)
+    x = rng.standard_normal((l, n)) + 0.15 * y[:, None]
+    return sp.csr_matrix(x), y
+
+
+def sparse_problem(seed: int = 1, l: int = 5_000, n: int = 2_000_000, nnz: int = 30):
+    rng = np.random.default_rng(seed)
+    truth = rng.standard_normal(n)
+    cols = np.sort(rng.integers(0, n, size=(l, nnz)), axis=1)
+    vals = rng.uniform(0.1, 1.0, size=(l, nnz))
+    vals /= np.linalg.norm(vals, axis=1, keepdims=True)
+    x = sp.csr_matrix((vals.ravel(), cols.ravel(), np.arange(0, l * nnz + 1, nnz)), shape=(l, n))
+    x.sum_duplicates()
+    score = x @ truth
+    y = np.where((score > 0) != (rng.uniform(size=l) < 0.1), 1.0, -1.0)
+    return x, y
+
+
+def objective(x, y, lam, w, b):
+    d = np.maximum(0.0, 1.0 - y * (x @ w + b))
+    return 0.5 * lam * float(w @ w) + float(d.mean())
+
+
+def run_usvm(exe, data_file, lam, workdir, repeat):
+    best, wall_best, out = np.inf, np.inf, None
+    for _ in range(repeat):
+        model, report = workdir / "m.json", workdir / "r.json"
+        cmd = [exe, "train", "--method", "hinge", "--data", str(data_file), "--lambda", repr(lam),
+               "--model", str(model), "--report", str(report)]
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True)
+        wall = time.perf_counter() - t
+        r = json.loads(report.read_text())
+        m = json.loads(model.read_text())
+        best, wall_best = min(best, r["train_seconds"]), min(wall_best, wall)
+        out = (m, r)
+    m, r = out
+    w = np.array(m["coef"], dtype=float).ravel()
+    b = float(np.ravel(m["intercept"])[0])
+    if m["classes"][1] != 1:  # f > 0 means classes[1]
+        w, b = -w, -b
+    return best, wall_best, w, b, r
+
+
+def run_liblinear(x, y, c, eps, repeat):
+    prob = problem(y, x)
+    best, m = np.inf, None
+    for _ in range(repeat):
+        param = parameter(f"-s 3 -B 1 -c {c!r} -e {eps} -q")
+        t = time.perf_counter()
+        m = train(prob, param)
+        best = min(best, time.perf_counter() - t)
+    n = x.shape[1]
+    w_all = np.ctypeslib.as_array(m.w, shape=(n + 1,)).copy()
+    w, b = w_all[:n], w_all[n]  # with -B 1 the bias feature's weight is the bias
+    if m.get_labels()[0] != 1:
+        w, b = -w, -b
+    return best, w, b
+
+
+def run_sklearn(x, y, c, repeat):
+    best, clf = np.inf, None
+    for _ in range(repeat):
+        clf = LinearSVC(loss="hinge", C=c, intercept_scaling=1.0, dual=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            t = time.perf_counter()
+            clf.fit(x, y)
+            best = min(best, time.perf_counter() - t)
+    w, b = clf.coef_.ravel().copy(), float(clf.intercept_[0])
+    if clf.classes_[1] != 1:
+        w, b = -w, -b
+    return best, w, b, int(clf.n_iter_)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--problems", default="dense,sparse")
+    ap.add_argument("--lambdas", default="1e-2,1e-4,1e-5")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--usvm", default=str(ROOT / "target" / "release" / "usvm"))
+    ap.add_argument("--workdir", default=None)
+    ap.add_argument("--eps", default="0.1,0.01,0.001", help="LIBLINEAR -e values")
+    args = ap.parse_args()
+    workdir = Path(args.workdir or tempfile.mkdtemp(prefix="usvm-peers-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    import liblinear
+    import sklearn
+
+    print(f"== {time.strftime('%Y-%m-%d %H:%M')} UTC, {os.cpu_count()} cores, numpy {np.__version__}, "
+          f"scikit-learn {sklearn.__version__}, liblinear-official {getattr(liblinear, '__version__', '?')}")
+    makers = {"dense": dense_problem, "sparse": sparse_problem}
+    lambdas = [float(v) for v in args.lambdas.split(",")]
+    eps_values = [float(v) for v in args.eps.split(",")]
+    for name in args.problems.split(","):
+        x, y = makers[name]()
+        path = workdir / f"{name}.svm"
+        if not path.exists():
+            dump_svmlight_file(x, y, str(path), zero_based=False)
+        # Read back: every solver trains on exactly the floats usvm parses.
+        x, y = load_svmlight_file(str(path), n_features=x.shape[1], zero_based=False)
+        x = sp.csr_matrix(x, dtype=np.float64)
+        x.indices, x.indptr = x.indices.astype(np.int32), x.indptr.astype(np.int32)  # LinearSVC wants 32-bit
+        l, n = x.shape
+        print(f"\n== {name}: {l} × {n}, {x.nnz} non-zeros")
+        print(f"{'lambda':>7} {'solver':<28} {'fit s':>8} {'usvm/peer':>9} {'objective J':>16} {'J rel. to best':>14}  notes")
+        for lam in lambdas:
+            c = 1.0 / (lam * l)
+            load = os.getloadavg()[0]
+            rows = []
+            t, wall, w, b, r = run_usvm(args.usvm, path, lam, workdir, args.repeat)
+            w = np.pad(w, (0, n - len(w)))  # the CLI sizes w by the largest column index in the file
+            rows.append(("usvm dual CD", t, objective(x, y, lam, w, b),
+                         f"wall {wall:.2f} s, epochs {r['n_iter']}, converged {r['converged']}"))
+            for eps in eps_values:
+                t_ll, w, b = run_liblinear(x, y, c, eps, args.repeat)
+                rows.append((f"LIBLINEAR -s 3 -B 1 -e {eps:g}", t_ll, objective(x, y, lam, w, b), ""))
+            t_sk, w, b, it = run_sklearn(x, y, c, args.repeat)
+            rows.append(("LinearSVC(loss='hinge')", t_sk, objective(x, y, lam, w, b), f"n_iter {it}"))
+            best = min(row[2] for row in rows)
+            t_usvm = rows[0][1]
+            for k, (label, t, obj, note) in enumerate(rows):
+                ratio = "" if k == 0 else f"{t_usvm / t:9.2f}"
+                print(f"{lam:>7.0e} {label:<28} {t:8.3f} {ratio:>9} {obj:16.12f} {(obj - best) / best:14.2e}  {note}")
+            print(f"{'':>7} (C = {c:.6g}, load average {load:.2f} at the start of this point)")
+
+
+if __name__ == "__main__":
+    main()

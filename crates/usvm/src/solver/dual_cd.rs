@@ -1,0 +1,692 @@
+//! Dual coordinate descent for the linear hinge (L1-loss) and squared-hinge (L2-loss) SVM — Hsieh, Chang,
+//! Lin, Keerthi & Sundararajan (ICML 2008), LIBLINEAR's `-s 3` and `-s 1` — with the bias left
+//! **unregularised**, as everywhere in this crate.
+//!
+//! In C-form (`C = 1/(λℓ)`, `P = J/λ`) the primal and its dual are
+//!
+//! `P(w, b) = ½‖w‖² + C Σ c_i ξ(d_i)`, `d_i = 1 - y_i(wᵀx_i + b)`, `ξ(d) = max(0, d)` (L1) or `max(0, d)²` (L2),
+//!
+//! `D(α) = Σ α_i - ½‖Σ α_i y_i x_i‖² - ½ Σ D_ii α_i²` over `0 ≤ α_i ≤ U_i` and `yᵀα = 0`,
+//!
+//! with `U_i = C c_i, D_ii = 0` (L1) or `U_i = ∞, D_ii = 1/(2 C c_i)` (L2), and `w = Σ α_i y_i x_i`. Examples
+//! with `c_i = 0` keep `α_i = 0` and are never visited. The λ-form multipliers are `β_i = λ α_i`
+//! (`λw = Σ β_i y_i x_i`, `β_i ≤ c_i/ℓ` for L1) and the λ-form dual is `λ D`.
+//!
+//! **The bias.** LIBLINEAR appends a constant feature `B` to every `x_i`: that drops the equality constraint
+//! but adds `b²/(2B²)` to `P`, a different problem. Here `yᵀα = 0` is kept by the method of multipliers
+//! (augmented Lagrangian) with multiplier `μ` — the bias itself — and penalty `ρ`: each subproblem
+//! `min_box -D(α) + μ yᵀα + ρ/2 (yᵀα)²` is followed by `μ ← μ + ρ yᵀα`. The penalty's Hessian `ρ y yᵀ` is the
+//! Gram matrix of a constant feature `√ρ`, so a subproblem is LIBLINEAR's augmented problem with a shifted
+//! linear term: coordinate `i` has gradient `G_i = y_i(wᵀx_i + μ + ρ yᵀα) - 1 + D_ii α_i` (the current bias
+//! estimate `μ + ρ yᵀα` where LIBLINEAR has `B·w_B`) and curvature `‖x_i‖² + ρ + D_ii`. On the primal side the
+//! subproblem is the proximal-point step `min P(w, b) + (b - μ)²/(2ρ)`, whose proximal term vanishes at
+//! convergence; so the limit is the optimum with an unregularised bias. `ρ = mean ‖x_i‖²` puts the constant
+//! feature at the scale of the data.
+//!
+//! Coordinate steps are LIBLINEAR's: one seeded random permutation of the active examples per epoch, the
+//! clipped Newton step `α_i ← clip(α_i - G_i/(‖x_i‖² + ρ + D_ii), 0, U_i)` with `w` and `yᵀα` updated in
+//! place, and shrinking of bounded coordinates whose gradient lies beyond the previous epoch's extremes of
+//! the projected gradient `PG`. A subproblem is solved when `max PG - min PG ≤ ε` over all examples; then the
+//! multiplier moves, unless its step `|ρ yᵀα|` is below `ε` too, in which case a certificate is computed:
+//!
+//! - the primal `P(w, b*)` at `w = Σ α_i y_i x_i` (recomputed from `α`, which also removes the drift of the
+//!   in-place updates) with the bias `b*` that minimises `P(w, ·)` exactly (a weighted median of the
+//!   breakpoints for L1, a piecewise-linear root for L2);
+//! - the dual `D(α')` at `α'` = `α` with the larger class' multipliers scaled down so that `yᵀα' = 0`
+//!   (feasible, inside the box), a lower bound on the optimum.
+//!
+//! The run stops when the relative duality gap `(P - D(α'))/P ≤ tol`, otherwise `ε ← ε/10` (`ε/100` while
+//! the gap exceeds `10⁴ tol`) and it goes on.
+//!
+//! **Exact finish.** On the hinge with `n < ℓ` coordinate descent converges slowly once the free set is
+//! larger than the rank of its Gram matrix (`n ≪ ℓ`, large C); the exact optimum is then found from the
+//! current multipliers instead, at each certificate and after doubling (×1.5) amounts of work once the gap is
+//! below `10⁻²`: the optimality conditions solved on the free set
+//! ([`hinge_polish::polish_sides`], damped exchanges), and for `n ≪ ℓ` a Clarabel QP on a working set of
+//! the examples nearest the margin followed by the same active-set solve
+//! ([`hinge_polish::reduced_solve`]). Either is accepted only if its own duality gap (its multipliers as the
+//! dual point) meets `tol`; it is exact to round-off.
+//!
+//! ```
+//! use ndarray::array;
+//! use usvm::Features;
+//! use usvm::solver::dual_cd::{self, DualCdSettings, DualLoss};
+//! let x = Features::Dense(array![[0.0, 1.0], [1.0, 2.0], [0.0, -1.0], [1.0, -2.0], [0.5, 0.2]]);
+//! let y = [1.0, 1.0, -1.0, -1.0, -1.0];
+//! let fit = dual_cd::solve(&x, &y, None, 0.1, DualLoss::Hinge, true, &DualCdSettings::default());
+//! assert!(fit.converged && fit.relative_gap() <= 1e-10);
+//! ```
+
+use rand::{RngExt, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+use crate::data::{Features, dot};
+use crate::solver::hinge_polish::{self, Side};
+
+/// The loss of the linear SVM solved in the dual.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DualLoss {
+    /// `max(0, d)` (LIBLINEAR `-s 3`).
+    Hinge,
+    /// `max(0, d)²` (LIBLINEAR `-s 1`).
+    SquaredHinge,
+}
+
+/// Settings of the dual coordinate descent: plain data.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DualCdSettings {
+    /// Stop when the relative duality gap `(P - D)/P` is at most this.
+    pub tol: f64,
+    /// Maximum passes (epochs) over the active examples.
+    pub max_epochs: usize,
+    /// Seed of the permutations.
+    pub seed: u64,
+    /// LIBLINEAR's shrinking of bounded coordinates.
+    pub shrinking: bool,
+    /// Hinge only: at each certificate, also try the exact solve of the optimality conditions on the
+    /// margin set of the current multipliers ([`crate::solver::hinge_polish`]); stop if it certifies.
+    pub polish: bool,
+}
+
+impl Default for DualCdSettings {
+    fn default() -> Self {
+        DualCdSettings { tol: 1e-10, max_epochs: 100_000, seed: 0, shrinking: true, polish: true }
+    }
+}
+
+/// The solution and its certificate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DualCdResult {
+    /// `[w; b]`, or `w` without intercept.
+    pub theta: Vec<f64>,
+    /// λ-form multipliers `β_i = λ α_i` (`λw = Σ β_i y_i x_i` before the feasibility scaling).
+    pub beta: Vec<f64>,
+    /// `J(θ)`.
+    pub primal: f64,
+    /// The λ-form dual `λ D(α')` at the feasible multipliers: a lower bound on `min J`.
+    pub dual: f64,
+    /// Passes over the active examples.
+    pub epochs: usize,
+    /// Multiplier (bias) updates of the augmented Lagrangian.
+    pub bias_updates: usize,
+    pub converged: bool,
+    /// The KKT residual of the exact active-set solve on the margin set when that gave the solution
+    /// (hinge only; see [`hinge_polish::Polished`]), else `None`.
+    pub kkt_residual: Option<f64>,
+}
+
+impl DualCdResult {
+    /// `(J - D)/J`, at least 0 (`J > 0` unless every loss and `w` vanish).
+    pub fn relative_gap(&self) -> f64 {
+        relative_gap(self.primal, self.dual)
+    }
+}
+
+/// `(primal - dual)/|primal|`, clamped at 0 (round-off can make it slightly negative at an exact optimum).
+pub fn relative_gap(primal: f64, dual: f64) -> f64 {
+    if primal == dual { 0.0 } else { ((primal - dual) / primal.abs().max(f64::MIN_POSITIVE)).max(0.0) }
+}
+
+/// The subproblem tolerance `ε` on `max PG - min PG` to start from (LIBLINEAR's default).
+const FIRST_EPS: f64 = 0.1;
+/// The first exact-solve attempt between certificates comes after this many passes' worth of row visits.
+const FIRST_ATTEMPT: usize = 5;
+/// Exact solves are tried only once the relative duality gap is below this (the sides are roughly known).
+const ATTEMPT_GAP: f64 = 1e-2;
+/// `ε` is not lowered below this: the projected gradients are then at round-off.
+const MIN_EPS: f64 = 1e-14;
+
+/// The data of one binary problem in C-form.
+struct Setup<'a> {
+    x: &'a Features,
+    y: &'a [f64],
+    /// `U_i` (0 for the examples left out).
+    upper: Vec<f64>,
+    /// `D_ii`.
+    diag: Vec<f64>,
+    /// `C c_i`.
+    cost: Vec<f64>,
+    loss: DualLoss,
+    fit_intercept: bool,
+}
+
+/// Minimises `λ/2‖w‖² + (1/ℓ) Σ c_i ξ(1 - y_i(wᵀx_i + b))` (`ξ` per `loss`; `b = 0` without intercept) by
+/// dual coordinate descent; `y_i ∈ {-1, +1}`, weights `c_i ≥ 0` (`None`: all 1).
+pub fn solve(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    lambda: f64,
+    loss: DualLoss,
+    fit_intercept: bool,
+    settings: &DualCdSettings,
+) -> DualCdResult {
+    let (l, n) = (x.n_samples(), x.n_features());
+    let big_c = 1.0 / (lambda * l as f64);
+    let cost: Vec<f64> = (0..l).map(|i| big_c * weights.map_or(1.0, |c| c[i])).collect();
+    let (upper, diag): (Vec<f64>, Vec<f64>) = match loss {
+        DualLoss::Hinge => (cost.clone(), vec![0.0; l]),
+        DualLoss::SquaredHinge => {
+            cost.iter().map(|&u| if u > 0.0 { (f64::INFINITY, 0.5 / u) } else { (0.0, f64::INFINITY) }).unzip()
+        }
+    };
+    let setup = Setup { x, y, upper, diag, cost, loss, fit_intercept };
+    let mut index: Vec<usize> = (0..l).filter(|&i| setup.cost[i] > 0.0).collect();
+    let norms: Vec<f64> = (0..l).map(|i| row_norm2(x, i)).collect();
+    let rho = if fit_intercept && !index.is_empty() {
+        let mean = index.iter().map(|&i| norms[i]).sum::<f64>() / index.len() as f64;
+        if mean > 0.0 { mean } else { 1.0 }
+    } else {
+        0.0
+    };
+    // Curvature of each coordinate; a zero (an empty row, no intercept, L1) makes the step a jump to a bound.
+    let curvature: Vec<f64> =
+        (0..l).map(|i| if setup.cost[i] > 0.0 { norms[i] + rho + setup.diag[i] } else { 0.0 }).collect();
+
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
+    let mut alpha = vec![0.0; l];
+    let mut w = vec![0.0; n];
+    let mut scratch = Vec::new();
+    let mut ya = 0.0; // yᵀα
+    let mut mu = 0.0; // the multiplier: the bias is μ + ρ yᵀα
+    let mut eps = FIRST_EPS;
+    let total = index.len();
+    let mut active = total;
+    let (mut pg_max_old, mut pg_min_old) = (f64::INFINITY, f64::NEG_INFINITY);
+    let (mut epochs, mut bias_updates) = (0, 0);
+    let mut finished = None;
+    let mut polished = None;
+    // Row visits so far, and when to try the exact solve next (at twice the work of the last try).
+    let (mut work, mut next_attempt) = (0, FIRST_ATTEMPT * total);
+    while epochs < settings.max_epochs {
+        epochs += 1;
+        for j in 0..active {
+            let k = j + rng.random_range(0..active - j);
+            index.swap(j, k);
+        }
+        let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
+        let mut s = 0;
+        while s < active {
+            let i = index[s];
+            let (yi, a, u) = (y[i], alpha[i], setup.upper[i]);
+            let g = yi * (x.row_dot(i, &w) + mu + rho * ya) - 1.0 + setup.diag[i] * a;
+            let pg;
+            if a == 0.0 {
+                if settings.shrinking && g > pg_max_old {
+                    active -= 1;
+                    index.swap(s, active);
+                    continue;
+                }
+                pg = g.min(0.0);
+            } else if a == u {
+                if settings.shrinking && g < pg_min_old {
+                    active -= 1;
+                    index.swap(s, active);
+                    continue;
+                }
+                pg = g.max(0.0);
+            } else {
+                pg = g;
+            }
+            pg_max = pg_max.max(pg);
+            pg_min = pg_min.min(pg);
+            if pg.abs() > 1e-12 {
+                let q = curvature[i];
+                let new = if q > 0.0 {
+                    (a - g / q).clamp(0.0, u)
+                } else if g < 0.0 {
+                    u
+                } else {
+                    0.0
+                };
+                let delta = (new - a) * yi;
+                if delta != 0.0 {
+                    alpha[i] = new;
+                    x.row_axpy(i, delta, &mut w);
+                    ya += delta;
+                }
+            }
+            s += 1;
+        }
+        if pg_max - pg_min <= eps {
+            if active < total {
+                // Converged on the shrunk set: check every example once more.
+                active = total;
+                (pg_max_old, pg_min_old) = (f64::INFINITY, f64::NEG_INFINITY);
+                continue;
+            }
+            let step = rho * ya;
+            (pg_max_old, pg_min_old) = (f64::INFINITY, f64::NEG_INFINITY);
+            if step.abs() > eps {
+                mu += step;
+                bias_updates += 1;
+                continue;
+            }
+            let cert = certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
+            let gap = relative_gap(cert.primal, cert.dual);
+            if gap <= settings.tol || eps <= MIN_EPS {
+                finished = Some(cert);
+                break;
+            }
+            if settings.polish
+                && loss == DualLoss::Hinge
+                && let Some(p) = polish(&setup, &alpha, lambda)
+                && relative_gap(p.primal, p.dual) <= settings.tol
+            {
+                polished = Some(p);
+                break;
+            }
+            // Far from the target, skip a decade of ε: each certificate costs two passes.
+            let factor = if gap > 1e4 * settings.tol { 0.01 } else { 0.1 };
+            eps = (eps * factor).max(MIN_EPS);
+            continue;
+        }
+        pg_max_old = if pg_max <= 0.0 { f64::INFINITY } else { pg_max };
+        pg_min_old = if pg_min >= 0.0 { f64::NEG_INFINITY } else { pg_min };
+        // Slow convergence on the free set (large C, n ≪ ℓ): try the exact solve at doubling amounts of work.
+        work += active;
+        if settings.polish && loss == DualLoss::Hinge && work >= next_attempt {
+            next_attempt = work + work / 2;
+            let cert = certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
+            let gap = relative_gap(cert.primal, cert.dual);
+            if gap <= settings.tol {
+                finished = Some(cert);
+                break;
+            }
+            if gap > ATTEMPT_GAP {
+                continue;
+            }
+            let mut theta = w.clone();
+            theta.push(cert.bias);
+            if let Some(p) = polish(&setup, &alpha, lambda).or_else(|| reduced(&setup, &alpha, lambda, &theta))
+                && relative_gap(p.primal, p.dual) <= settings.tol
+            {
+                polished = Some(p);
+                break;
+            }
+        }
+    }
+    if let Some(p) = polished {
+        return DualCdResult { epochs, bias_updates, converged: true, ..p };
+    }
+    let cert = finished.unwrap_or_else(|| certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya));
+    let converged = relative_gap(cert.primal, cert.dual) <= settings.tol;
+    let mut theta = w;
+    if fit_intercept {
+        theta.push(cert.bias);
+    }
+    DualCdResult {
+        theta,
+        beta: alpha.iter().map(|a| a * lambda).collect(),
+        primal: cert.primal * lambda,
+        dual: cert.dual * lambda,
+        epochs,
+        bias_updates,
+        converged,
+        kkt_residual: None,
+    }
+}
+
+/// The exact hinge solution on the margin set of the current multipliers (the free ones), by
+/// [`hinge_polish::polish_sides`], with its primal value and dual bound; `None` when that set is larger than
+/// a consistent system allows (`n + 1` equations for `n + 1` unknowns, dense rows) or than
+/// [`hinge_polish::size_limit`], or when the active-set solve does not settle.
+fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<DualCdResult> {
+    let (x, y) = (setup.x, setup.y);
+    let sides: Vec<Side> = (0..y.len())
+        .map(|i| {
+            let (a, u) = (alpha[i], setup.upper[i]);
+            if u == 0.0 || a <= 0.0 {
+                Side::Inactive
+            } else if a >= u * (1.0 - 1e-12) {
+                Side::Active
+            } else {
+                Side::Margin
+            }
+        })
+        .collect();
+    if x.n_features() + 1 > y.len() {
+        return None; // n > ℓ: the free set is of full rank and coordinate descent converges by itself
+    }
+    let free = sides.iter().filter(|&&s| s == Side::Margin).count();
+    // More margin equations than unknowns (dense rows) is generically inconsistent: the margin set is
+    // not identified yet.
+    let unknowns = x.n_features() + usize::from(setup.fit_intercept);
+    if free > hinge_polish::size_limit(x) || (matches!(x, Features::Dense(_)) && free > unknowns) {
+        return None;
+    }
+    let weights: Vec<f64> = setup.cost.iter().map(|c| c * lambda * y.len() as f64).collect();
+    let p = hinge_polish::polish_sides(x, y, Some(&weights), lambda, setup.fit_intercept, sides, true)?;
+    let alpha_p: Vec<f64> = p.beta.iter().map(|b| b / lambda).collect();
+    let dual = lambda * feasible_dual(setup, &alpha_p, &mut vec![0.0; x.n_features()], &mut Vec::new());
+    let primal = primal_value(setup, lambda, &p.theta);
+    Some(DualCdResult {
+        theta: p.theta,
+        beta: p.beta,
+        primal,
+        dual,
+        epochs: 0,
+        bias_updates: 0,
+        converged: true,
+        kkt_residual: Some(p.residual),
+    })
+}
+
+/// [`hinge_polish::reduced_solve`] from `theta` (`[w; b]` in any case; `b` is ignored without intercept) on
+/// a working set of `4(n + 1)` examples for dense rows, three times as many as there are free multipliers
+/// for sparse rows (at least 200, at most [`hinge_polish::MAX_MARGIN`]), with its primal value and dual bound;
+/// `None` if the solve fails, or if `2(n + 1) > ℓ`: the working-set QP is for the regime `n ≪ ℓ`, where
+/// the free set is rank-deficient and coordinate descent stalls.
+fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Option<DualCdResult> {
+    let (x, y) = (setup.x, setup.y);
+    let l = y.len();
+    if 2 * (x.n_features() + 1) > l {
+        return None; // not the regime where coordinate descent stalls (rank-deficient free set, n ≪ ℓ)
+    }
+    let working = match x {
+        // At most n + 1 examples sit on the margin of a generic optimum.
+        Features::Dense(_) => 4 * (x.n_features() + 1),
+        Features::Sparse(_) => 3 * (0..l).filter(|&i| alpha[i] > 0.0 && alpha[i] < setup.upper[i]).count(),
+    };
+    let working = working.clamp(200, hinge_polish::MAX_MARGIN).min(l);
+    let weights: Vec<f64> = setup.cost.iter().map(|c| c * lambda * l as f64).collect();
+    let theta = if setup.fit_intercept { theta } else { &theta[..x.n_features()] };
+    let p = hinge_polish::reduced_solve(x, y, Some(&weights), lambda, setup.fit_intercept, theta, working)?;
+    let alpha_p: Vec<f64> = p.beta.iter().map(|b| b / lambda).collect();
+    let dual = lambda * feasible_dual(setup, &alpha_p, &mut vec![0.0; x.n_features()], &mut Vec::new());
+    let primal = primal_value(setup, lambda, &p.theta);
+    Some(DualCdResult {
+        theta: p.theta,
+        beta: p.beta,
+        primal,
+        dual,
+        epochs: 0,
+        bias_updates: 0,
+        converged: true,
+        kkt_residual: Some(p.residual),
+    })
+}
+
+/// `J(θ) = λ/2‖w‖² + (1/ℓ) Σ c_i ξ(d_i)` (`= λ P`).
+fn primal_value(setup: &Setup<'_>, lambda: f64, theta: &[f64]) -> f64 {
+    let (x, y) = (setup.x, setup.y);
+    let n = x.n_features();
+    let b = if setup.fit_intercept { theta[n] } else { 0.0 };
+    let w = &theta[..n];
+    let mut risk = 0.0;
+    for i in (0..y.len()).filter(|&i| setup.cost[i] > 0.0) {
+        let d = (1.0 - y[i] * (x.row_dot(i, w) + b)).max(0.0);
+        risk += setup.cost[i] * if setup.loss == DualLoss::Hinge { d } else { d * d };
+    }
+    lambda * (0.5 * dot(w, w) + risk)
+}
+
+/// The λ-form dual `Σ β'_i - ‖Σ β'_i y_i x_i‖²/(2λ) [- Σ ℓ β'_i²/(4 c_i) for L2]` at any multipliers
+/// `β_i ≥ 0` (`β_i ≤ c_i/ℓ` for L1), made feasible for `yᵀβ = 0` (with an intercept) by scaling down the
+/// larger class: a lower bound on `min J` whatever `β` is.
+pub fn dual_value(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    lambda: f64,
+    loss: DualLoss,
+    fit_intercept: bool,
+    beta: &[f64],
+) -> f64 {
+    let l = y.len();
+    let cost: Vec<f64> = (0..l).map(|i| weights.map_or(1.0, |c| c[i]) / (lambda * l as f64)).collect();
+    let diag = match loss {
+        DualLoss::Hinge => vec![0.0; l],
+        DualLoss::SquaredHinge => cost.iter().map(|&u| if u > 0.0 { 0.5 / u } else { f64::INFINITY }).collect(),
+    };
+    let alpha: Vec<f64> = beta.iter().zip(&cost).map(|(b, &u)| if u > 0.0 { b / lambda } else { 0.0 }).collect();
+    let setup = Setup { x, y, upper: cost.clone(), diag, cost, loss, fit_intercept };
+    lambda * feasible_dual(&setup, &alpha, &mut vec![0.0; x.n_features()], &mut Vec::new())
+}
+
+/// The norm of the hinge sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i` (and its bias part
+/// `-(1/ℓ) Σ_{d_i > 0} c_i y_i` with an intercept) at `θ`, in one pass over the rows; at `θ = 0` it is
+/// `‖∇J(0)‖`.
+pub fn hinge_subgradient_norm(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    lambda: f64,
+    fit_intercept: bool,
+    theta: &[f64],
+) -> f64 {
+    let (l, n) = (y.len(), x.n_features());
+    let (w, b) = (&theta[..n], if fit_intercept { theta[n] } else { 0.0 });
+    let mut g: Vec<f64> = w.iter().map(|v| lambda * v).collect();
+    let mut g_bias = 0.0;
+    let zero = w.iter().all(|&v| v == 0.0);
+    for i in 0..l {
+        let c = weights.map_or(1.0, |c| c[i]);
+        let f = if zero { 0.0 } else { x.row_dot(i, w) };
+        if c > 0.0 && 1.0 - y[i] * (f + b) > 0.0 {
+            x.row_axpy(i, -c * y[i] / l as f64, &mut g);
+            g_bias -= c * y[i] / l as f64;
+        }
+    }
+    (dot(&g, &g) + if fit_intercept { g_bias * g_bias } else { 0.0 }).sqrt()
+}
+
+/// `‖x_i‖²`.
+fn row_norm2(x: &Features, i: usize) -> f64 {
+    match x {
+        Features::Dense(a) => {
+            let r = a.row(i);
+            let r = r.as_slice().expect("standard layout");
+            dot(r, r)
+        }
+        Features::Sparse(m) => m.row(i).1.iter().map(|v| v * v).sum(),
+    }
+}
+
+/// A C-form primal value, dual lower bound, and the bias of the primal point.
+struct Certificate {
+    primal: f64,
+    dual: f64,
+    bias: f64,
+}
+
+/// Recomputes `w = Σ α_i y_i x_i` (in place), evaluates `P(w, b*)` with the exactly optimal bias `b*` for
+/// this `w` (ties broken towards `hint`), and `D` at `α` made feasible for `yᵀα = 0`.
+fn certify(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut Vec<f64>, hint: f64) -> Certificate {
+    let (x, y) = (setup.x, setup.y);
+    let dual = feasible_dual(setup, alpha, w, scratch);
+    let f: Vec<f64> = (0..y.len()).map(|i| x.row_dot(i, w)).collect();
+    let bias = if setup.fit_intercept { best_bias(setup, &f, hint) } else { 0.0 };
+    let mut risk = 0.0;
+    for (i, &fi) in f.iter().enumerate() {
+        let c = setup.cost[i];
+        if c > 0.0 {
+            let d = (1.0 - y[i] * (fi + bias)).max(0.0);
+            risk += c * if setup.loss == DualLoss::Hinge { d } else { d * d };
+        }
+    }
+    Certificate { primal: 0.5 * dot(w, w) + risk, dual, bias }
+}
+
+/// The C-form dual `D(α')` at `α' = α` with the larger class' multipliers scaled down so that `yᵀα' = 0`
+/// (without intercept `α' = α`); writes `w = Σ α_i y_i x_i` (unscaled) into `w`. `scratch` is a zero vector
+/// of `n` floats (or empty, then it is allocated) and is left zero: with `v` the scaled class' part of `w`,
+/// `‖w - (1 - t)v‖² = ‖w‖² - 2(1 - t)wᵀv + (1 - t)²‖v‖²` needs `v` only on its support.
+fn feasible_dual(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut Vec<f64>) -> f64 {
+    let (x, y) = (setup.x, setup.y);
+    let n = x.n_features();
+    w.fill(0.0);
+    let (mut sum_pos, mut sum_neg) = (0.0, 0.0);
+    for (i, &a) in alpha.iter().enumerate().filter(|(_, a)| **a > 0.0) {
+        x.row_axpy(i, a * y[i], w);
+        if y[i] > 0.0 {
+            sum_pos += a;
+        } else {
+            sum_neg += a;
+        }
+    }
+    // Scale factors making Σ_+ α = Σ_- α.
+    let (t_pos, t_neg) = if !setup.fit_intercept {
+        (1.0, 1.0)
+    } else if sum_pos > sum_neg {
+        (sum_neg / sum_pos, 1.0)
+    } else if sum_neg > sum_pos {
+        (1.0, sum_pos / sum_neg)
+    } else {
+        (1.0, 1.0)
+    };
+    let mut quad = dot(w, w);
+    let (t, class) = if t_pos < 1.0 { (t_pos, 1.0) } else { (t_neg, -1.0) };
+    if t < 1.0 {
+        scratch.resize(n, 0.0);
+        let mut support = Vec::new();
+        for (i, &a) in alpha.iter().enumerate().filter(|(i, a)| **a > 0.0 && y[*i] == class) {
+            x.row_axpy(i, a * y[i], scratch);
+            if let Features::Sparse(m) = x {
+                support.extend_from_slice(m.row(i).0);
+            }
+        }
+        if matches!(x, Features::Dense(_)) {
+            support.extend(0..n);
+        } else {
+            support.sort_unstable();
+            support.dedup();
+        }
+        let (mut wv, mut vv) = (0.0, 0.0);
+        for &j in &support {
+            wv += w[j] * scratch[j];
+            vv += scratch[j] * scratch[j];
+            scratch[j] = 0.0;
+        }
+        let s = 1.0 - t;
+        quad = (quad - 2.0 * s * wv + s * s * vv).max(0.0);
+    }
+    let mut dual = t_pos * sum_pos + t_neg * sum_neg - 0.5 * quad;
+    if setup.loss == DualLoss::SquaredHinge {
+        for (i, &a) in alpha.iter().enumerate().filter(|(_, a)| **a > 0.0) {
+            let t = if y[i] > 0.0 { t_pos } else { t_neg };
+            dual -= 0.5 * setup.diag[i] * (t * a) * (t * a);
+        }
+    }
+    dual
+}
+
+/// `argmin_b Σ C c_i ξ(y_i(t_i - b))` with breakpoints `t_i = y_i - f_i` (so that `d_i = y_i(t_i - b)`); on
+/// a flat stretch the point of it nearest to `hint`.
+fn best_bias(setup: &Setup<'_>, f: &[f64], hint: f64) -> f64 {
+    let y = setup.y;
+    let mut points: Vec<(f64, f64, f64)> =
+        (0..f.len()).filter(|&i| setup.cost[i] > 0.0).map(|i| (y[i] - f[i], setup.cost[i], y[i])).collect();
+    if points.is_empty() {
+        return hint;
+    }
+    points.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    let next = |k: usize| points.get(k + 1).map_or(f64::INFINITY, |p| p.0);
+    match setup.loss {
+        DualLoss::Hinge => {
+            // P'(b) = -Σ_{y=+1} u_i + Σ_{t_i < b} u_i: a weighted median.
+            let target: f64 = points.iter().filter(|p| p.2 > 0.0).map(|p| p.1).sum();
+            let scale: f64 = points.iter().map(|p| p.1).sum();
+            if target <= 1e-12 * scale {
+                return hint.min(points[0].0);
+            }
+            let mut cumulative = 0.0;
+            for (k, p) in points.iter().enumerate() {
+                cumulative += p.1;
+                if (cumulative - target).abs() <= 1e-12 * scale {
+                    return hint.clamp(p.0, next(k)); // P is flat on [t_k, t_{k+1}]
+                }
+                if cumulative > target {
+                    return p.0;
+                }
+            }
+            hint.max(points[points.len() - 1].0)
+        }
+        DualLoss::SquaredHinge => {
+            // P'(b)/2 = Σ_active u_i (b - t_i), active: y = +1 with b < t_i, y = -1 with b > t_i.
+            let (mut a, mut s) = (0.0, 0.0);
+            for p in points.iter().filter(|p| p.2 > 0.0) {
+                a += p.1;
+                s += p.1 * p.0;
+            }
+            let mut lo = f64::NEG_INFINITY;
+            for k in 0..=points.len() {
+                let hi = points.get(k).map_or(f64::INFINITY, |p| p.0);
+                if a > 0.0 {
+                    let root = s / a;
+                    if root <= hi {
+                        return root.max(lo);
+                    }
+                } else if s == 0.0 {
+                    return hint.clamp(lo, hi);
+                }
+                if let Some(&(t, u, yi)) = points.get(k) {
+                    let sign = if yi > 0.0 { -1.0 } else { 1.0 };
+                    a += sign * u;
+                    s += sign * u * t;
+                    if a.abs() <= 1e-14 * u {
+                        a = 0.0;
+                        s = 0.0;
+                    }
+                }
+                lo = hi;
+            }
+            hint
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup<'a>(x: &'a Features, y: &'a [f64], cost: Vec<f64>, loss: DualLoss) -> Setup<'a> {
+        let l = y.len();
+        Setup { x, y, upper: cost.clone(), diag: vec![0.0; l], cost, loss, fit_intercept: true }
+    }
+
+    /// Brute force: the best of a fine grid plus every breakpoint.
+    fn brute(setup: &Setup<'_>, f: &[f64]) -> f64 {
+        let value = |b: f64| -> f64 {
+            (0..f.len())
+                .map(|i| {
+                    let d = (1.0 - setup.y[i] * (f[i] + b)).max(0.0);
+                    setup.cost[i] * if setup.loss == DualLoss::Hinge { d } else { d * d }
+                })
+                .sum()
+        };
+        let mut candidates: Vec<f64> = (0..f.len()).map(|i| setup.y[i] - f[i]).collect();
+        candidates.extend((0..4001).map(|k| -4.0 + k as f64 * 0.002));
+        candidates.into_iter().map(value).fold(f64::INFINITY, f64::min)
+    }
+
+    #[test]
+    fn best_bias_minimises_the_one_dimensional_risk() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+        for loss in [DualLoss::Hinge, DualLoss::SquaredHinge] {
+            for trial in 0..50 {
+                let l = 1 + trial % 9;
+                let y: Vec<f64> = (0..l).map(|i| if (i + trial) % 3 == 0 { 1.0 } else { -1.0 }).collect();
+                let f: Vec<f64> = (0..l).map(|_| rng.random_range(-2.0..2.0)).collect();
+                let cost: Vec<f64> =
+                    (0..l).map(|i| if i % 4 == 3 { 0.0 } else { rng.random_range(0.1..1.0) }).collect();
+                let x = Features::Dense(ndarray::Array2::zeros((l, 1)));
+                let s = setup(&x, &y, cost, loss);
+                let b = best_bias(&s, &f, 0.3);
+                let value: f64 = (0..l)
+                    .map(|i| {
+                        let d = (1.0 - y[i] * (f[i] + b)).max(0.0);
+                        s.cost[i] * if loss == DualLoss::Hinge { d } else { d * d }
+                    })
+                    .sum();
+                let best = brute(&s, &f);
+                assert!(
+                    value <= best + 1e-12 * (1.0 + best.abs()),
+                    "{loss:?} trial {trial}: {value} > {best} at b = {b}"
+                );
+            }
+        }
+    }
+}
