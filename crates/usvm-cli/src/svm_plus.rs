@@ -108,7 +108,12 @@ pub fn attach(hyper: &HyperArgs, args: &InputArgs, input: &mut Input) -> Result<
     let privileged = if let Some(means) = &args.means {
         // Joined by id: the privileged means read against the training labels come out in the same order.
         let labels = args.labels.as_ref().with_context(|| format!("{} needs --labels", means.display()))?;
-        let read = read_svmgsu((open(path)?, &source), (open(labels)?, &labels.display().to_string()), None, Default::default())?;
+        let read = read_svmgsu(
+            (open(path)?, &source),
+            (open(labels)?, &labels.display().to_string()),
+            None,
+            Default::default(),
+        )?;
         if read.dataset.n_samples() != n || !read.skipped.is_empty() {
             bail!(
                 "{source}: privileged ids do not match the training ids ({} of {n} joined)",

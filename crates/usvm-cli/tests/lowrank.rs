@@ -44,7 +44,12 @@ fn coef(model: &Path) -> Vec<f64> {
 }
 
 fn scores(path: &Path) -> Vec<f64> {
-    std::fs::read_to_string(path).unwrap().lines().skip(1).map(|l| l.split(' ').nth(1).unwrap().parse().unwrap()).collect()
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(' ').nth(1).unwrap().parse().unwrap())
+        .collect()
 }
 
 /// 28×28 images of two bar orientations, one per row, as CSV with a label column.
@@ -73,7 +78,8 @@ fn translation_at_28x28_writes_factors_that_train_reads_in_every_format() {
     let d = temp_dir("translation");
     let csv = d.join("img.csv");
     std::fs::write(&csv, images_csv(6)).unwrap();
-    let common = ["uncertainty", "translation", "--images", s(&csv), "--height", "28", "--width", "28", "--pixels", "5"];
+    let common =
+        ["uncertainty", "translation", "--images", s(&csv), "--height", "28", "--width", "28", "--pixels", "5"];
     let (m, l, c) = (d.join("m"), d.join("l"), d.join("c"));
     let (dd, dv) = (d.join("d.svm"), d.join("v.svm"));
     let (cd, cv) = (d.join("d.csv"), d.join("v.csv"));
@@ -86,7 +92,8 @@ fn translation_at_28x28_writes_factors_that_train_reads_in_every_format() {
     assert!(cov.len() < 12 * 2 * 784 * 40, "{} bytes", cov.len());
     let fit = |input: &[&str], name: &str| {
         let model = d.join(name);
-        let args = [&["train", "--method", "gsu", "--lambda", "0.05", "--tol", "1e-10"][..], input, &["--model", s(&model)]];
+        let args =
+            [&["train", "--method", "gsu", "--lambda", "0.05", "--tol", "1e-10"][..], input, &["--model", s(&model)]];
         ok(&usvm(&args.concat()));
         coef(&model)
     };
@@ -146,7 +153,10 @@ fn bad_factors_are_named() {
     let model = d.join("m.json");
     let train = |v: &str, extra: &[&str]| {
         std::fs::write(&var, v).unwrap();
-        usvm(&[&["train", "--method", "gsu", "--data", s(&data), "--var", s(&var), "--model", s(&model)][..], extra].concat())
+        usvm(
+            &[&["train", "--method", "gsu", "--data", s(&data), "--var", s(&var), "--model", s(&model)][..], extra]
+                .concat(),
+        )
     };
     fails_with(&train("1 u1,1:nan\n-1\n", &[]), &["v.svm:1: field 'u1,1:nan'", "non-finite"]);
     fails_with(&train("1 u3,1:1\n-1\n", &[]), &["v.svm:1:", "rank ≤ n"]);
@@ -172,7 +182,8 @@ fn predict_with_more_features_than_the_model() {
     std::fs::write(&narrow, "1 1:0.3 2:0.1\n-1 1:-0.2 2:0.4\n").unwrap();
     std::fs::write(&zeros, "1 1:0.3 2:0.1 5:0\n-1 1:-0.2 2:0.4 5:0\n").unwrap();
     std::fs::write(&wide, "1 1:0.3 2:0.1 4:7\n-1 1:-0.2 2:0.4 5:-3\n").unwrap();
-    for (method, extra) in [("hinge", &[][..]), ("svm", &["--kernel", "linear"][..]), ("svm", &["--kernel", "rbf"][..])] {
+    for (method, extra) in [("hinge", &[][..]), ("svm", &["--kernel", "linear"][..]), ("svm", &["--kernel", "rbf"][..])]
+    {
         let model = d.join("m.json");
         ok(&usvm(&[&["train", "--method", method, "--data", s(&train), "--model", s(&model)][..], extra].concat()));
         let score = |input: &Path, out: &str| {
@@ -194,11 +205,23 @@ fn predict_with_more_features_than_the_model() {
     }
     let fourier = d.join("f.json");
     ok(&usvm(&[
-        "train", "--method", "ksvm-igsu", "--approximation", "fourier", "--components", "20", "--data", s(&train),
-        "--model", s(&fourier),
+        "train",
+        "--method",
+        "ksvm-igsu",
+        "--approximation",
+        "fourier",
+        "--components",
+        "20",
+        "--data",
+        s(&train),
+        "--model",
+        s(&fourier),
     ]));
     let out = d.join("f.txt");
-    fails_with(&usvm(&["predict", "--model", s(&fourier), "--data", s(&wide), "--output", s(&out)]), &["w.svm", "has 2"]);
+    fails_with(
+        &usvm(&["predict", "--model", s(&fourier), "--data", s(&wide), "--output", s(&out)]),
+        &["w.svm", "has 2"],
+    );
     assert!(!out.exists());
     // --n-features widens training to the data's dimension.
     let model = d.join("n5.json");

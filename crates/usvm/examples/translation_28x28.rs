@@ -108,8 +108,8 @@ fn upsample(image: &[f64], from: usize, to: usize) -> Vec<f64> {
 /// The images with their rank-2 Taylor translation covariances.
 fn dataset(images: &[Vec<f64>], labels: &[i64]) -> Dataset {
     let x = Array2::from_shape_fn((images.len(), SIDE * SIDE), |(i, j)| images[i][j]);
-    let cov = translation_covariances(x.view(), &TranslationParams::from_max_shift(SIDE, SIDE, P_T))
-        .expect("finite images");
+    let cov =
+        translation_covariances(x.view(), &TranslationParams::from_max_shift(SIDE, SIDE, P_T)).expect("finite images");
     Dataset::dense(x, labels.to_vec()).with_covariances(cov)
 }
 

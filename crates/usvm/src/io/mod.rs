@@ -244,7 +244,9 @@ pub(crate) fn factor_matrix(
     use ndarray::ShapeBuilder;
     let r = entries.iter().map(|e| e.0 as usize + 1).max().unwrap_or(0);
     if r > n {
-        return Err(loc.err(&format!("u{r}"), format!("factor column {r} exceeds the number of features ({n}): rank ≤ n")));
+        return Err(
+            loc.err(&format!("u{r}"), format!("factor column {r} exceeds the number of features ({n}): rank ≤ n"))
+        );
     }
     let mut u = ndarray::Array2::zeros((n, r).f());
     for &(k, j, v) in entries {

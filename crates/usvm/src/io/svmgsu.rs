@@ -596,7 +596,11 @@ mod tests {
         let Covariances::LowRank(c) = &d.dataset.covariances else { panic!("expected low-rank") };
         assert_eq!(c.ranks(), [1, 1]);
         let f = &c.factors[1];
-        assert!((&f.dot(&f.t()) - &array![[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 0.0]]).iter().all(|v| v.abs() < 1e-14));
+        assert!(
+            (&f.dot(&f.t()) - &array![[1.0, 2.0, 0.0], [2.0, 4.0, 0.0], [0.0, 0.0, 0.0]])
+                .iter()
+                .all(|v| v.abs() < 1e-14)
+        );
         // Asked for low rank, a dense file is factored line by line.
         let d = lr("a 1,1:1 1,2:1 2,2:1\nb 3,3:2\n", true).unwrap();
         let Covariances::LowRank(c) = &d.dataset.covariances else { panic!("expected low-rank") };
@@ -644,7 +648,8 @@ mod tests {
                 Covariances::LowRank(c) => {
                     assert!(low_rank);
                     assert_eq!(c.ranks(), [2]);
-                    let err = (&c.factors[0].dot(&c.factors[0].t()) - &sigma).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                    let err =
+                        (&c.factors[0].dot(&c.factors[0].t()) - &sigma).iter().fold(0.0f64, |m, v| m.max(v.abs()));
                     assert!(err < 1e-12 * sigma.iter().fold(0.0f64, |m, v| m.max(v.abs())), "{err}");
                 }
                 Covariances::Full(_) => assert!(!low_rank),
@@ -658,14 +663,13 @@ mod tests {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
         let file = |name: &str| std::fs::read(format!("{dir}{name}")).unwrap();
         let (means, labels, cov) = (file("toy.means"), file("toy.labels"), file("toy.cov"));
-        let d =
-            read_svmgsu(
-                (&means[..], "toy.means"),
-                (&labels[..], "toy.labels"),
-                Some((&mut &cov[..], "toy.cov")),
-                ReadOptions::default(),
-            )
-            .unwrap();
+        let d = read_svmgsu(
+            (&means[..], "toy.means"),
+            (&labels[..], "toy.labels"),
+            Some((&mut &cov[..], "toy.cov")),
+            ReadOptions::default(),
+        )
+        .unwrap();
         assert_eq!(d.ids, ["doc_5", "doc_3", "doc_7"]);
         assert_eq!(d.dataset.labels, [-1, 1, -1]);
         assert_eq!(

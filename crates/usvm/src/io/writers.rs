@@ -245,8 +245,7 @@ mod tests {
             write_svmgsu_labels(&data, None, &mut l).unwrap();
             write_svmgsu_covariances(&data, None, &mut c).unwrap();
             let mut cr: &[u8] = &c;
-            let back =
-                read_svmgsu((&m[..], "m"), (&l[..], "l"), Some((&mut cr, "c")), ReadOptions::default()).unwrap();
+            let back = read_svmgsu((&m[..], "m"), (&l[..], "l"), Some((&mut cr, "c")), ReadOptions::default()).unwrap();
             assert_eq!(back.dataset.features.to_dense(), x);
             assert_eq!(back.dataset.labels, [1, -1]);
             assert_eq!(back.ids, ["1", "2"]);

@@ -298,7 +298,6 @@ impl MarginSystem<'_> {
     }
 }
 
-
 /// `‖λw - Σ_A (c_i/ℓ) y_i x_i - Σ_M β_i y_i x_i‖` plus the bias equation's residual.
 #[allow(clippy::too_many_arguments)]
 fn kkt_residual(

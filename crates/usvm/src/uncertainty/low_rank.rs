@@ -76,11 +76,7 @@ fn factor_axpy(f: ArrayView2<'_, f64>, a: &[f64], out: &mut [f64]) {
 #[inline]
 fn with_scratch<T>(r: usize, body: impl FnOnce(&mut [f64]) -> T) -> T {
     const STACK: usize = 16;
-    if r <= STACK {
-        body(&mut [0.0; STACK][..r])
-    } else {
-        body(&mut vec![0.0; r])
-    }
+    if r <= STACK { body(&mut [0.0; STACK][..r]) } else { body(&mut vec![0.0; r]) }
 }
 
 impl LowRank {
