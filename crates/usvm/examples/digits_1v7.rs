@@ -31,15 +31,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use ndarray::Array2;
+use one_vs_seven::{evaluate, split};
 use rand::SeedableRng;
-use rand::seq::SliceRandom;
 use rand_distr::{Distribution, Uniform};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use usvm::model_selection::cross_validate_path;
-use usvm::solver::exact::ExactSettings;
 use usvm::uncertainty_models::{TranslationParams, translation_covariances, warp_bilinear};
-use usvm::{Covariances, Dataset, LinearMethod, LinearSvmParams, Solver};
+use usvm::{Covariances, Dataset, LinearMethod};
+
+#[path = "shared/one_vs_seven.rs"]
+mod one_vs_seven;
 
 const CSV: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/digits.csv"));
 const SIDE: usize = 8;
@@ -48,10 +49,6 @@ const SCALE: f64 = 8.0 / 28.0;
 /// Variance fractions of the subspace rows. A rank-2 covariance keeps one direction when its leading
 /// eigenvalue holds more than p of the trace (never for p < 0.5), else both (= LSVM-GSU).
 const SUBSPACE_P: [f64; 2] = [0.5, 0.75];
-/// The exact solver to ‖∇J‖ ≤ 1e-4‖∇J(0)‖ with the σ floor at 1e-6 (each loss within 4e-7 of the
-/// exact one): rank-1/2 covariances in 64 dimensions leave many margins nearly deterministic, where the
-/// default continuation down to 1e-8 costs many Newton steps without changing any prediction here.
-const SOLVER: Solver = Solver::Exact(ExactSettings { tol: 1e-4, max_iter: 1000, sigma_floor: 1e-6 });
 
 /// Thesis Table 3.1 (paper 000, Table 1): LSVM, PSVM, LSVM-iso, LSVM-GSU, LSVM-GSU subspaces (best p), D0-D5.
 const THESIS: [[f64; 6]; 5] = [
@@ -159,30 +156,6 @@ fn dataset(images: &[Vec<f64>], labels: &[i64], level: usize) -> Dataset {
     let params = TranslationParams::from_max_shift(SIDE, SIDE, 5.0 * SCALE);
     let cov = translation_covariances(x.view(), &params).expect("finite images");
     Dataset::dense(x, labels.to_vec()).with_covariances(cov)
-}
-
-/// `per_class` random training examples of each class (seeded), the rest as test set.
-fn split(labels: &[i64], per_class: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let (mut train, mut test) = (Vec::new(), Vec::new());
-    for class in [1, -1] {
-        let mut idx: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == class).collect();
-        idx.shuffle(&mut rng);
-        train.extend_from_slice(&idx[..per_class]);
-        test.extend_from_slice(&idx[per_class..]);
-    }
-    (train, test)
-}
-
-/// Test accuracy of `method` with λ chosen by 3-fold cross-validation on the training set.
-fn evaluate(method: &LinearMethod, train: &Dataset, test: &Dataset, seed: u64, grid: &[f64]) -> f64 {
-    let params = |lambda| LinearSvmParams { method: method.clone(), lambda, solver: SOLVER, ..Default::default() };
-    let cv = cross_validate_path(&LinearSvmParams { max_rounds: 1, ..params(1.0) }, grid, train, 3, seed, &|| {})
-        .expect("valid training set");
-    let best = (0..cv.len()).fold(0, |b, k| if cv[k] >= cv[b] { k } else { b });
-    let model = params(grid[best]).fit(train).expect("fit").model;
-    let predicted = model.predict(&test.features).expect("predict");
-    predicted.iter().zip(&test.labels).filter(|(p, y)| p == y).count() as f64 / test.n_samples() as f64
 }
 
 fn main() {

@@ -30,21 +30,21 @@
 use std::time::Instant;
 
 use ndarray::Array2;
+use one_vs_seven::{evaluate, split};
 use rand::SeedableRng;
-use rand::seq::SliceRandom;
 use rand_distr::{Distribution, Uniform};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use usvm::model_selection::cross_validate_path;
-use usvm::solver::exact::ExactSettings;
 use usvm::uncertainty_models::{TranslationParams, translation_covariances, warp_bilinear};
-use usvm::{Covariances, Dataset, LinearMethod, LinearSvmParams, Solver};
+use usvm::{Covariances, Dataset, LinearMethod, LinearSvmParams};
+
+#[path = "shared/one_vs_seven.rs"]
+mod one_vs_seven;
 
 const DIGITS: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/digits.csv"));
 const SIDE: usize = 28;
 /// The thesis' largest translation p_t in pixels (σ = p_t/3).
 const P_T: f64 = 5.0;
-const CV_SOLVER: Solver = Solver::Exact(ExactSettings { tol: 1e-4, max_iter: 1000, sigma_floor: 1e-6 });
 
 /// The images of digits 1 (label +1) and 7 (label -1), pixels in [0, 1], and where they came from.
 fn load(csv: Option<&str>) -> (Vec<Vec<f64>>, Vec<i64>, String) {
@@ -120,30 +120,6 @@ fn diagonal_only(data: &Dataset) -> Dataset {
         c.factors[i].row(j).iter().map(|u| u * u).sum()
     });
     data.clone().with_covariances(Covariances::diagonal(d))
-}
-
-/// `per_class` random training examples of each class (seeded), the rest as test set.
-fn split(labels: &[i64], per_class: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let (mut train, mut test) = (Vec::new(), Vec::new());
-    for class in [1, -1] {
-        let mut idx: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == class).collect();
-        idx.shuffle(&mut rng);
-        train.extend_from_slice(&idx[..per_class]);
-        test.extend_from_slice(&idx[per_class..]);
-    }
-    (train, test)
-}
-
-/// Test accuracy with λ chosen by 3-fold cross-validation on the training set.
-fn evaluate(method: &LinearMethod, train: &Dataset, test: &Dataset, seed: u64, grid: &[f64]) -> f64 {
-    let params = |lambda| LinearSvmParams { method: method.clone(), lambda, solver: CV_SOLVER, ..Default::default() };
-    let cv = cross_validate_path(&LinearSvmParams { max_rounds: 1, ..params(1.0) }, grid, train, 3, seed, &|| {})
-        .expect("valid training set");
-    let best = (0..cv.len()).fold(0, |b, k| if cv[k] >= cv[b] { k } else { b });
-    let model = params(grid[best]).fit(train).expect("fit").model;
-    let predicted = model.predict(&test.features).expect("predict");
-    predicted.iter().zip(&test.labels).filter(|(p, y)| p == y).count() as f64 / test.n_samples() as f64
 }
 
 fn mean_std(v: &[f64]) -> (f64, f64) {
