@@ -81,6 +81,8 @@ pub struct DualCdSettings {
     pub tol: f64,
     /// Maximum passes (epochs) over the active examples.
     pub max_epochs: usize,
+    /// Maximum work, in passes over all examples (row visits / ℓ); with `max_epochs`, whichever comes first.
+    pub max_passes: usize,
     /// Seed of the permutations.
     pub seed: u64,
     /// LIBLINEAR's shrinking of bounded coordinates.
@@ -92,7 +94,7 @@ pub struct DualCdSettings {
 
 impl Default for DualCdSettings {
     fn default() -> Self {
-        DualCdSettings { tol: 1e-10, max_epochs: 100_000, seed: 0, shrinking: true, polish: true }
+        DualCdSettings { tol: 1e-10, max_epochs: 100_000, max_passes: 3000, seed: 0, shrinking: true, polish: true }
     }
 }
 
@@ -200,8 +202,9 @@ pub fn solve(
     let mut polished = None;
     // Row visits so far, and when to try the exact solve next (at twice the work of the last try).
     let (mut work, mut next_attempt) = (0, FIRST_ATTEMPT * total);
-    while epochs < settings.max_epochs {
+    while epochs < settings.max_epochs && work < settings.max_passes.saturating_mul(total) {
         epochs += 1;
+        work += active;
         for j in 0..active {
             let k = j + rng.random_range(0..active - j);
             index.swap(j, k);
@@ -286,7 +289,6 @@ pub fn solve(
         pg_max_old = if pg_max <= 0.0 { f64::INFINITY } else { pg_max };
         pg_min_old = if pg_min >= 0.0 { f64::NEG_INFINITY } else { pg_min };
         // Slow convergence on the free set (large C, n ≪ ℓ): try the exact solve at doubling amounts of work.
-        work += active;
         if settings.polish && loss == DualLoss::Hinge && work >= next_attempt {
             next_attempt = work + work / 2;
             let cert = certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya);

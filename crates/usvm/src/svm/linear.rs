@@ -280,7 +280,7 @@ impl LinearSvmParams {
     /// Lagrangian) to a relative duality gap of [`DUAL_CD_TOL`]; at each of its certificates it also tries
     /// the exact solve of the optimality conditions on the margin set of its multipliers
     /// ([`crate::solver::hinge_polish`]), which lands on the optimum up to round-off. Only if neither certifies the
-    /// solution within the epoch limit does the Newton continuation of [`exact`] finish from there.
+    /// solution within its epoch and work limits does the Newton continuation of [`exact`] finish from there.
     ///
     /// The report's `duality_gap` is `(J - D)/J`; its `gradient_norm` is the active-set solve's KKT residual,
     /// or else the norm of the hinge sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i` (with its bias part),
