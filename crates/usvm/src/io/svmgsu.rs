@@ -355,14 +355,13 @@ fn read_covariances(reader: &mut dyn BufRead, source: &str, options: ReadOptions
         }
         let entries: Vec<(u32, u32, f64)> =
             entries.into_iter().map(|(i, j, v, k)| Ok((index(i, k)?, index(j, k)?, v))).collect::<Result<_, _>>()?;
-        let row = CovRow { line: loc.line, entries: CovEntries::Matrix(entries) };
-        if options.low_rank && !row.is_diagonal() {
-            let CovEntries::Matrix(entries) = &row.entries else { unreachable!("matrix row") };
+        let entries = if options.low_rank && entries.iter().any(|&(i, j, _)| i != j) {
             let m = entries.iter().map(|e| e.1 as usize + 1).max().unwrap_or(0);
-            let factor = psd_factor(0, dense_matrix(entries, m).view()).map_err(|e| factor_error(loc, e))?;
-            return Ok(CovRow { line: loc.line, entries: CovEntries::Factored(factor) });
-        }
-        Ok(row)
+            CovEntries::Factored(psd_factor(0, dense_matrix(&entries, m).view()).map_err(|e| factor_error(loc, e))?)
+        } else {
+            CovEntries::Matrix(entries)
+        };
+        Ok(CovRow { line: loc.line, entries })
     })?;
     Ok(CovRows { map, width })
 }

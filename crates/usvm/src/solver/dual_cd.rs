@@ -361,10 +361,15 @@ fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<DualCdResult>
     }
     let weights: Vec<f64> = setup.cost.iter().map(|c| c * lambda * y.len() as f64).collect();
     let p = hinge_polish::polish_sides(x, y, Some(&weights), lambda, setup.fit_intercept, sides, true)?;
-    let alpha_p: Vec<f64> = p.beta.iter().map(|b| b / lambda).collect();
-    let dual = lambda * feasible_dual(setup, &alpha_p, &mut vec![0.0; x.n_features()], &mut Vec::new());
+    Some(certified(setup, lambda, p))
+}
+
+/// An exact finish as a result: its primal value and the dual bound of its multipliers `α = β/λ`.
+fn certified(setup: &Setup<'_>, lambda: f64, p: hinge_polish::Polished) -> DualCdResult {
+    let alpha: Vec<f64> = p.beta.iter().map(|b| b / lambda).collect();
+    let dual = lambda * feasible_dual(setup, &alpha, &mut vec![0.0; setup.x.n_features()], &mut Vec::new());
     let primal = primal_value(setup, lambda, &p.theta);
-    Some(DualCdResult {
+    DualCdResult {
         theta: p.theta,
         beta: p.beta,
         primal,
@@ -373,7 +378,7 @@ fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<DualCdResult>
         bias_updates: 0,
         converged: true,
         kkt_residual: Some(p.residual),
-    })
+    }
 }
 
 /// [`hinge_polish::reduced_solve`] from `theta` (`[w; b]` in any case; `b` is ignored without intercept) on
@@ -396,19 +401,7 @@ fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Opti
     let weights: Vec<f64> = setup.cost.iter().map(|c| c * lambda * l as f64).collect();
     let theta = if setup.fit_intercept { theta } else { &theta[..x.n_features()] };
     let p = hinge_polish::reduced_solve(x, y, Some(&weights), lambda, setup.fit_intercept, theta, working)?;
-    let alpha_p: Vec<f64> = p.beta.iter().map(|b| b / lambda).collect();
-    let dual = lambda * feasible_dual(setup, &alpha_p, &mut vec![0.0; x.n_features()], &mut Vec::new());
-    let primal = primal_value(setup, lambda, &p.theta);
-    Some(DualCdResult {
-        theta: p.theta,
-        beta: p.beta,
-        primal,
-        dual,
-        epochs: 0,
-        bias_updates: 0,
-        converged: true,
-        kkt_residual: Some(p.residual),
-    })
+    Some(certified(setup, lambda, p))
 }
 
 /// `J(θ) = λ/2‖w‖² + (1/ℓ) Σ c_i ξ(d_i)` (`= λ P`).
