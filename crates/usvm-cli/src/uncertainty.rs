@@ -1,6 +1,6 @@
 //! `usvm uncertainty ...`: build Gaussian inputs (means + covariances) from raw measurements and write
 //! them in a format `usvm train`/`cv`/`predict` read (DESIGN 2.9). Each subcommand reads, calls one
-//! `usvm::uncertainty_models` helper, and writes every output file atomically only once all of them have
+//! `usvm::gaussians` helper, and writes every output file atomically only once all of them have
 //! been rendered without error.
 
 use std::collections::HashMap;
@@ -10,13 +10,13 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Subcommand, ValueEnum};
 use ndarray::{Array2, Array3, ArrayView2};
+use usvm::gaussians::{
+    BlockParams, CovarianceForm, StandardErrorRule, TranslationParams, WelchParams, Window, block_pool,
+    gaussians_from_repeats, standard_errors_to_variances, translation_covariances, welch_frequencies, welch_pool,
+};
 use usvm::io::{
     read_csv, write_csv, write_csv_variances, write_libsvm, write_libsvm_variances, write_svmgsu_covariances,
     write_svmgsu_labels, write_svmgsu_means,
-};
-use usvm::uncertainty_models::{
-    BlockParams, CovarianceForm, StandardErrorRule, TranslationParams, WelchParams, Window, block_pool,
-    gaussians_from_repeats, standard_errors_to_variances, translation_covariances, welch_frequencies, welch_pool,
 };
 use usvm::{Covariances, Dataset};
 

@@ -1,4 +1,4 @@
-//! Bindings of `usvm::uncertainty_models` (DESIGN 2.9): plain numpy in, numpy out. The Python wrappers
+//! Bindings of `usvm::gaussians` (DESIGN 2.9): plain numpy in, numpy out. The Python wrappers
 //! in `python/src/usvm/_uncertainty.py` convert inputs to C-ordered float64 and shape the results.
 
 use ndarray::{Array1, Array2};
@@ -7,7 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use usvm::Covariances;
-use usvm::uncertainty_models::{
+use usvm::gaussians::{
     BlockParams, CovarianceForm, StandardErrorRule, TranslationParams, WelchParams, Window, block_pool,
     gaussians_from_repeats, standard_errors_to_variances, translation_covariances, welch_frequencies, welch_pool,
 };

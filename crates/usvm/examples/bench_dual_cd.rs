@@ -18,11 +18,11 @@ use ndarray::Array2;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use usvm::covariance::NoCovariance;
 use usvm::loss::ExpectedHinge;
 use usvm::objective::{Objective, Problem};
 use usvm::solver::exact::{self, ExactSettings};
 use usvm::solver::hinge_polish;
-use usvm::uncertainty::NoCovariance;
 use usvm::{CsrMatrix, Dataset, Features, LinearMethod, LinearSvmParams};
 
 fn dense_problem(l: usize, n: usize) -> Dataset {

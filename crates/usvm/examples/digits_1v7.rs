@@ -36,7 +36,7 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Uniform};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
-use usvm::uncertainty_models::{TranslationParams, translation_covariances, warp_bilinear};
+use usvm::gaussians::{TranslationParams, translation_covariances, warp_bilinear};
 use usvm::{Covariances, Dataset, LinearMethod};
 
 #[path = "shared/one_vs_seven.rs"]

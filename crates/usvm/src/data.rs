@@ -4,8 +4,8 @@
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
+use crate::covariance::Covariances;
 use crate::error::{Error, Result};
-use crate::uncertainty::Covariances;
 
 /// A compressed-sparse-row matrix of `f64` (row `i` holds `indices[indptr[i]..indptr[i+1]]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

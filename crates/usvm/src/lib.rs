@@ -24,10 +24,12 @@
 
 pub mod besvm;
 pub mod calibration;
+pub mod covariance;
 pub mod cpu;
 pub mod data;
 pub mod error;
 pub mod experiments;
+pub mod gaussians;
 pub mod io;
 pub mod kernel;
 pub mod loss;
@@ -37,12 +39,10 @@ pub mod model_selection;
 pub mod objective;
 pub mod solver;
 pub mod svm;
-pub mod uncertainty;
-pub mod uncertainty_models;
 
+pub use covariance::Covariances;
 pub use data::{CsrMatrix, Dataset, Features};
 pub use error::{Error, Result};
 pub use kernel::Kernel;
 pub use model::{KernelModel, LinearModel, Model, ModelFile};
 pub use svm::{LinearFit, LinearMethod, LinearSvmParams, Solver};
-pub use uncertainty::Covariances;

@@ -23,9 +23,9 @@
 
 use rayon::prelude::*;
 
+use crate::covariance::Covariance;
 use crate::data::{Features, axpy, dot};
 use crate::loss::{LossDerivatives, MarginLoss};
-use crate::uncertainty::Covariance;
 
 /// Examples per parallel work unit; partial sums are added in a fixed order.
 const CHUNK: usize = 256;

@@ -5,12 +5,12 @@
 mod common;
 
 use usvm::besvm::{SquaredHingeSolver, SquaredHingeSvmParams};
+use usvm::covariance::NoCovariance;
 use usvm::loss::{ExpectedHinge, SquaredHinge};
 use usvm::objective::{Objective, Problem};
 use usvm::solver::dual_cd::{self, DualCdSettings, DualLoss};
 use usvm::solver::exact::{self, ExactSettings};
 use usvm::solver::hinge_polish;
-use usvm::uncertainty::NoCovariance;
 use usvm::{CsrMatrix, Dataset, Features, LinearMethod, LinearSvmParams};
 
 fn hinge(lambda: f64) -> LinearSvmParams {

@@ -269,7 +269,7 @@ fn subspace_full_covariance_projects_onto_leading_eigenvectors() {
         assert!((got - want).abs() < 1e-12, "{m:?}");
     }
     // The kept covariance is 9 u uᵀ: wᵀΣw for w = (1, 1) is 9·2 = 18.
-    let q = usvm::uncertainty::Covariance::quad_form(cov.as_dyn(), 0, &[1.0, 1.0]);
+    let q = usvm::covariance::Covariance::quad_form(cov.as_dyn(), 0, &[1.0, 1.0]);
     assert!((q - 18.0).abs() < 1e-10);
 }
 

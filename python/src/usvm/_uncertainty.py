@@ -1,5 +1,5 @@
 """Uncertainty modelling (DESIGN 2.9): turn raw measurements into the means and covariances the
-classifiers learn from. Thin wrappers over ``usvm::uncertainty_models``.
+classifiers learn from. Thin wrappers over ``usvm::gaussians``.
 
 >>> import numpy as np
 >>> from usvm import gaussians_from_repeats

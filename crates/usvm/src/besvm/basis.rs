@@ -245,7 +245,7 @@ fn centred(raw: &Array2<f64>, m: &Measure) -> Result<Block> {
 
 /// Nyström's `Λ₊^{-1/2} V₊ᵀ` from `K_BB` (rows of the training maps at the basis indices).
 fn nystroem(k_bb: &Array2<f64>, m: &Measure) -> Result<Block> {
-    let (values, vectors) = crate::uncertainty::full_eigen(k_bb.view())?;
+    let (values, vectors) = crate::covariance::full_eigen(k_bb.view())?;
     let top = values.first().copied().unwrap_or(0.0);
     if !(top > 0.0 && top.is_finite()) {
         return Err(Error::Numerical(format!(

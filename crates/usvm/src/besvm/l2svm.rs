@@ -17,6 +17,7 @@
 use ndarray::{Array2, ArrayView1};
 use serde::{Deserialize, Serialize};
 
+use crate::covariance::NoCovariance;
 use crate::data::{Dataset, norm2};
 use crate::error::{Result, invalid};
 use crate::loss::SquaredHinge;
@@ -26,7 +27,6 @@ use crate::solver::SolverReport;
 use crate::solver::dual_cd::{self, DualCdSettings, DualLoss};
 use crate::solver::newton::{self, NewtonSettings, SmoothFunction};
 use crate::svm::LinearFit;
-use crate::uncertainty::NoCovariance;
 
 /// How the squared-hinge SVM is solved; both reach the same optimum (to `tol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

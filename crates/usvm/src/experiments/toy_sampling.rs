@@ -16,11 +16,11 @@ use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
+use crate::covariance::Covariances;
 use crate::data::Dataset;
 use crate::error::{Result, invalid};
 use crate::model::LinearModel;
 use crate::svm::{LinearMethod, LinearSvmParams};
-use crate::uncertainty::Covariances;
 
 /// The thesis' reading of Fig. 3.4: `θ ≈ 1.7°` at `N = 10³` in 2-D and at `N = 5·10⁴` in 3-D.
 pub const PAPER_ANGLE_DEG: f64 = 1.7;

@@ -13,12 +13,12 @@
 use ndarray::{Array2, Axis, s};
 use rayon::prelude::*;
 
+use crate::covariance::Covariances;
 use crate::data::Dataset;
 use crate::error::{Error, Result};
+use crate::gaussians::{StandardErrorRule, standard_errors_to_variances};
 use crate::model_selection::{cross_validate_path, stratified_split};
 use crate::svm::{LinearMethod, LinearSvmParams};
-use crate::uncertainty::Covariances;
-use crate::uncertainty_models::{StandardErrorRule, standard_errors_to_variances};
 
 const CSV: &str = include_str!("../../data/breast_cancer.csv");
 /// Variance of the features that have no standard-error column.

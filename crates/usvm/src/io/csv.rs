@@ -14,8 +14,8 @@ use std::io::BufRead;
 use ndarray::{Array2, ShapeBuilder};
 
 use super::{LineReader, Loc, ParseError, empty_input, parse_label, parse_value, parse_variance};
+use crate::covariance::Covariances;
 use crate::data::Dataset;
-use crate::uncertainty::Covariances;
 
 /// Reads a CSV file into a dataset with dense features. `label_col` names the label column (default:
 /// the last one).

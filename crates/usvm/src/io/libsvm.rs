@@ -16,8 +16,8 @@ use super::{
     CsrBuilder, LineReader, Loc, ParseError, check_factor_entries, empty_input, factor_matrix, is_factor_token,
     parse_factor_entry, parse_label, parse_pair,
 };
+use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
-use crate::uncertainty::Covariances;
 
 /// Reads a LIBSVM/svmlight file into a dataset with sparse features and no covariances.
 /// `n_features` fixes the dimension (larger indices are errors); by default it is the largest index.

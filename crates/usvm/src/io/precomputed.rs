@@ -16,8 +16,8 @@ use std::io::BufRead;
 use ndarray::Array2;
 
 use super::{LineReader, Loc, ParseError, empty_input, parse_label, parse_pair, parse_value};
+use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
-use crate::uncertainty::Covariances;
 
 /// Reads a precomputed-kernel file (see the module docs).
 pub fn read_libsvm_precomputed(data: impl BufRead, source: &str) -> Result<Dataset, ParseError> {

@@ -30,9 +30,9 @@ use super::{
     CsrBuilder, LineReader, Loc, ParseError, ReadOptions, check_factor_entries, empty_input, factor_matrix,
     is_factor_token, parse_factor_entry, parse_index, parse_label, parse_pair, parse_value,
 };
+use crate::covariance::{Covariances, psd_factor};
 use crate::data::{Dataset, Features};
 use crate::model::LinearModel;
-use crate::uncertainty::{Covariances, psd_factor};
 
 /// A joined svm-gsu input.
 #[derive(Debug, Clone, PartialEq)]

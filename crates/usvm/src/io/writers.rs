@@ -13,8 +13,8 @@
 
 use std::io::{self, Write};
 
+use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
-use crate::uncertainty::Covariances;
 
 fn id(ids: Option<&[String]>, i: usize) -> String {
     ids.map_or_else(|| (i + 1).to_string(), |ids| ids[i].clone())

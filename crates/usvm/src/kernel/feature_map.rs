@@ -384,7 +384,7 @@ impl Nystroem {
     pub fn with_landmarks(kernel: Kernel, x: &Features, indices: Vec<usize>) -> Result<Nystroem> {
         let landmarks = x.select_rows(&indices);
         let kmm = kernel.gram(&landmarks);
-        let (values, vectors) = crate::uncertainty::full_eigen(kmm.view())?;
+        let (values, vectors) = crate::covariance::full_eigen(kmm.view())?;
         let top = values.first().copied().unwrap_or(0.0);
         let keep: Vec<usize> = (0..values.len()).filter(|&k| values[k] > NYSTROEM_CLIP * top && top > 0.0).collect();
         if keep.is_empty() {

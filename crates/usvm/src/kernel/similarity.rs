@@ -338,7 +338,7 @@ fn deformable(grid: Grid, h: usize, hl: usize, a: ArrayView2<f64>, b: ArrayView2
 /// square similarity matrix (the paper's Table 2 "NgRat" and "NgEng"). Eigenvalues within `10⁻¹²·max|λ|`
 /// of zero count as zero.
 pub fn negative_spectrum(s: ArrayView2<f64>) -> Result<(f64, f64)> {
-    let (values, _) = crate::uncertainty::full_eigen(s)?;
+    let (values, _) = crate::covariance::full_eigen(s)?;
     let top = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let eps = 1e-12 * top;
     let neg: Vec<f64> = values.iter().copied().filter(|&v| v < -eps).collect();

@@ -5,9 +5,9 @@
 //! which, on wide sparse data (millions of features, a few per example), turns each vector operation of
 //! the solver from O(n) into O(used columns).
 
+use crate::covariance::Covariances;
 use crate::data::Features;
 use crate::objective::Problem;
-use crate::uncertainty::Covariances;
 
 /// Restrict only when at most this fraction of the columns is used (otherwise the copy does not pay).
 const MAX_USED_FRACTION: f64 = 0.5;

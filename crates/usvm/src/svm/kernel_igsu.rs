@@ -46,6 +46,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
 use super::linear::{FitReport, LinearMethod, LinearSvmParams, Solver};
+use crate::covariance::Covariances;
 use crate::data::{Dataset, Features, dot};
 use crate::error::{Result, invalid};
 use crate::kernel::Kernel;
@@ -54,7 +55,6 @@ use crate::loss::{ExpectedHinge, MarginLoss};
 use crate::model::{KernelModel, LinearModel, MappedModel, Model};
 use crate::solver::exact::ExactSettings;
 use crate::solver::pegasos::SgdSettings;
-use crate::uncertainty::Covariances;
 
 /// Relative residual `max_i (K - LLᵀ)_ii / max_i K_ii` at which the exact route's factorisation stops.
 pub const FACTOR_TOL: f64 = 1e-12;

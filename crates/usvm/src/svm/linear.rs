@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 
 use super::transform::{power_radii, sample_gaussians};
 use super::tsvc;
+use crate::covariance::{Covariances, NoCovariance};
 use crate::data::{Dataset, Features};
 use crate::error::{Error, Result, invalid};
 use crate::loss::{BallHinge, ExpectedHinge, MarginLoss};
@@ -27,7 +28,6 @@ use crate::solver::SolverReport;
 use crate::solver::dual_cd::{self, DualCdSettings, DualLoss};
 use crate::solver::exact::{self, ExactSettings};
 use crate::solver::pegasos::{self, SgdSettings};
-use crate::uncertainty::{Covariances, NoCovariance};
 
 /// Which linear method to fit. Every method minimises `λ/2‖w‖² + (1/ℓ) Σ c_i L_i`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

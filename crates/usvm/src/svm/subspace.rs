@@ -11,10 +11,10 @@
 
 use ndarray::{Array2, ArrayView2};
 
+use crate::covariance::Covariances;
+use crate::covariance::full_eigen;
 use crate::data::{Dataset, Features};
 use crate::error::{Error, Result, invalid};
-use crate::uncertainty::Covariances;
-use crate::uncertainty::full_eigen;
 
 /// Number of leading eigenvalues (given in descending order) holding more than `p` of their sum.
 fn kept(values: &[f64], p: f64) -> usize {

@@ -4,8 +4,8 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
+use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
-use crate::uncertainty::Covariances;
 
 /// Sampling: `samples` draws from every `N(x_i, Σ_i)`, as plain vectors (LSVM-sampling, thesis 3.3).
 /// Row `r` of the result comes from example `r / samples`. Seeded: same seed, same samples.

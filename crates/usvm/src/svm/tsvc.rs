@@ -39,6 +39,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::covariance::{Covariances, NoCovariance};
 use crate::data::{Dataset, Features, dot, norm2};
 use crate::error::{Error, Result, invalid};
 use crate::kernel::Kernel;
@@ -47,7 +48,6 @@ use crate::model::{LinearModel, Model};
 use crate::objective::{Objective, Problem};
 use crate::solver::SolverReport;
 use crate::solver::conic::{self, NormBound};
-use crate::uncertainty::{Covariances, NoCovariance};
 
 use super::linear::{LinearMethod, LinearSvmParams};
 

@@ -25,8 +25,8 @@
 
 use ndarray::{Array2, ArrayView2};
 
+use crate::covariance::Covariances;
 use crate::error::{Error, Result, invalid};
-use crate::uncertainty::Covariances;
 
 /// Image geometry and translation standard deviations (pixels).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -12,7 +12,7 @@
 //! | [`Full`] | n² | O(n²) |
 //!
 //! ```
-//! use usvm::uncertainty::{Covariance, Covariances};
+//! use usvm::covariance::{Covariance, Covariances};
 //! let cov = Covariances::isotropic(vec![4.0]);
 //! assert_eq!(cov.as_dyn().quad_form(0, &[1.0, 1.0]), 8.0); // 4·‖w‖²
 //! ```

@@ -13,8 +13,8 @@
 
 use ndarray::{Array2, Array3, ArrayView2, Axis};
 
+use crate::covariance::Covariances;
 use crate::error::{Error, Result, invalid};
-use crate::uncertainty::Covariances;
 
 /// How to store the estimated covariances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +86,7 @@ pub fn gaussians_from_repeats(groups: &[ArrayView2<f64>], form: CovarianceForm) 
                 .enumerate()
                 .map(|(i, c)| {
                     let u = c.t().to_owned() / dof(c).sqrt();
-                    if u.ncols() > n { crate::uncertainty::psd_factor(i, u.dot(&u.t()).view()) } else { Ok(u) }
+                    if u.ncols() > n { crate::covariance::psd_factor(i, u.dot(&u.t()).view()) } else { Ok(u) }
                 })
                 .collect::<Result<_>>()?,
             None,

@@ -11,8 +11,8 @@
 //!
 //! ```
 //! use ndarray::array;
-//! use usvm::uncertainty::Covariance;
-//! use usvm::uncertainty_models::{CovarianceForm, gaussians_from_repeats};
+//! use usvm::covariance::Covariance;
+//! use usvm::gaussians::{CovarianceForm, gaussians_from_repeats};
 //! // Two examples, each observed three times in R².
 //! let a = array![[0.0, 1.0], [2.0, 1.0], [1.0, 4.0]];
 //! let b = array![[5.0, 5.0], [5.0, 6.0], [5.0, 7.0]];
