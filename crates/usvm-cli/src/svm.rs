@@ -66,7 +66,7 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
         .map(|r| FitReport {
             objective: r.objective,
             n_iter: r.n_iter,
-            converged: r.converged,
+            termination: r.termination,
             gradient_norm: r.max_violation,
             initial_gradient_norm: 0.0,
             sigma_floor: 0.0,

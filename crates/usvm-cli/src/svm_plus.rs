@@ -142,7 +142,7 @@ pub fn fit(hyper: &HyperArgs, data: &Dataset) -> Result<Fitted> {
         .map(|r| FitReport {
             objective: r.objective,
             n_iter: r.n_iter,
-            converged: r.converged,
+            termination: r.termination,
             gradient_norm: r.gradient_norm,
             initial_gradient_norm: r.initial_gradient_norm,
             sigma_floor: 0.0,

@@ -291,7 +291,7 @@ fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f6
                 class,
                 objective: r.objective,
                 n_iter: r.n_iter,
-                converged: r.converged,
+                converged: r.converged(),
                 gradient_norm: r.gradient_norm,
             })
             .collect()
@@ -300,7 +300,7 @@ fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f6
         method: method.to_string(),
         objective: reports.iter().map(|r| r.objective).sum(),
         n_iter: reports.iter().map(|r| r.n_iter).sum(),
-        converged: reports.iter().all(|r| r.converged),
+        converged: reports.iter().all(|r| r.converged()),
         gradient_norm: reports.iter().map(|r| r.gradient_norm).fold(0.0, f64::max),
         train_seconds: seconds,
         n_samples: data.n_samples(),

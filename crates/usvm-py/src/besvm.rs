@@ -116,7 +116,7 @@ fn reports<'py>(py: Python<'py>, r: &[usvm::svm::FitReport], out: &Bound<'py, Py
     let _ = py;
     out.set_item("objective", r.iter().map(|r| r.objective).collect::<Vec<_>>())?;
     out.set_item("n_iter", r.iter().map(|r| r.n_iter).collect::<Vec<_>>())?;
-    out.set_item("converged", r.iter().map(|r| r.converged).collect::<Vec<_>>())?;
+    out.set_item("converged", r.iter().map(|r| r.converged()).collect::<Vec<_>>())?;
     out.set_item("gradient_norm", r.iter().map(|r| r.gradient_norm).collect::<Vec<_>>())?;
     Ok(())
 }

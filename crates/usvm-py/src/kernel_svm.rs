@@ -65,7 +65,7 @@ fn fit_kernel_svm<'py>(
     let r = &fit.reports;
     out.set_item("objective", r.iter().map(|r| r.objective).collect::<Vec<_>>())?;
     out.set_item("n_iter", r.iter().map(|r| r.n_iter).collect::<Vec<_>>())?;
-    out.set_item("converged", r.iter().map(|r| r.converged).collect::<Vec<_>>())?;
+    out.set_item("converged", r.iter().map(|r| r.converged()).collect::<Vec<_>>())?;
     out.set_item("max_violation", r.iter().map(|r| r.max_violation).collect::<Vec<_>>())?;
     out.set_item("n_support", r.iter().map(|r| r.n_support).collect::<Vec<_>>())?;
     out.set_item("n_bounded", r.iter().map(|r| r.n_bounded).collect::<Vec<_>>())?;

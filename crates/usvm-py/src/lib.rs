@@ -470,7 +470,7 @@ fn fit_linear<'py>(
     let r = &fit.reports;
     out.set_item("objective", r.iter().map(|r| r.objective).collect::<Vec<_>>())?;
     out.set_item("n_iter", r.iter().map(|r| r.n_iter).collect::<Vec<_>>())?;
-    out.set_item("converged", r.iter().map(|r| r.converged).collect::<Vec<_>>())?;
+    out.set_item("converged", r.iter().map(|r| r.converged()).collect::<Vec<_>>())?;
     out.set_item("gradient_norm", r.iter().map(|r| r.gradient_norm).collect::<Vec<_>>())?;
     out.set_item("initial_gradient_norm", r.iter().map(|r| r.initial_gradient_norm).collect::<Vec<_>>())?;
     out.set_item("sigma_floor", r.iter().map(|r| r.sigma_floor).collect::<Vec<_>>())?;

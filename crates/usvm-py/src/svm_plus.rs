@@ -86,7 +86,7 @@ fn fit_svm_plus<'py>(
     let r = &fit.reports;
     out.set_item("objective", r.iter().map(|r| r.objective).collect::<Vec<_>>())?;
     out.set_item("n_iter", r.iter().map(|r| r.n_iter).collect::<Vec<_>>())?;
-    out.set_item("converged", r.iter().map(|r| r.converged).collect::<Vec<_>>())?;
+    out.set_item("converged", r.iter().map(|r| r.converged()).collect::<Vec<_>>())?;
     out.set_item("max_violation", r.iter().map(|r| r.gradient_norm).collect::<Vec<_>>())?;
     Ok(out)
 }

@@ -74,7 +74,7 @@ fn fit_tsvc<'py>(
     out.set_item("objective_trace", r.iter().map(|r| r.report.objective_trace.clone()).collect::<Vec<_>>())?;
     out.set_item("rounds", r.iter().map(|r| r.rounds).collect::<Vec<_>>())?;
     out.set_item("n_iter", r.iter().map(|r| r.report.n_iter).collect::<Vec<_>>())?;
-    out.set_item("converged", r.iter().map(|r| r.report.converged).collect::<Vec<_>>())?;
+    out.set_item("converged", r.iter().map(|r| r.report.converged()).collect::<Vec<_>>())?;
     out.set_item("gamma", r.iter().map(|r| r.gamma).collect::<Vec<_>>())?;
     out.set_item("duality_gap", r.iter().map(|r| r.duality_gap).collect::<Vec<_>>())?;
     Ok(out)

@@ -65,6 +65,6 @@ fn main() {
         t.elapsed().as_secs_f64(),
         r.objective,
         r.n_iter,
-        r.converged
+        r.converged()
     );
 }

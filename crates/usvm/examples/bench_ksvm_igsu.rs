@@ -46,7 +46,7 @@ fn exact_vs_sgd(name: &str, data: &Dataset, kernel: Kernel, lambda: f64, budget:
         data.n_samples(),
         data.n_features(),
         r.n_iter,
-        r.converged
+        r.converged()
     );
     let batch = (data.n_samples() / 10).max(1);
     let mut iterations = 250;
@@ -109,7 +109,7 @@ fn main() {
             "  {:<44} {time:7.2} s  J = {:.6}  converged {}  train acc {:.4}  test acc {:.4}",
             format!("{approximation:?}"),
             r.objective,
-            r.converged,
+            r.converged(),
             accuracy(&fit.model, &train),
             accuracy(&fit.model, &test)
         );

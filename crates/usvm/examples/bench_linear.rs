@@ -69,7 +69,7 @@ fn main() {
         r.objective,
         r.n_iter,
         r.gradient_norm / r.initial_gradient_norm,
-        r.converged
+        r.converged()
     );
     let sgd = |iterations| LinearSvmParams {
         solver: Solver::Sgd(SgdSettings { iterations, batch: 100, seed: 1 }),

@@ -265,7 +265,7 @@ fn main() {
                 r.objective,
                 r.n_iter,
                 r.gradient_norm / r.initial_gradient_norm,
-                r.converged,
+                r.converged(),
                 r.sigma_floor
             );
         }

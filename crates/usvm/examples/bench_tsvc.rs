@@ -45,7 +45,7 @@ fn main() {
                 r.rounds,
                 r.report.objective_trace.iter().map(|v| format!("{v:.6}")).collect::<Vec<_>>(),
                 r.report.n_iter,
-                r.report.converged
+                r.report.converged()
             ),
             TsvcForm::Socp => println!(
                 "socp         {secs:>8.3} s  objective {:.10}  cone solves {}  interior-point iterations {}  γ = {:.6}  duality gap {:.2e}  lower bound {:.10}  certified {}",
@@ -55,7 +55,7 @@ fn main() {
                 r.gamma.unwrap(),
                 r.duality_gap.unwrap(),
                 r.lower_bound.unwrap(),
-                r.report.converged
+                r.report.converged()
             ),
         }
     }

@@ -157,7 +157,7 @@ fn main() {
         let t = Instant::now();
         let fit = params.fit(train).unwrap();
         let train_s = t.elapsed().as_secs_f64();
-        assert!(fit.reports.iter().all(|r| r.converged));
+        assert!(fit.reports.iter().all(|r| r.converged()));
         let (predict_us, pred) = timed_predict(test.n_samples(), || fit.model.predict(test).unwrap());
         Row {
             name: name.to_string(),

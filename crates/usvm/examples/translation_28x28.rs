@@ -246,7 +246,7 @@ fn timing(images: &[Vec<f64>], labels: &[i64], per_class: usize, lambda: f64, wr
         r.objective,
         r.n_iter,
         r.gradient_norm / r.initial_gradient_norm,
-        r.converged
+        r.converged()
     );
 }
 

@@ -16,7 +16,7 @@
 //!     .with_covariances(Covariances::isotropic(vec![0.5, 0.1, 0.1, 0.5]));
 //! let gsu = LinearSvmParams { lambda: 0.05, ..Default::default() }.fit(&data).unwrap();
 //! let lsvm = LinearSvmParams { method: LinearMethod::Hinge, lambda: 0.05, ..Default::default() }.fit(&data).unwrap();
-//! assert!(gsu.reports[0].converged && lsvm.reports[0].converged);
+//! assert!(gsu.reports[0].converged() && lsvm.reports[0].converged());
 //! ```
 
 // `!(x > 0.0)` is deliberate throughout: unlike `x <= 0.0` it is also true for NaN.
@@ -37,6 +37,7 @@ pub mod metrics;
 pub mod model;
 pub mod model_selection;
 pub mod objective;
+pub mod report;
 pub mod solver;
 pub mod svm;
 

@@ -289,7 +289,7 @@ fn margin_relation_with_rbf_and_all_training_points_as_basis() {
     for c in [0.1, 1.0, 10.0] {
         // Squared hinge (eq. 6): our Newton solver on φ̃ against the dual with K² + I/(2C).
         let ours = SquaredHingeSvmParams { c, fit_intercept: false, ..Default::default() }.fit(&data).unwrap();
-        assert!(ours.reports[0].converged);
+        assert!(ours.reports[0].converged());
         let w = ours.model.coef.row(0).to_owned();
         // KKT: β_i = 2C max(0, 1 - y_i wᵀφ̃_i) is the dual solution belonging to w, and w = Σ y_i β_i φ̃_i = KYβ.
         let f = k.dot(&w);
@@ -378,7 +378,7 @@ fn indefinite_similarities_train_without_error() {
                 svm: SquaredHingeSvmParams::default(),
             };
             let fit = params.fit(&data).unwrap();
-            assert!(fit.reports.iter().all(|r| r.converged), "{m:?} {selection:?}");
+            assert!(fit.reports.iter().all(|r| r.converged()), "{m:?} {selection:?}");
             let acc = fit.model.predict(&data.features).unwrap().iter().zip(&labels).filter(|(a, b)| a == b).count();
             assert!(acc >= 57, "{m:?} {selection:?} {normalisation:?}: {acc}/60");
         }
@@ -396,7 +396,7 @@ fn squared_hinge_solver_reaches_the_dual_optimum_with_intercept_and_multiclass()
     assert_eq!(fit.model.coef.dim(), (3, 5));
     assert_eq!(fit.model.classes, vec![0, 10, 20]);
     for r in &fit.reports {
-        assert!(r.converged && r.gradient_norm <= 1e-10 * r.initial_gradient_norm, "{r:?}");
+        assert!(r.converged() && r.gradient_norm <= 1e-10 * r.initial_gradient_norm, "{r:?}");
     }
 }
 

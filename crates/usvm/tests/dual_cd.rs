@@ -108,7 +108,7 @@ fn dual_cd_equals_the_newton_route_on_zero_covariance_problems() {
         let ours = hinge_objective(data, *lambda, &theta(&fit));
         assert_eq!(ours, r.objective);
         let (newton_theta, newton) = newton_route(data, *lambda);
-        assert!(r.converged, "case {k}: {r:?}");
+        assert!(r.converged(), "case {k}: {r:?}");
         // Ours is the exact optimum: never above Newton's, and Newton's is within its floor of it.
         assert!(ours <= newton * (1.0 + 1e-12), "case {k}: dual CD {ours} vs Newton {newton}");
         assert!(common::rel_diff(ours, newton) <= 1e-9, "case {k}: dual CD {ours} vs Newton {newton}");
@@ -219,7 +219,7 @@ fn weights_scale_and_remove_examples() {
     let keep: Vec<usize> = (0..120).filter(|i| !dropped.contains(i)).collect();
     let a = hinge(0.01).fit(&data.clone().with_weights(w)).unwrap();
     let b = hinge(0.01 * 120.0 / 115.0).fit(&data.select(&keep)).unwrap();
-    assert!(a.reports[0].converged, "{:?}", a.reports[0]);
+    assert!(a.reports[0].converged(), "{:?}", a.reports[0]);
     assert_close(&theta(&a), &theta(&b), 1e-8, "zero weights");
     // Integer weights equal repeated examples.
     let reps: Vec<f64> = (0..120).map(|i| (1 + i % 3) as f64).collect();
@@ -242,7 +242,7 @@ fn squared_hinge_equals_the_primal_newton_solution() {
         let newton = params.fit(&data).unwrap();
         let dual = SquaredHingeSvmParams { solver: SquaredHingeSolver::DualCd, ..params }.fit(&data).unwrap();
         let (a, b) = (&newton.reports[0], &dual.reports[0]);
-        assert!(a.converged && b.converged, "{a:?} {b:?}");
+        assert!(a.converged() && b.converged(), "{a:?} {b:?}");
         assert!(common::rel_diff(a.objective, b.objective) <= 1e-12, "{a:?} {b:?}");
         assert!(b.duality_gap.unwrap() <= 1e-8, "{b:?}");
         assert_close(dual.model.coef.as_slice().unwrap(), newton.model.coef.as_slice().unwrap(), 1e-8, "coef");

@@ -163,7 +163,7 @@ fn zero_variance_everywhere_is_fine() {
     // Zero covariances (all σ_i = 0) are a valid input: LSVM-GSU is then the hinge SVM.
     let d = base().with_covariances(Covariances::diagonal(Array2::zeros((4, 2))));
     let fit = fit(&d).unwrap();
-    assert!(fit.reports[0].converged);
+    assert!(fit.reports[0].converged());
 }
 
 #[test]

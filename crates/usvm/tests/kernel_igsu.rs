@@ -139,7 +139,7 @@ fn zero_variances_give_the_kernel_svm() {
             }
             let lambda = 0.02;
             let fit = params(kernel, lambda).fit(&data).unwrap();
-            assert!(fit.reports[0].converged, "{:?}", fit.reports[0]);
+            assert!(fit.reports[0].converged(), "{:?}", fit.reports[0]);
             let (ours, _) = kernel_objective(&fit, &data, lambda);
             let y = common::labels_pm1(&data);
             let dual = kernel_svm_by_clarabel(&kernel.gram(&data.features), &y, data.weights.as_deref(), lambda);
@@ -155,7 +155,7 @@ fn linear_kernel_is_lsvm_igsu() {
         let lambda = 0.05;
         let kfit = params(Kernel::Linear, lambda).fit(&data).unwrap();
         let lfit = LinearSvmParams { method: LinearMethod::Gsu, lambda, ..Default::default() }.fit(&data).unwrap();
-        assert!(kfit.reports[0].converged && lfit.reports[0].converged);
+        assert!(kfit.reports[0].converged() && lfit.reports[0].converged());
         let (ours, f) = kernel_objective(&kfit, &data, lambda);
         let (a, b) = (ours, lfit.reports[0].objective);
         assert!(common::rel_diff(a, b) < 1e-8, "kernel {a} vs linear {b}");

@@ -79,7 +79,7 @@ fn smo_matches_clarabel_with_per_example_costs_and_satisfies_kkt() {
             let params = KernelSvmParams { kernel, c, tol: 1e-10, shrinking, ..Default::default() };
             let fit = params.fit(&data).unwrap();
             let report = &fit.reports[0];
-            assert!(report.converged && report.max_violation < 1e-10, "{report:?}");
+            assert!(report.converged() && report.max_violation < 1e-10, "{report:?}");
             let d = rel_diff(report.objective, obj_ref);
             assert!(d < 1e-6, "{kernel:?} l={l}: objective {} vs clarabel {obj_ref} ({d:e})", report.objective);
             // The objective recomputed from α.
@@ -245,7 +245,7 @@ fn smo_solver_rejects_bad_problems_and_handles_a_start() {
     // A maximum of one iteration is reported, not an error.
     let data = problem(2, 50, 2, false);
     let fit = KernelSvmParams { max_iter: 1, tol: 1e-12, ..Default::default() }.fit(&data).unwrap();
-    assert!(!fit.reports[0].converged && fit.reports[0].n_iter == 1);
+    assert!(!fit.reports[0].converged() && fit.reports[0].n_iter == 1);
 }
 
 #[test]

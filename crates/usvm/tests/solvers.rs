@@ -38,7 +38,7 @@ fn exact_solver_reaches_the_relative_gradient_tolerance_for_every_form() {
         let data = common::random_dataset(21, form, 200, 8);
         let fit = params(LinearMethod::Gsu, 0.01).fit(&data).unwrap();
         let r = &fit.reports[0];
-        assert!(r.converged, "{form}: {r:?}");
+        assert!(r.converged(), "{form}: {r:?}");
         assert!(r.gradient_norm <= 1e-6 * r.initial_gradient_norm, "{form}: {r:?}");
         assert!(r.objective.is_finite() && r.objective > 0.0);
     }
@@ -61,7 +61,7 @@ fn zero_covariance_equals_an_independently_solved_hinge_svm() {
                 "{method:?} λ={lambda}: objective {ours} vs Clarabel {reference} ({:?})",
                 fit.reports[0]
             );
-            assert!(fit.reports[0].converged, "{:?}", fit.reports[0]);
+            assert!(fit.reports[0].converged(), "{:?}", fit.reports[0]);
         }
     }
 }
@@ -85,7 +85,7 @@ fn some_zero_covariances_converge() {
         }
     }
     let fit = params(LinearMethod::Gsu, 0.02).fit(&data).unwrap();
-    assert!(fit.reports[0].converged, "{:?}", fit.reports[0]);
+    assert!(fit.reports[0].converged(), "{:?}", fit.reports[0]);
     // The floor is negligible: the unsmoothed objective's subgradient optimality is approached, and the
     // objective cannot be improved by a tiny coordinate move.
     let t = theta(&fit);
@@ -313,7 +313,7 @@ fn warm_start_reaches_the_same_optimum() {
         let near = params(method.clone(), 0.02).fit(&data).unwrap().model;
         let cold = params(method.clone(), 0.01).fit(&data).unwrap();
         let warm = params(method.clone(), 0.01).fit_from(&data, Some(&near)).unwrap();
-        assert!(warm.reports[0].converged, "{:?}", warm.reports[0]);
+        assert!(warm.reports[0].converged(), "{:?}", warm.reports[0]);
         let (a, b) = (cold.reports[0].objective, warm.reports[0].objective);
         assert!(common::rel_diff(a, b) < 1e-8, "{method:?}: cold {a} warm {b}");
     }
@@ -341,7 +341,7 @@ fn hinge_svm_is_solved_exactly_on_its_margin_set() {
         let data = common::random_dataset(seed, "none", l, n);
         let fit = params(LinearMethod::Hinge, lambda).fit(&data).unwrap();
         let r = &fit.reports[0];
-        assert!(r.converged, "{r:?}");
+        assert!(r.converged(), "{r:?}");
         if exact {
             assert_eq!(r.sigma_floor, 0.0, "{r:?}");
             assert!(r.gradient_norm <= 1e-10 * r.initial_gradient_norm, "{r:?}");
@@ -356,7 +356,7 @@ fn hinge_svm_is_solved_exactly_on_its_margin_set() {
     let doubled = data.select(&(0..80).map(|i| i % 40).collect::<Vec<_>>());
     let fit = params(LinearMethod::Hinge, 0.05).fit(&doubled).unwrap();
     let single = params(LinearMethod::Hinge, 0.05).fit(&data).unwrap();
-    assert!(fit.reports[0].converged && fit.reports[0].sigma_floor == 0.0, "{:?}", fit.reports[0]);
+    assert!(fit.reports[0].converged() && fit.reports[0].sigma_floor == 0.0, "{:?}", fit.reports[0]);
     assert!(common::rel_diff(fit.reports[0].objective, single.reports[0].objective) < 1e-12);
     for (u, v) in theta(&fit).iter().zip(theta(&single)) {
         assert!((u - v).abs() < 1e-10 * v.abs().max(1.0), "{u} vs {v}");

@@ -144,7 +144,7 @@ fn fits_on_sparse_rows_match_dense_rows() {
             };
             let (a, b) = (params.fit(&sparse).unwrap(), params.fit(&dense).unwrap());
             let (ra, rb) = (&a.reports[0], &b.reports[0]);
-            assert!(ra.converged && rb.converged, "{method:?} λ = {lambda}: {ra:?} {rb:?}");
+            assert!(ra.converged() && rb.converged(), "{method:?} λ = {lambda}: {ra:?} {rb:?}");
             assert!(
                 common::rel_diff(ra.objective, rb.objective) <= 1e-9,
                 "{method:?} λ = {lambda}: objective {} vs {}",
@@ -191,7 +191,7 @@ fn large_sparse_margin_sets_are_solved_by_conjugate_gradients_exactly() {
     let lambda = 1e-4;
     let fit = LinearSvmParams { method: LinearMethod::Hinge, lambda, ..Default::default() }.fit(&sparse).unwrap();
     let r = &fit.reports[0];
-    assert!(r.converged && r.sigma_floor == 0.0, "{r:?}");
+    assert!(r.converged() && r.sigma_floor == 0.0, "{r:?}");
     let start = theta(&fit);
     let y = common::labels_pm1(&sparse);
     let polished = |x| hinge_polish::polish(x, &y, None, lambda, true, &start, 1e-6).unwrap();

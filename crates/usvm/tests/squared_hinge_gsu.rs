@@ -324,7 +324,7 @@ fn lbfgs_and_newton_reach_the_same_optimum_of_the_expected_loss() {
     let b = SquaredHingeGsuParams { solver: newton, ..base }.fit(&data).unwrap();
     assert_eq!(a.reports.len(), 3);
     for (ra, rb) in a.reports.iter().zip(&b.reports) {
-        assert!(ra.converged && rb.converged, "{} {}", ra.gradient_norm, rb.gradient_norm);
+        assert!(ra.converged() && rb.converged(), "{} {}", ra.gradient_norm, rb.gradient_norm);
         assert!(common::rel_diff(ra.objective, rb.objective) < 1e-10, "{} vs {}", ra.objective, rb.objective);
         assert!(ra.objective_trace.windows(2).all(|w| w[1] < w[0]));
     }
@@ -376,7 +376,7 @@ fn thesis_loss_gives_a_monotone_trace_and_a_stationary_point() {
         assert!(r.objective_trace.len() > 2);
         assert!(r.objective_trace.windows(2).all(|w| w[1] < w[0]));
         assert_eq!(*r.objective_trace.last().unwrap(), r.objective);
-        assert!(r.converged && r.gradient_norm <= 1e-7 * r.initial_gradient_norm, "‖g‖ = {}", r.gradient_norm);
+        assert!(r.converged() && r.gradient_norm <= 1e-7 * r.initial_gradient_norm, "‖g‖ = {}", r.gradient_norm);
     }
     // Its objective differs from the expected loss's (the losses differ where σ > 0).
     let expected = SquaredHingeGsuParams { lambda: 0.01, ..Default::default() }.fit(&data).unwrap();
@@ -415,18 +415,18 @@ fn lbfgs_solver_on_test_functions() {
         f
     };
     let r = minimize_fn(quad, vec![0.0; n], &LbfgsSettings { tol: 1e-7, ..Default::default() }, 1.0);
-    assert!(r.converged && r.n_iter < 60, "{} iterations, ‖g‖ = {}", r.n_iter, r.gradient_norm);
+    assert!(r.converged() && r.n_iter < 60, "{} iterations, ‖g‖ = {}", r.n_iter, r.gradient_norm);
     for (i, xi) in r.x.iter().enumerate() {
         assert!((xi - 1.0 / (i + 1) as f64).abs() < 1e-7);
     }
     // Beyond what f resolves (|Δf| ~ ‖g‖²/20 < 1e-16 |f| once ‖g‖ < 1e-7): the approximate Wolfe stage.
     let r = minimize_fn(quad, vec![0.0; n], &LbfgsSettings { tol: 1e-13, ..Default::default() }, 1.0);
-    assert!(r.converged && r.n_iter < 100, "{} iterations, ‖g‖ = {}", r.n_iter, r.gradient_norm);
+    assert!(r.converged() && r.n_iter < 100, "{} iterations, ‖g‖ = {}", r.n_iter, r.gradient_norm);
     assert!(r.x.iter().enumerate().all(|(i, xi)| (xi - 1.0 / (i + 1) as f64).abs() < 1e-13));
     assert!(r.trace.windows(2).all(|w| w[1] <= w[0] + 1e-12 * w[0].abs()));
     // Tolerance zero: converged only on an exactly zero gradient.
     let r = minimize_fn(quad, vec![0.0; n], &LbfgsSettings { tol: 0.0, max_iter: 200, ..Default::default() }, 1.0);
-    assert!(r.gradient_norm < 1e-13 && r.converged == (r.gradient_norm == 0.0));
+    assert!(r.gradient_norm < 1e-13 && r.converged() == (r.gradient_norm == 0.0));
     // A non-convex function with many local minima: the trace still decreases strictly.
     let wavy = |x: &[f64], g: &mut [f64]| {
         let mut f = 0.0;
@@ -437,7 +437,7 @@ fn lbfgs_solver_on_test_functions() {
         f
     };
     let r = minimize_fn(wavy, point(1, 8, 3.0), &LbfgsSettings { tol: 1e-7, ..Default::default() }, 1.0);
-    assert!(r.converged && r.trace.windows(2).all(|w| w[1] < w[0]), "{:?}", r.trace);
+    assert!(r.converged() && r.trace.windows(2).all(|w| w[1] < w[0]), "{:?}", r.trace);
     // Out of iterations: reported, not an error.
     let rosen = |x: &[f64], g: &mut [f64]| {
         let (a, b) = (1.0 - x[0], x[1] - x[0] * x[0]);
@@ -446,7 +446,7 @@ fn lbfgs_solver_on_test_functions() {
         a * a + 100.0 * b * b
     };
     let r = minimize_fn(rosen, vec![-1.2, 1.0], &LbfgsSettings { max_iter: 3, ..Default::default() }, 1.0);
-    assert!(!r.converged && r.n_iter == 3 && r.trace.len() == 4);
+    assert!(!r.converged() && r.n_iter == 3 && r.trace.len() == 4);
 }
 
 #[test]

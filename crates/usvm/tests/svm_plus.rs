@@ -327,7 +327,7 @@ fn svmplus_tends_to_the_c_svm_as_rho_goes_to_zero_and_to_one_shared_slack_as_rho
     let mut gaps = Vec::new();
     for rho in [1e-1, 1e-2, 1e-3, 1e-4] {
         let fit = SvmPlusParams { rho, ..base.clone() }.fit(&data).unwrap();
-        assert!(fit.reports[0].converged, "rho = {rho}");
+        assert!(fit.reports[0].converged(), "rho = {rho}");
         gaps.push(rel_diff(-fit.solutions[0].dual_objective, svm));
     }
     assert!(gaps.windows(2).all(|w| w[1] < w[0]), "{gaps:?}");

@@ -173,7 +173,7 @@ fn zero_delta_reproduces_the_hinge_svm() {
     let (w, b) = linear(&alt);
     assert_eq!(w, hinge.model.coef.row(0).to_vec());
     assert_eq!(b, hinge.model.intercept[0]);
-    assert!(alt.reports[0].report.converged);
+    assert!(alt.reports[0].report.converged());
     assert!(common::rel_diff(alt.reports[0].report.objective, hinge.reports[0].objective / lambda) < 1e-12);
     let socp =
         TsvcParams { c, delta: Delta::Uniform(0.0), form: TsvcForm::Socp, ..Default::default() }.fit(&data).unwrap();
@@ -192,7 +192,7 @@ fn alternating_and_socp_agree_on_separable_data() {
         let alt = params.fit(&data).unwrap();
         let socp = TsvcParams { form: TsvcForm::Socp, ..params }.fit(&data).unwrap();
         let (ra, rs) = (&alt.reports[0], &socp.reports[0]);
-        assert!(ra.report.converged && rs.report.converged);
+        assert!(ra.report.converged() && rs.report.converged());
         assert!(ra.rounds >= 2);
         assert!(common::rel_diff(ra.report.objective, rs.report.objective) < 1e-6, "{ra:?} vs {rs:?}");
         let ((wa, ba), (ws, bs)) = (linear(&alt), linear(&socp));
@@ -212,7 +212,7 @@ fn alternating_trace_is_monotone_and_stops() {
     let trace = &r.report.objective_trace;
     assert!(trace.len() >= 2 && r.rounds >= trace.len(), "{r:?}");
     assert!(trace.windows(2).all(|w| w[1] <= w[0]), "not monotone: {trace:?}");
-    assert!(r.report.converged);
+    assert!(r.report.converged());
     let y = common::labels_pm1(&data);
     let (w, b) = linear(&fit);
     let j = tsvc_objective(&data.features, &y, None, &delta, 1.0, &w, b);
@@ -353,7 +353,7 @@ fn socp_for_a_cost_searches_the_bound_when_the_relaxation_is_loose() {
     assert!(r.duality_gap.unwrap().abs() <= 1e-6 * value, "{r:?}");
     let ja = alt.reports[0].report.objective;
     // Not certified: eq. 7's minimiser need not solve eq. 8 for any γ; the bound holds for every method.
-    assert!(!r.report.converged);
+    assert!(!r.report.converged());
     assert!(lower <= ja, "lower bound {lower} above the alternating objective {ja}");
 }
 

@@ -23,7 +23,7 @@ use crate::error::{Result, invalid};
 use crate::loss::SquaredHinge;
 use crate::model::LinearModel;
 use crate::objective::{Curvature, Objective, Problem};
-use crate::solver::SolverReport;
+use crate::report::FitReport;
 use crate::solver::dual_cd::{self, DualCdSettings, DualLoss};
 use crate::solver::newton::{self, NewtonSettings, SmoothFunction};
 use crate::svm::LinearFit;
@@ -133,7 +133,7 @@ impl SquaredHingeSvmParams {
         Ok(LinearFit { model: LinearModel { classes, coef, intercept }, reports })
     }
 
-    fn fit_binary(&self, data: &Dataset, y: &[f64]) -> (Vec<f64>, SolverReport) {
+    fn fit_binary(&self, data: &Dataset, y: &[f64]) -> (Vec<f64>, FitReport) {
         let problem =
             Problem { features: &data.features, y, weights: data.weights.as_deref(), covariances: &NoCovariance };
         let objective = Objective {
@@ -155,10 +155,10 @@ impl SquaredHingeSvmParams {
         let mut smooth = Smooth { objective: &objective, at: Vec::new(), curvature: None };
         let settings = NewtonSettings { tol: self.tol, gradient_reference: reference, max_iter: self.max_iter };
         let result = newton::minimize(&mut smooth, x0, settings);
-        let report = SolverReport {
+        let report = FitReport {
             objective: result.value,
             n_iter: result.n_iter + epochs,
-            converged: result.converged,
+            termination: result.termination,
             gradient_norm: result.gradient_norm,
             initial_gradient_norm: reference,
             sigma_floor: 0.0,

@@ -29,7 +29,7 @@
 //!     ..Default::default()
 //! };
 //! let fit = params.fit(&data).unwrap();
-//! assert!(fit.reports[0].converged);
+//! assert!(fit.reports[0].converged());
 //! assert_eq!(fit.model.predict(&data.features).unwrap(), labels);
 //! ```
 

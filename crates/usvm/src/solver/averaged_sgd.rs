@@ -16,19 +16,16 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::SolverReport;
 use super::pegasos::SgdSettings;
 use crate::data::{axpy, norm2};
 use crate::loss::MarginLoss;
 use crate::objective::Objective;
+use crate::report::FitReport;
+use crate::report::Termination;
 
 /// Runs the averaged SGD on `objective` (its `sigma_floor` as given). `tol` only decides the report's
 /// `converged` flag, from the final full gradient.
-pub fn solve<L: MarginLoss>(
-    objective: &Objective<'_, L>,
-    settings: &SgdSettings,
-    tol: f64,
-) -> (Vec<f64>, SolverReport) {
+pub fn solve<L: MarginLoss>(objective: &Objective<'_, L>, settings: &SgdSettings, tol: f64) -> (Vec<f64>, FitReport) {
     let p = &objective.problem;
     let (l, n, dim) = (p.n_samples(), p.n_features(), objective.dim());
     let lambda = objective.lambda;
@@ -72,10 +69,10 @@ pub fn solve<L: MarginLoss>(
     let mut full = vec![0.0; dim];
     let (value, _) = objective.value_grad(&average, &mut full);
     let gradient_norm = norm2(&full);
-    let report = SolverReport {
+    let report = FitReport {
         objective: value,
         n_iter: settings.iterations,
-        converged: gradient_norm <= tol * reference,
+        termination: Termination::from_converged(gradient_norm <= tol * reference),
         gradient_norm,
         initial_gradient_norm: reference,
         sigma_floor: objective.sigma_floor,

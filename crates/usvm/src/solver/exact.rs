@@ -12,12 +12,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::SolverReport;
 use super::columns::UsedColumns;
 use super::newton::{self, NewtonSettings, SmoothFunction};
 use crate::data::norm2;
 use crate::loss::MarginLoss;
 use crate::objective::{Curvature, Objective};
+use crate::report::FitReport;
+use crate::report::Termination;
 
 /// Settings of the exact solver.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -89,7 +90,7 @@ pub fn solve<L: MarginLoss>(
     objective: &Objective<'_, L>,
     x0: Vec<f64>,
     settings: &ExactSettings,
-) -> (Vec<f64>, SolverReport) {
+) -> (Vec<f64>, FitReport) {
     match UsedColumns::of(&objective.problem) {
         Some(used) => {
             let restricted = Objective {
@@ -110,7 +111,7 @@ fn solve_all_columns<L: MarginLoss>(
     objective: &Objective<'_, L>,
     x0: Vec<f64>,
     settings: &ExactSettings,
-) -> (Vec<f64>, SolverReport) {
+) -> (Vec<f64>, FitReport) {
     let reference = initial_gradient_norm(objective);
     let final_floor = settings.sigma_floor;
     // A warm start is already near a solution: skip the coarsest stages, whose smoothing would move it away.
@@ -135,10 +136,11 @@ fn solve_all_columns<L: MarginLoss>(
         trace.push(result.value);
         if last || n_iter >= settings.max_iter {
             let exact = Objective { sigma_floor: 0.0, ..*objective };
-            let report = SolverReport {
+            let report = FitReport {
                 objective: exact.value(&x),
                 n_iter,
-                converged: last && result.converged,
+                // Not the last stage: the iteration limit ended the continuation early.
+                termination: if last { result.termination } else { Termination::MaxIterations },
                 gradient_norm: result.gradient_norm,
                 initial_gradient_norm: reference,
                 sigma_floor: floor,

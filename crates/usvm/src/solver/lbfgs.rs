@@ -16,7 +16,7 @@
 //! stage, and within `10⁻¹²` relative in it. A pair with `sᵀy ≤ 10⁻¹⁰ ‖s‖‖y‖` is not stored (it would
 //! make `H` indefinite). When the line search finds no decrease along the quasi-Newton direction the
 //! memory is cleared and steepest descent is tried once; if that fails too the run stops and reports
-//! `converged = false`.
+//! `termination = Stalled`.
 //!
 //! Only values and gradients are used: [`minimize`] takes any [`SmoothFunction`], [`minimize_fn`] a
 //! closure.
@@ -31,7 +31,7 @@
 //!     a * a + 100.0 * b * b
 //! };
 //! let r = minimize_fn(f, vec![-1.2, 1.0], &LbfgsSettings { tol: 1e-10, ..Default::default() }, 1.0);
-//! assert!(r.converged && (r.x[0] - 1.0).abs() < 1e-8 && (r.x[1] - 1.0).abs() < 1e-8);
+//! assert!(r.converged() && (r.x[0] - 1.0).abs() < 1e-8 && (r.x[1] - 1.0).abs() < 1e-8);
 //! assert!(r.trace.windows(2).all(|w| w[1] <= w[0] + 1e-12 * w[0].abs()));
 //! ```
 
@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 
 use super::newton::SmoothFunction;
 use crate::data::{axpy, dot, norm2};
+use crate::report::Termination;
 
 /// Settings of an L-BFGS run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -69,10 +70,18 @@ pub struct LbfgsResult {
     pub n_iter: usize,
     /// Function and gradient evaluations.
     pub n_evals: usize,
-    pub converged: bool,
+    /// Converged, at the iteration limit, or stalled (no decrease found, or a non-finite value).
+    pub termination: Termination,
     /// `f` at the start and after every accepted step: strictly decreasing, except at round-off level
     /// (see the module documentation), where it may rise by at most `10⁻¹²` relative.
     pub trace: Vec<f64>,
+}
+
+impl LbfgsResult {
+    /// Whether the gradient rule was met.
+    pub fn converged(&self) -> bool {
+        self.termination == Termination::Converged
+    }
 }
 
 /// Sufficient-decrease and curvature constants of the strong Wolfe conditions.
@@ -156,7 +165,14 @@ pub fn minimize_fn(
         trace.push(fx);
         n_iter += 1;
     }
-    LbfgsResult { converged: gnorm <= target, x, value: fx, gradient_norm: gnorm, n_iter, n_evals, trace }
+    let termination = if gnorm <= target {
+        Termination::Converged
+    } else if n_iter >= settings.max_iter {
+        Termination::MaxIterations
+    } else {
+        Termination::Stalled
+    };
+    LbfgsResult { termination, x, value: fx, gradient_norm: gnorm, n_iter, n_evals, trace }
 }
 
 /// `d = -H g` by the two-loop recursion (steepest descent with an empty memory).

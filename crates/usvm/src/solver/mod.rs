@@ -25,28 +25,3 @@ pub mod newton;
 pub mod pegasos;
 pub mod smo;
 pub mod svmplus_qp;
-
-use serde::{Deserialize, Serialize};
-
-/// What a solver reports besides the solution. Non-convergence is reported here, never as an error.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SolverReport {
-    /// The objective at the solution (without any smoothing floor).
-    pub objective: f64,
-    /// Newton iterations (exact), SGD iterations, or alternating rounds' Newton iterations in total.
-    pub n_iter: usize,
-    pub converged: bool,
-    /// `‖∇J‖` at the solution (of the smoothed objective for the exact solver; a sub-gradient for SGD).
-    pub gradient_norm: f64,
-    /// `‖∇J(0)‖`, the reference of the relative stopping rule.
-    pub initial_gradient_norm: f64,
-    /// The final floor `ε` on `σ_i` (0 for SGD).
-    pub sigma_floor: f64,
-    /// The objective after each round (alternating methods) or stage (continuation); monotone for
-    /// the alternating methods.
-    pub objective_trace: Vec<f64>,
-    /// The relative duality gap `(J - D)/J` of the solution against a dual lower bound `D`, for solvers
-    /// that certify one (dual coordinate descent); `None` otherwise.
-    #[serde(default)]
-    pub duality_gap: Option<f64>,
-}

@@ -9,6 +9,7 @@
 //! piecewise-linear (smoothed hinge) objective, which is what makes a vanishing smoothing floor workable.
 
 use crate::data::{axpy, dot, norm2};
+use crate::report::Termination;
 
 /// A smooth convex objective as the solver sees it. `value_grad` also prepares `hess_vec` at the same point.
 pub trait SmoothFunction {
@@ -36,7 +37,15 @@ pub struct NewtonResult {
     pub value: f64,
     pub gradient_norm: f64,
     pub n_iter: usize,
-    pub converged: bool,
+    /// Converged, at the iteration limit, or stalled (no representable progress).
+    pub termination: Termination,
+}
+
+impl NewtonResult {
+    /// Whether the gradient rule was met.
+    pub fn converged(&self) -> bool {
+        self.termination == Termination::Converged
+    }
 }
 
 /// Minimises `f` from `x0`.
@@ -67,7 +76,14 @@ pub fn minimize<F: SmoothFunction>(f: &mut F, x0: Vec<f64>, settings: NewtonSett
         gnorm = norm2(&g);
         n_iter += 1;
     }
-    NewtonResult { converged: gnorm <= target, x, value: fx, gradient_norm: gnorm, n_iter }
+    let termination = if gnorm <= target {
+        Termination::Converged
+    } else if n_iter >= settings.max_iter {
+        Termination::MaxIterations
+    } else {
+        Termination::Stalled
+    };
+    NewtonResult { termination, x, value: fx, gradient_norm: gnorm, n_iter }
 }
 
 /// Up to this dimension the Newton system is solved exactly: the Hessian is formed from `dim`

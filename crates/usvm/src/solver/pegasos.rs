@@ -10,10 +10,11 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use super::SolverReport;
 use crate::data::{axpy, norm2};
 use crate::loss::MarginLoss;
 use crate::objective::Objective;
+use crate::report::FitReport;
+use crate::report::Termination;
 
 /// Settings of the SGD solver (thesis defaults `T = 1000`, `k = 100`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -33,11 +34,7 @@ impl Default for SgdSettings {
 
 /// Runs Algorithm 1 on `objective` (its `sigma_floor` is used as given; 0 is the exact loss).
 /// `tol` only decides the `converged` flag of the report, from the final full (sub)gradient.
-pub fn solve<L: MarginLoss>(
-    objective: &Objective<'_, L>,
-    settings: &SgdSettings,
-    tol: f64,
-) -> (Vec<f64>, SolverReport) {
+pub fn solve<L: MarginLoss>(objective: &Objective<'_, L>, settings: &SgdSettings, tol: f64) -> (Vec<f64>, FitReport) {
     let p = &objective.problem;
     let (l, n, dim) = (p.n_samples(), p.n_features(), objective.dim());
     let lambda = objective.lambda;
@@ -65,10 +62,10 @@ pub fn solve<L: MarginLoss>(
     let mut full = vec![0.0; dim];
     let (value, _) = objective.value_grad(&theta, &mut full);
     let gradient_norm = norm2(&full);
-    let report = SolverReport {
+    let report = FitReport {
         objective: value,
         n_iter: settings.iterations,
-        converged: gradient_norm <= tol * reference,
+        termination: Termination::from_converged(gradient_norm <= tol * reference),
         gradient_norm,
         initial_gradient_norm: reference,
         sigma_floor: objective.sigma_floor,

@@ -36,7 +36,7 @@
 //!     .with_covariances(Covariances::isotropic(vec![0.05; 6]));
 //! let params = KernelIgsuParams { kernel: Kernel::Rbf { gamma: 1.0 }, lambda: 0.01, ..Default::default() };
 //! let fit = params.fit(&data).unwrap();
-//! assert!(fit.reports[0].converged);
+//! assert!(fit.reports[0].converged());
 //! assert_eq!(fit.model.predict(&data.features).unwrap(), vec![0, 0, 0, 0, 1, 1]);
 //! ```
 
@@ -45,7 +45,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
-use super::linear::{FitReport, LinearMethod, LinearSvmParams, Solver};
+use super::linear::{LinearMethod, LinearSvmParams, Solver};
 use crate::covariance::Covariances;
 use crate::data::{Dataset, Features, dot};
 use crate::error::{Result, invalid};
@@ -53,6 +53,7 @@ use crate::kernel::Kernel;
 use crate::kernel::feature_map::{FeatureMap, KernelFactor, Nystroem, RandomFourier, solve_pivot_block};
 use crate::loss::{ExpectedHinge, MarginLoss};
 use crate::model::{KernelModel, LinearModel, MappedModel, Model};
+use crate::report::{FitReport, Termination};
 use crate::solver::exact::ExactSettings;
 use crate::solver::pegasos::SgdSettings;
 
@@ -351,7 +352,7 @@ impl KernelIgsuParams {
             reports.push(FitReport {
                 objective: value,
                 n_iter,
-                converged: gradient_norm <= ExactSettings::default().tol * initial,
+                termination: Termination::from_converged(gradient_norm <= ExactSettings::default().tol * initial),
                 gradient_norm,
                 initial_gradient_norm: initial,
                 sigma_floor: 0.0,

@@ -20,7 +20,7 @@
 //! let x = array![[0.0, 0.0], [0.2, 0.1], [2.0, 2.0], [2.1, 1.8]];
 //! let data = Dataset::dense(x, vec![0, 0, 1, 1]).with_weights(vec![1.0, 0.5, 1.0, 1.0]);
 //! let fit = KernelSvmParams { kernel: Kernel::Rbf { gamma: 0.5 }, c: 10.0, ..Default::default() }.fit(&data).unwrap();
-//! assert!(fit.reports[0].converged);
+//! assert!(fit.reports[0].converged());
 //! assert_eq!(fit.model.predict(&data.features).unwrap(), vec![0, 0, 1, 1]);
 //! ```
 
@@ -34,6 +34,7 @@ use crate::data::{CsrMatrix, Dataset, Features, dot};
 use crate::error::{Error, Result, invalid};
 use crate::kernel::{Kernel, serial, squared_norms};
 use crate::model::KernelModel;
+use crate::report::Termination;
 use crate::solver::smo::{self, QMatrix, SmoSettings};
 
 /// Settings of the kernel SVM: plain data, validated in [`KernelSvmParams::fit`].
@@ -74,7 +75,8 @@ pub struct KernelSvmReport {
     /// The dual objective `½αᵀQα - 1ᵀα` (LIBSVM's `obj`; minus the primal optimum at convergence).
     pub objective: f64,
     pub n_iter: usize,
-    pub converged: bool,
+    /// Converged (KKT violation ≤ tol) or at the iteration limit.
+    pub termination: Termination,
     /// The final maximal KKT violation `m(α) - M(α)`.
     pub max_violation: f64,
     /// The intercept `b = -ρ`.
@@ -94,6 +96,13 @@ pub struct KernelSvmFit {
     pub support: Vec<usize>,
     /// `α_i` of every training example, one row per binary problem.
     pub alpha: Array2<f64>,
+}
+
+impl KernelSvmReport {
+    /// Whether the KKT rule was met.
+    pub fn converged(&self) -> bool {
+        self.termination == Termination::Converged
+    }
 }
 
 impl KernelSvmParams {
@@ -151,7 +160,7 @@ impl KernelSvmParams {
             reports.push(KernelSvmReport {
                 objective: s.objective,
                 n_iter: s.n_iter,
-                converged: s.converged,
+                termination: Termination::from_converged(s.converged),
                 max_violation: s.max_violation,
                 intercept: -s.rho,
                 n_support: s.alpha.iter().filter(|&&a| a > 0.0).count(),

@@ -8,7 +8,7 @@
 //! let var = array![[0.1, 0.1], [0.2, 0.1], [0.1, 0.3], [0.1, 0.1]];
 //! let data = Dataset::dense(x, vec![1, 1, 0, 0]).with_covariances(Covariances::diagonal(var));
 //! let fit = LinearSvmParams { lambda: 0.1, ..Default::default() }.fit(&data).unwrap();
-//! assert!(fit.reports[0].converged);
+//! assert!(fit.reports[0].converged());
 //! assert_eq!(fit.model.predict(&data.features).unwrap(), vec![1, 1, 0, 0]);
 //! ```
 
@@ -24,7 +24,8 @@ use crate::error::{Error, Result, invalid};
 use crate::loss::{BallHinge, ExpectedHinge, MarginLoss};
 use crate::model::LinearModel;
 use crate::objective::{Objective, Problem};
-use crate::solver::SolverReport;
+use crate::report::FitReport;
+use crate::report::Termination;
 use crate::solver::dual_cd::{self, DualCdSettings, DualLoss};
 use crate::solver::exact::{self, ExactSettings};
 use crate::solver::pegasos::{self, SgdSettings};
@@ -99,9 +100,6 @@ const POWER_TOL: f64 = 1e-6;
 
 /// The relative duality gap to which dual coordinate descent solves the hinge SVM.
 const DUAL_CD_TOL: f64 = 1e-10;
-
-/// What fitting one binary problem reports.
-pub type FitReport = SolverReport;
 
 /// A fitted model and one report per binary problem (one, or one per class for one-vs-rest).
 #[derive(Debug, Clone, PartialEq)]
@@ -314,7 +312,7 @@ impl LinearSvmParams {
         let report = FitReport {
             objective: value,
             n_iter: cd.epochs,
-            converged: cd.converged,
+            termination: Termination::from_converged(cd.converged),
             gradient_norm,
             initial_gradient_norm: initial,
             sigma_floor: 0.0,

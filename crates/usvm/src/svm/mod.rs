@@ -10,12 +10,13 @@ mod transform;
 pub mod tsvc;
 pub mod tsvc_kernel;
 
+pub use crate::report::FitReport;
 pub use kernel_igsu::{
     Approximation, FACTOR_TOL, GRAM_CACHE_MAX, GramOperator, KernelIgsuFit, KernelIgsuParams, KernelObjective,
     isotropic_variances,
 };
 pub use kernel_svm::{Gram, KernelSvmFit, KernelSvmParams, KernelSvmReport};
-pub use linear::{FitReport, LinearFit, LinearMethod, LinearSvmParams, Solver};
+pub use linear::{LinearFit, LinearMethod, LinearSvmParams, Solver};
 pub use squared_hinge_gsu::{SquaredHingeGsuLoss, SquaredHingeGsuParams, SquaredHingeGsuSolver};
 pub use subspace::project_to_subspaces;
 pub use svm_plus::{LupiMethod, SvmPlusFit, SvmPlusParams};

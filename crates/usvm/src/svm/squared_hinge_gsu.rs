@@ -32,13 +32,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{FitReport, LinearFit};
+use super::LinearFit;
 use crate::data::Dataset;
 use crate::error::{Result, invalid};
 use crate::loss::{ExpectedSquaredHinge, MarginLoss, ThesisSquaredHinge};
 use crate::model::LinearModel;
 use crate::objective::{Objective, Problem};
-use crate::solver::SolverReport;
+use crate::report::FitReport;
 use crate::solver::averaged_sgd;
 use crate::solver::exact::{self, ExactSettings};
 use crate::solver::lbfgs::{self, LbfgsSettings};
@@ -172,10 +172,10 @@ impl SquaredHingeGsuParams {
             SquaredHingeGsuSolver::Lbfgs(settings) => {
                 let reference = exact::initial_gradient_norm(&objective);
                 let r = lbfgs::minimize_fn(|x, g| objective.value_grad(x, g).0, zero, &settings, reference);
-                let report = SolverReport {
+                let report = FitReport {
                     objective: r.value,
                     n_iter: r.n_iter,
-                    converged: r.converged,
+                    termination: r.termination,
                     gradient_norm: r.gradient_norm,
                     initial_gradient_norm: reference,
                     sigma_floor: 0.0,

@@ -42,7 +42,7 @@
 //! let fit = SvmPlusParams { c: 1.0, rho: 1.0, ..Default::default() }.fit(&data).unwrap();
 //! assert_eq!(fit.model.predict(&Features::Dense(x)).unwrap(), vec![1, 1, 0, 0]);
 //! let robust = SvmPlusParams { method: LupiMethod::Robust { lambda: 0.1, sigma_prime: 5.0 }, ..Default::default() };
-//! assert!(robust.fit(&data).unwrap().reports[0].converged);
+//! assert!(robust.fit(&data).unwrap().reports[0].converged());
 //! ```
 
 use ndarray::{Array1, Array2};
@@ -53,7 +53,8 @@ use crate::data::{Dataset, Features};
 use crate::error::{Error, Result, invalid};
 use crate::kernel::{Kernel, gradient::gradient_gram_sum, squared_norms};
 use crate::model::KernelModel;
-use crate::solver::SolverReport;
+use crate::report::FitReport;
+use crate::report::Termination;
 use crate::solver::svmplus_qp::{QpSettings, QpSolution, SvmPlusQp};
 
 /// Which LUPI method.
@@ -109,7 +110,7 @@ pub struct LupiMatrices {
 pub struct SvmPlusFit {
     pub model: KernelModel,
     /// `objective` is the dual objective (maximised), `gradient_norm` the final KKT violation.
-    pub reports: Vec<SolverReport>,
+    pub reports: Vec<FitReport>,
     pub solutions: Vec<QpSolution>,
     /// The kernel on `x*` actually used.
     pub kernel_star: Kernel,
@@ -254,10 +255,10 @@ fn solve_all(
     }
     let reports = solutions
         .iter()
-        .map(|s| SolverReport {
+        .map(|s| FitReport {
             objective: s.dual_objective,
             n_iter: s.n_iter,
-            converged: s.converged,
+            termination: Termination::from_converged(s.converged),
             gradient_norm: s.violation,
             initial_gradient_norm: s.initial_violation,
             sigma_floor: 0.0,

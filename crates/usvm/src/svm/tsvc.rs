@@ -46,7 +46,8 @@ use crate::kernel::Kernel;
 use crate::loss::BallHinge;
 use crate::model::{LinearModel, Model};
 use crate::objective::{Objective, Problem};
-use crate::solver::SolverReport;
+use crate::report::FitReport;
+use crate::report::Termination;
 use crate::solver::conic::{self, NormBound};
 
 use super::linear::{LinearMethod, LinearSvmParams};
@@ -114,7 +115,7 @@ pub struct TsvcReport {
     /// eq. 7 after every alternating round (monotone); `n_iter`: SVM solver iterations in total (alternating)
     /// or interior-point iterations in total (cone); `gradient_norm`: the last SVM's optimality residual
     /// (alternating) or the duality gap (cone); `converged`: the stopping rule was met.
-    pub report: SolverReport,
+    pub report: FitReport,
     /// SVM solves (alternating, the first one included) or cone programmes solved (cone).
     pub rounds: usize,
     /// Cone form: the norm bound `γ` of eq. 8 (the optimal one when solving for `C`).
@@ -174,7 +175,7 @@ pub(crate) fn shift_points(features: &Features, y: &[f64], radii: &[f64], w: &[f
 pub(crate) struct Alternation {
     pub theta: Vec<f64>,
     /// The last accepted SVM's report with the objective, total iterations and trace of eq. 7.
-    pub report: SolverReport,
+    pub report: FitReport,
     /// SVM solves, the first one included.
     pub rounds: usize,
     /// Whether the rounds stopped by the rule (no or a small decrease) rather than by `max_rounds`.
@@ -191,7 +192,7 @@ pub(crate) fn alternate(
     start: Option<Vec<f64>>,
     max_rounds: usize,
     tol: f64,
-    hinge: impl Fn(&Features, Option<Vec<f64>>) -> (Vec<f64>, SolverReport),
+    hinge: impl Fn(&Features, Option<Vec<f64>>) -> (Vec<f64>, FitReport),
 ) -> Alternation {
     let problem = objective.problem;
     let n = problem.n_features();
@@ -337,7 +338,9 @@ impl TsvcParams {
         // Report eq. 7 itself (the λ-form times Cℓ = 1/λ).
         run.report.objective /= lambda;
         run.report.objective_trace.iter_mut().for_each(|v| *v /= lambda);
-        run.report.converged = run.settled && run.report.converged;
+        if !run.settled {
+            run.report.termination = run.report.termination.and(Termination::MaxIterations);
+        }
         let n = data.n_features();
         let b = if self.fit_intercept { run.theta[n] } else { 0.0 };
         run.theta.truncate(n);
@@ -429,10 +432,14 @@ impl TsvcParams {
             }
         };
         let gap = best.duality_gap();
-        let report = SolverReport {
+        let report = FitReport {
             objective,
             n_iter,
-            converged: solved && certified,
+            termination: match (solved, certified) {
+                (false, _) => Termination::MaxIterations,
+                (true, false) => Termination::NotCertified,
+                (true, true) => Termination::Converged,
+            },
             gradient_norm: gap.abs(),
             initial_gradient_norm: 0.0,
             sigma_floor: 0.0,

@@ -23,7 +23,8 @@ use crate::data::{Dataset, Features, norm2};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 use crate::model::{KernelModel, Model};
-use crate::solver::SolverReport;
+use crate::report::FitReport;
+use crate::report::Termination;
 use crate::solver::conic;
 use crate::solver::smo::{self, DenseQ, SmoSettings};
 
@@ -220,10 +221,10 @@ pub fn fit_binary(
             break;
         }
     }
-    let report = SolverReport {
+    let report = FitReport {
         objective: svm.value,
         n_iter: rounds,
-        converged: settled && svm.solved,
+        termination: Termination::from_converged(settled && svm.solved),
         gradient_norm: svm.violation,
         initial_gradient_norm: 0.0,
         sigma_floor: 0.0,

@@ -1,0 +1,78 @@
+//! What a fit reports besides the model: the objective, the iterations, why the solver stopped and the
+//! solver's certificate. Non-convergence is reported here, never as an error.
+
+use serde::{Deserialize, Serialize};
+
+/// Why a solver stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Termination {
+    /// The stopping rule was met (gradient, KKT violation, duality gap or relative decrease).
+    Converged,
+    /// The iteration (or round, or epoch) limit was reached first.
+    MaxIterations,
+    /// No representable progress before the stopping rule was met (line search at round-off level).
+    Stalled,
+    /// A relaxation solved, but its bound did not certify the solution as globally optimal.
+    NotCertified,
+}
+
+impl Termination {
+    /// `Converged` if `converged`, else `MaxIterations`.
+    pub fn from_converged(converged: bool) -> Self {
+        if converged { Termination::Converged } else { Termination::MaxIterations }
+    }
+
+    /// The worse of two terminations (`Converged` is the best; the first failure wins).
+    pub fn and(self, other: Termination) -> Termination {
+        if self == Termination::Converged { other } else { self }
+    }
+}
+
+impl std::fmt::Display for Termination {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Termination::Converged => "converged",
+            Termination::MaxIterations => "stopped at the iteration limit before converging",
+            Termination::Stalled => "stalled before meeting the stopping rule",
+            Termination::NotCertified => "solved a relaxation that did not certify global optimality",
+        })
+    }
+}
+
+/// What fitting one binary problem reports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FitReport {
+    /// The objective at the solution (without any smoothing floor; the dual for SMO-type solvers).
+    pub objective: f64,
+    /// Newton or L-BFGS iterations, SGD iterations, SMO iterations, or the total over alternating rounds.
+    pub n_iter: usize,
+    /// Why the solver stopped.
+    pub termination: Termination,
+    /// The residual of the solver's stopping rule at the solution: `‖∇J‖` (of the smoothed objective for
+    /// the exact solver; a sub-gradient for SGD) or the maximal KKT violation (SMO, the SVM+ QP).
+    pub gradient_norm: f64,
+    /// `‖∇J(0)‖`, the reference of a relative gradient rule (0 where the rule is absolute).
+    pub initial_gradient_norm: f64,
+    /// The final floor `ε` on `σ_i` of the exact solver (0 for every other solver).
+    pub sigma_floor: f64,
+    /// The objective after each round (alternating methods) or stage (continuation); monotone for
+    /// the alternating methods.
+    pub objective_trace: Vec<f64>,
+    /// The relative duality gap `(J - D)/J` of the solution against a dual lower bound `D`, for solvers
+    /// that certify one (dual coordinate descent, the cone programmes); `None` otherwise.
+    #[serde(default)]
+    pub duality_gap: Option<f64>,
+}
+
+impl FitReport {
+    /// Whether the stopping rule was met.
+    pub fn converged(&self) -> bool {
+        self.termination == Termination::Converged
+    }
+}
+
+/// The termination of several binary problems: `Converged` if all converged, else the first failure.
+pub fn overall(reports: &[FitReport]) -> Termination {
+    reports.iter().fold(Termination::Converged, |t, r| t.and(r.termination))
+}
