@@ -26,6 +26,9 @@ pub enum Error {
     InvalidWeight { index: usize, value: f64 },
     #[error("invalid parameter {name} = {value}: {reason}")]
     InvalidParameter { name: &'static str, value: String, reason: &'static str },
+    /// Method parameters that do not parse: an unknown method or field (named), or a value of the wrong type.
+    #[error("invalid parameters: {0}")]
+    Params(String),
     #[error("invalid model file: {0}")]
     Format(String),
     #[error("numerical failure: {0}")]

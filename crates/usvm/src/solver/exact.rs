@@ -22,6 +22,7 @@ use crate::report::Termination;
 
 /// Settings of the exact solver.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ExactSettings {
     /// Stop when `‖∇J‖ ≤ tol · ‖∇J(0)‖`.
     pub tol: f64,

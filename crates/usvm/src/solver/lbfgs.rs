@@ -45,6 +45,7 @@ use crate::report::Termination;
 
 /// Settings of an L-BFGS run.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct LbfgsSettings {
     /// Stop when `‖∇f‖ ≤ tol · gradient_reference`.
     pub tol: f64,

@@ -54,7 +54,7 @@ use super::linear::{LinearMethod, LinearSvmParams};
 
 /// The uncertainty bounds `δ_i`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[serde(untagged)]
 pub enum Delta {
     /// One bound for every example (a hyper-parameter to tune).
     Uniform(f64),

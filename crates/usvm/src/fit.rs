@@ -1,0 +1,45 @@
+//! `fit`: the one entry point from [`MethodParams`] and a [`Dataset`] to a fitted [`Fit`], for every
+//! method: validation once, at the top, then the method's own fit on the requested thread pool.
+
+use crate::data::Dataset;
+use crate::error::{Error, Result};
+use crate::methods::{Fit, FitOptions, Progress};
+use crate::params::MethodParams;
+
+/// Fits `params` on `data`: binary for two classes (the larger label positive), one-vs-rest otherwise.
+pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Result<Fit> {
+    options.emit(Progress::Phase("validating"));
+    data.validate()?;
+    params.validate(data.n_samples())?;
+    if params.uses_privileged() && data.privileged.is_none() {
+        return Err(Error::Empty("privileged features (this method learns from them)"));
+    }
+    let run = || {
+        options.emit(Progress::Phase("fitting"));
+        let fit = match params {
+            MethodParams::Gsu(p) => p.fit(data, options),
+            MethodParams::Hinge(p) => p.fit_as(crate::svm::LinearMethod::Hinge, 0, data, options),
+            MethodParams::Iso(p) => p.fit_as(crate::svm::LinearMethod::Iso, 0, data, options),
+            MethodParams::Sampling(p) => p.fit(data, options),
+            MethodParams::Power(p) => p.fit(data, options),
+            MethodParams::Svm(p) => p.fit(data, options),
+            MethodParams::KsvmIgsu(p) => p.fit(data, options),
+            MethodParams::SqhingeGsu(p) => p.fit(data, options),
+            MethodParams::Besvm(p) => p.fit(data, options),
+            MethodParams::Svmplus(p) => p.fit(data, options),
+            MethodParams::Rsvmplus(p) => p.fit(data, options),
+            MethodParams::Tsvc(p) => p.fit(data, options),
+            MethodParams::Logistic(p) => p.fit(data, options),
+        }?;
+        options.emit(Progress::Done(&fit.reports));
+        Ok(fit)
+    };
+    match options.threads {
+        Some(threads) => rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|_| crate::error::invalid("threads", threads, "could not start a thread pool of this size"))?
+            .install(run),
+        None => run(),
+    }
+}

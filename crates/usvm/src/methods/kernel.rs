@@ -1,0 +1,166 @@
+//! The kernel methods: the kernel SVM (`svm`, C-SVC by SMO) and KSVM-iGSU (`ksvm-igsu`, thesis ch. 4).
+
+use serde::{Deserialize, Serialize};
+
+use super::{Fit, FitOptions, KernelChoice, LinearSolver, Regularization, positive};
+use crate::data::Dataset;
+use crate::error::{Result, invalid};
+use crate::model::Model;
+use crate::report::FitReport;
+use crate::svm::{Approximation, KernelIgsuParams, KernelSvmParams};
+
+/// `γ`'s default for the kernel methods: `1/n_features`, as LIBSVM.
+pub(crate) fn default_gamma(data: &Dataset) -> f64 {
+    1.0 / data.n_features().max(1) as f64
+}
+
+/// The kernel SVM (C-SVC by SMO, LIBSVM's design) with per-example costs `C·c_i`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Svm {
+    /// `C` (default 1) or `λ`.
+    pub regularization: Regularization,
+    /// The kernel (`γ` default `1/n_features`).
+    pub kernel: KernelChoice,
+    /// Stop when the maximal KKT violation is at most this (LIBSVM's `-e`).
+    pub tol: f64,
+    /// Kernel cache in megabytes per binary problem (LIBSVM's `-m`).
+    pub cache_mb: f64,
+    /// Shrinking heuristics (LIBSVM's `-h`).
+    pub shrinking: bool,
+    /// Maximum SMO iterations per binary problem; 0: `max(10⁷, 100ℓ)`.
+    pub max_iter: usize,
+}
+
+impl Default for Svm {
+    fn default() -> Self {
+        Svm {
+            regularization: Regularization::C(1.0),
+            kernel: KernelChoice::default(),
+            tol: 1e-6,
+            cache_mb: 200.0,
+            shrinking: true,
+            max_iter: 0,
+        }
+    }
+}
+
+impl Svm {
+    pub(crate) fn validate(&self, n_samples: usize) -> Result<()> {
+        self.regularization.c(n_samples)?;
+        positive("tol", self.tol)?;
+        positive("cache_mb", self.cache_mb)?;
+        self.kernel.resolve(1.0).map(|_| ())
+    }
+
+    pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
+        let params = KernelSvmParams {
+            kernel: self.kernel.resolve(default_gamma(data))?,
+            c: self.regularization.c(data.n_samples())?,
+            tol: self.tol,
+            cache_mb: self.cache_mb,
+            max_iter: self.max_iter,
+            shrinking: self.shrinking,
+        };
+        let fit = params.fit(data)?;
+        let reports = fit
+            .reports
+            .iter()
+            .map(|r| FitReport {
+                objective: r.objective,
+                n_iter: r.n_iter,
+                termination: r.termination,
+                gradient_norm: r.max_violation,
+                initial_gradient_norm: 0.0,
+                sigma_floor: 0.0,
+                objective_trace: Vec::new(),
+                duality_gap: None,
+            })
+            .collect();
+        Ok(Fit { model: Model::Kernel(fit.model), reports })
+    }
+}
+
+/// How KSVM-iGSU's kernel enters; the landmarks and frequencies are drawn with [`FitOptions::seed`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "name", rename_all = "snake_case")]
+pub enum KernelApproximation {
+    /// The exact Gram matrix (pivoted Cholesky factor; cached Gram for SGD).
+    Exact,
+    /// Nyström features on `components` landmarks (any kernel).
+    Nystroem {
+        /// Number of landmarks.
+        #[serde(default = "default_components")]
+        components: usize,
+    },
+    /// Random Fourier features, `components` frequencies (RBF only).
+    Fourier {
+        /// Number of frequencies.
+        #[serde(default = "default_components")]
+        components: usize,
+    },
+}
+
+fn default_components() -> usize {
+    500
+}
+
+/// KSVM-iGSU / RD-KSVM-iGSU: the kernel SVM for isotropic Gaussians `σ_i² I` (`σ_i² = tr Σ_i / n`),
+/// relevance degrees from the example weights.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct KsvmIgsu {
+    /// `λ` (default 0.01) or `C`.
+    pub regularization: Regularization,
+    /// Fit an intercept `b`.
+    pub fit_intercept: bool,
+    /// The kernel (`γ` default `1/n_features`).
+    pub kernel: KernelChoice,
+    /// The solver (the exact solver's `sigma_floor` is not used).
+    pub solver: LinearSolver,
+    /// How the kernel enters.
+    pub approximation: KernelApproximation,
+}
+
+impl Default for KsvmIgsu {
+    fn default() -> Self {
+        KsvmIgsu {
+            regularization: Regularization::Lambda(1e-2),
+            fit_intercept: true,
+            kernel: KernelChoice::default(),
+            solver: LinearSolver::default(),
+            approximation: KernelApproximation::Exact,
+        }
+    }
+}
+
+impl KsvmIgsu {
+    pub(crate) fn validate(&self, n_samples: usize) -> Result<()> {
+        self.regularization.lambda(n_samples)?;
+        if let KernelApproximation::Nystroem { components: 0 } | KernelApproximation::Fourier { components: 0 } =
+            self.approximation
+        {
+            return Err(invalid("components", 0, "must be at least 1"));
+        }
+        super::linear::Linear { regularization: self.regularization, fit_intercept: true, solver: self.solver }
+            .validate(n_samples)?;
+        self.kernel.resolve(1.0).map(|_| ())
+    }
+
+    pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
+        let seed = opts.seed;
+        let params = KernelIgsuParams {
+            kernel: self.kernel.resolve(default_gamma(data))?,
+            lambda: self.regularization.lambda(data.n_samples())?,
+            fit_intercept: self.fit_intercept,
+            solver: self.solver.solver(seed),
+            approximation: match self.approximation {
+                KernelApproximation::Exact => Approximation::Exact,
+                KernelApproximation::Nystroem { components } => Approximation::Nystroem { components, seed },
+                KernelApproximation::Fourier { components } => Approximation::Fourier { components, seed },
+            },
+        };
+        let fit = params.fit(data)?;
+        Ok(Fit { model: fit.model, reports: fit.reports })
+    }
+}

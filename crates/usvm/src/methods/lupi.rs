@@ -1,0 +1,148 @@
+//! Learning using privileged information: SVM+ (`svmplus`) and R-SVM+ (`rsvmplus`), fitted by
+//! [`crate::svm::SvmPlusParams`] on a dataset with privileged features.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Fit, FitOptions, KernelChoice, Regularization, non_negative, positive};
+use crate::data::Dataset;
+use crate::error::{Result, invalid};
+use crate::kernel::Kernel;
+use crate::model::Model;
+use crate::solver::svmplus_qp::QpSettings;
+use crate::svm::{LupiMethod, SvmPlusParams};
+
+/// SVM+ (paper 004 eq. 2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SvmPlus {
+    /// `C` (default 1) or `λ`.
+    pub regularization: Regularization,
+    /// The kernel `k` on `x` (an RBF without `γ`: `γ = 1/D`, D the mean squared distance between rows;
+    /// a polynomial without `γ`: `1/n_features`).
+    pub kernel: KernelChoice,
+    /// `γ*` of the Gaussian `k*` on `x*` (`None`: `1/D*`).
+    pub gamma_star: Option<f64>,
+    /// `ρ > 0`, the weight of `‖w*‖²`.
+    pub rho: f64,
+    /// Stop when the KKT violation is at most this.
+    pub tol: f64,
+    /// Maximum SMO steps.
+    pub max_iter: usize,
+}
+
+impl Default for SvmPlus {
+    fn default() -> Self {
+        SvmPlus {
+            regularization: Regularization::C(1.0),
+            kernel: KernelChoice::default(),
+            gamma_star: None,
+            rho: 1.0,
+            tol: 1e-6,
+            max_iter: QpSettings::default().max_iter,
+        }
+    }
+}
+
+impl SvmPlus {
+    /// The solver settings of `method` for `n_samples` examples of `n_features` features.
+    fn params(&self, method: LupiMethod, n_samples: usize, n_features: usize) -> Result<SvmPlusParams> {
+        let c = self.regularization.c(n_samples)?;
+        positive("rho", self.rho)?;
+        positive("tol", self.tol)?;
+        let kernel = match self.kernel {
+            KernelChoice::Precomputed => {
+                return Err(invalid("kernel", "precomputed", "SVM+ needs the features x, not kernel values"));
+            }
+            KernelChoice::Rbf { gamma: None } => None,
+            k => Some(k.resolve(1.0 / n_features.max(1) as f64)?),
+        };
+        let kernel_star = match self.gamma_star {
+            Some(g) => {
+                positive("gamma_star", g)?;
+                Some(Kernel::Rbf { gamma: g })
+            }
+            None => None,
+        };
+        let qp = QpSettings { tol: self.tol, max_iter: self.max_iter };
+        Ok(SvmPlusParams { method, c, rho: self.rho, kernel, kernel_star, qp })
+    }
+
+    pub(crate) fn validate(&self, n_samples: usize) -> Result<()> {
+        self.params(LupiMethod::SvmPlus, n_samples, 1).map(|_| ())
+    }
+
+    pub(crate) fn fit_as(&self, method: LupiMethod, data: &Dataset) -> Result<Fit> {
+        let fit = self.params(method, data.n_samples(), data.n_features())?.fit(data)?;
+        Ok(Fit { model: Model::Kernel(fit.model), reports: fit.reports })
+    }
+
+    pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
+        self.fit_as(LupiMethod::SvmPlus, data)
+    }
+}
+
+/// R-SVM+ (paper 004 eq. 15): SVM+ with the robust gradient regulariser.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RsvmPlus {
+    /// `C` (default 1) or `λ`.
+    pub regularization: Regularization,
+    /// The kernel `k` on `x` (defaults as SVM+).
+    pub kernel: KernelChoice,
+    /// `γ*` of the Gaussian `k*` on `x*` (`None`: `1/D*`).
+    pub gamma_star: Option<f64>,
+    /// `ρ > 0`, the weight of `‖w*‖²`.
+    pub rho: f64,
+    /// `λ ≥ 0`, the weight of the robust gradient regulariser.
+    pub robust_lambda: f64,
+    /// `σ' > 0`, the box `α ≤ σ'C`.
+    pub sigma_prime: f64,
+    /// Stop when the KKT violation is at most this.
+    pub tol: f64,
+    /// Maximum SMO steps.
+    pub max_iter: usize,
+}
+
+impl Default for RsvmPlus {
+    fn default() -> Self {
+        let s = SvmPlus::default();
+        RsvmPlus {
+            regularization: s.regularization,
+            kernel: s.kernel,
+            gamma_star: s.gamma_star,
+            rho: s.rho,
+            robust_lambda: 0.1,
+            sigma_prime: 1.0,
+            tol: s.tol,
+            max_iter: s.max_iter,
+        }
+    }
+}
+
+impl RsvmPlus {
+    fn svm_plus(&self) -> SvmPlus {
+        SvmPlus {
+            regularization: self.regularization,
+            kernel: self.kernel,
+            gamma_star: self.gamma_star,
+            rho: self.rho,
+            tol: self.tol,
+            max_iter: self.max_iter,
+        }
+    }
+
+    fn method(&self) -> Result<LupiMethod> {
+        non_negative("robust_lambda", self.robust_lambda)?;
+        positive("sigma_prime", self.sigma_prime)?;
+        Ok(LupiMethod::Robust { lambda: self.robust_lambda, sigma_prime: self.sigma_prime })
+    }
+
+    pub(crate) fn validate(&self, n_samples: usize) -> Result<()> {
+        self.method()?;
+        self.svm_plus().validate(n_samples)
+    }
+
+    pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
+        self.svm_plus().fit_as(self.method()?, data)
+    }
+}
