@@ -7,27 +7,28 @@ use clap::Args;
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::fit::{fit_model, method_name};
-use crate::input::InputArgs;
-use crate::output::{progress_bar, write_atomically};
-use crate::train::{HyperArgs, Method};
+use serde_json::Value;
+use usvm::MethodParams;
 
-/// Grid names: train flag names whose values can be varied.
-const GRID_NAMES: [&str; 9] =
-    ["lambda", "C", "samples", "radius-scale", "subspace-variance", "iterations", "batch", "gamma", "components"];
+use crate::input::InputArgs;
+use crate::method_args::MethodArgs;
+use crate::output::{progress_bar, write_atomically};
+use crate::train::{fit_model, load, resolve};
 
 #[derive(Args, Debug)]
 pub struct CvArgs {
     #[command(flatten)]
-    pub hyper: HyperArgs,
+    pub method: MethodArgs,
     #[command(flatten)]
     pub input: InputArgs,
     /// Number of stratified folds (at least 2)
     #[arg(long, value_name = "K", default_value_t = 5, value_parser = clap::value_parser!(u64).range(2..))]
     pub folds: u64,
-    /// Grid axis NAME=v1,v2,... or NAME=2^a..2^b (powers of two, integer exponents, step 1); NAME is one
-    /// of lambda, C, samples, radius-scale, subspace-variance, iterations, batch, gamma, components. Repeat for a cartesian
-    /// product (default: no grid, the single point given by the other flags)
+    /// Grid axis NAME=v1,v2,... or NAME=2^a..2^b (powers of two, integer exponents, step 1); NAME is any field
+    /// of the method by its name in the parameters (lambda, C, gamma, samples, radius_scale, ...; a flag name
+    /// such as radius-scale also works; solver.tol where a name is ambiguous). Values are JSON numbers, or
+    /// words for a choice (kernel=linear,rbf). Repeat for a cartesian product (default: no grid, the single
+    /// point given by the other flags)
     #[arg(long, value_name = "NAME=VALUES")]
     pub grid: Vec<String>,
     /// Also write the results as JSON to FILE (written atomically; default: none)
@@ -35,21 +36,24 @@ pub struct CvArgs {
     pub json: Option<PathBuf>,
 }
 
-/// One grid axis.
+/// One grid axis: a field name and its values.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
     pub name: String,
-    pub values: Vec<f64>,
+    pub values: Vec<Value>,
+}
+
+/// A value as JSON: an integer where it is one (counts), else a float; a word stays a string.
+fn json_value(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9e15 { Value::from(x as i64) } else { Value::from(x) }
 }
 
 /// Parses `NAME=v1,v2,...` or `NAME=2^a..2^b`.
 pub fn parse_axis(text: &str) -> Result<Axis> {
     let bad = |why: &str| anyhow!("--grid '{text}': {why}");
     let (name, spec) = text.split_once('=').ok_or_else(|| bad("expected NAME=VALUES"))?;
-    let name = name.trim();
-    if !GRID_NAMES.contains(&name) {
-        return Err(bad(&format!("unknown name '{name}' (one of {})", GRID_NAMES.join(", "))));
-    }
+    let name = name.trim().replace('-', "_");
+    let name = if name == "c" { "C".to_string() } else { name };
     let values = if let Some((lo, hi)) = spec.split_once("..") {
         let exponent = |s: &str| -> Result<i32> {
             let e = s.trim().strip_prefix("2^").ok_or_else(|| bad(&format!("'{s}': ranges are 2^a..2^b")))?;
@@ -59,56 +63,45 @@ pub fn parse_axis(text: &str) -> Result<Axis> {
         if a > b {
             return Err(bad("empty range: the first exponent is larger than the second"));
         }
-        (a..=b).map(|e| 2f64.powi(e)).collect()
+        (a..=b).map(|e| json_value(2f64.powi(e))).collect()
     } else {
         spec.split(',')
             .map(|v| {
-                let x: f64 = v.trim().parse().map_err(|_| bad(&format!("'{v}' is not a number")))?;
-                if !x.is_finite() {
-                    return Err(bad(&format!("'{v}' is not finite")));
+                let v = v.trim();
+                match v.parse::<f64>() {
+                    Ok(x) if !x.is_finite() => Err(bad(&format!("'{v}' is not finite"))),
+                    Ok(_) => serde_json::from_str::<Value>(v).or_else(|_| Ok(json_value(v.parse::<f64>()?))),
+                    Err(_) if v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') && !v.is_empty() => {
+                        Ok(Value::String(v.to_string()))
+                    }
+                    Err(_) => Err(bad(&format!("'{v}' is neither a number nor a word"))),
                 }
-                Ok(x)
             })
-            .collect::<Result<Vec<f64>>>()?
+            .collect::<Result<Vec<Value>>>()?
     };
     if values.is_empty() {
         return Err(bad("no values"));
     }
-    Ok(Axis { name: name.to_string(), values })
+    Ok(Axis { name, values })
 }
 
 /// The cartesian product of the axes (the last axis varies fastest).
-pub fn cartesian(axes: &[Axis]) -> Vec<Vec<f64>> {
+pub fn cartesian(axes: &[Axis]) -> Vec<Vec<Value>> {
     axes.iter().fold(vec![Vec::new()], |points, axis| {
-        points.iter().flat_map(|p| axis.values.iter().map(move |&v| [p.as_slice(), &[v]].concat())).collect()
+        points
+            .iter()
+            .flat_map(|p| axis.values.iter().map(move |v| [p.as_slice(), std::slice::from_ref(v)].concat()))
+            .collect()
     })
 }
 
-fn count(name: &str, v: f64) -> Result<usize> {
-    if v.fract() != 0.0 || v < 0.0 {
-        bail!("--grid {name}: {v} is not a non-negative integer");
-    }
-    Ok(v as usize)
-}
-
 /// `base` with the grid point applied.
-fn apply(base: &HyperArgs, axes: &[Axis], point: &[f64]) -> Result<HyperArgs> {
-    let mut h = base.clone();
-    for (axis, &v) in axes.iter().zip(point) {
-        match axis.name.as_str() {
-            "lambda" => (h.lambda, h.c) = (Some(v), None),
-            "C" => (h.c, h.lambda) = (Some(v), None),
-            "samples" => h.samples = count("samples", v)?,
-            "radius-scale" => h.radius_scale = v,
-            "subspace-variance" => h.subspace_variance = Some(v),
-            "iterations" => h.iterations = count("iterations", v)?,
-            "batch" => h.batch = count("batch", v)?,
-            "gamma" => h.kernel.gamma = Some(v),
-            "components" => h.ksvm_igsu.components = count("components", v)?,
-            other => bail!("--grid: unknown name '{other}'"),
-        }
+fn apply(base: &MethodParams, axes: &[Axis], point: &[Value]) -> Result<MethodParams> {
+    let mut p = base.clone();
+    for (axis, v) in axes.iter().zip(point) {
+        p.set(&axis.name, v).map_err(|e| anyhow!("--grid {}={v}: {e}", axis.name))?;
     }
-    Ok(h)
+    Ok(p)
 }
 
 #[derive(Serialize, Clone)]
@@ -145,13 +138,8 @@ pub fn run(args: &CvArgs) -> Result<()> {
     if names.contains(&"lambda") && names.contains(&"C") {
         bail!("--grid lambda and --grid C are mutually exclusive");
     }
-    if names.contains(&"subspace-variance") && args.hyper.method != Method::Gsu {
-        bail!("--grid subspace-variance applies to --method gsu only");
-    }
-    if names.contains(&"gamma") && !crate::kernel_args::uses_kernel(args.hyper.method) {
-        bail!("--grid gamma applies to kernel methods only");
-    }
-    let input = args.hyper.load(&args.input)?;
+    let (mut base, options) = resolve(&args.method)?;
+    let input = load(&args.method, &args.input, &mut base)?;
     let data = &input.dataset;
     let folds = args.folds as usize;
     if folds > data.n_samples() {
@@ -159,14 +147,17 @@ pub fn run(args: &CvArgs) -> Result<()> {
     }
     let points = cartesian(&axes);
     // Validate every grid point before the long run.
-    let hypers = points.iter().map(|p| apply(&args.hyper, &axes, p)).collect::<Result<Vec<_>>>()?;
-    hypers.iter().try_for_each(|h| crate::fit::check(h, data.n_samples()))?;
+    let grid = points.iter().map(|p| apply(&base, &axes, p)).collect::<Result<Vec<_>>>()?;
+    for (p, point) in grid.iter().zip(&points) {
+        p.validate(data.n_samples()).map_err(|e| anyhow!("--grid point {point:?}: {e}"))?;
+    }
 
     let bar = progress_bar((points.len() * folds) as u64, "fits");
-    let accuracies = hypers
+    let accuracies = grid
         .par_iter()
-        .map(|h| {
-            let results = usvm::model_selection::cross_validate_with(data, folds, args.hyper.seed, fit_model(h))?;
+        .map(|p| {
+            let results =
+                usvm::model_selection::cross_validate_with(data, folds, options.seed, fit_model(p, &options))?;
             bar.inc(folds as u64);
             Ok(results.iter().map(|r| r.accuracy).collect::<Vec<f64>>())
         })
@@ -179,7 +170,7 @@ pub fn run(args: &CvArgs) -> Result<()> {
         .zip(&accuracies)
         .map(|(point, acc)| {
             let (accuracy_mean, accuracy_std) = mean_std(acc);
-            let params = axes.iter().zip(point).map(|(a, &v)| (a.name.clone(), serde_json::json!(v))).collect();
+            let params = axes.iter().zip(point).map(|(a, v)| (a.name.clone(), v.clone())).collect();
             PointResult { params, accuracy_mean, accuracy_std }
         })
         .collect();
@@ -189,8 +180,8 @@ pub fn run(args: &CvArgs) -> Result<()> {
     println!(
         "{}-fold stratified cross-validation (seed {}) of {} on {} ({} examples, {} features)",
         folds,
-        args.hyper.seed,
-        method_name(args.hyper.method),
+        options.seed,
+        base.name(),
         input.feature_source,
         data.n_samples(),
         data.n_features()
@@ -198,7 +189,7 @@ pub fn run(args: &CvArgs) -> Result<()> {
     let header: Vec<String> = names.iter().map(|n| format!("{n:>14}")).collect();
     println!("{}  {:>18}", header.join("  "), "accuracy (%)");
     for (k, (point, r)) in points.iter().zip(&results).enumerate() {
-        let cells: Vec<String> = point.iter().map(|v| format!("{v:>14}")).collect();
+        let cells: Vec<String> = point.iter().map(|v| format!("{:>14}", v.to_string().trim_matches('"'))).collect();
         let acc = format!("{:.2} ± {:.2}", 100.0 * r.accuracy_mean, 100.0 * r.accuracy_std);
         let mark = if k == best { "  *" } else { "" };
         println!("{}  {acc:>18}{mark}", cells.join("  "));
@@ -206,7 +197,7 @@ pub fn run(args: &CvArgs) -> Result<()> {
     println!("(mean ± sample std over folds; * best)");
 
     if let Some(path) = &args.json {
-        let report = Report { folds: args.folds, seed: args.hyper.seed, best: results[best].clone(), results };
+        let report = Report { folds: args.folds, seed: options.seed, best: results[best].clone(), results };
         write_atomically(path, serde_json::to_string_pretty(&report)? + "\n")?;
     }
     Ok(())
@@ -218,19 +209,20 @@ mod tests {
 
     #[test]
     fn axes() {
-        assert_eq!(parse_axis("lambda=2^-2..2^1").unwrap().values, vec![0.25, 0.5, 1.0, 2.0]);
-        assert_eq!(parse_axis("C=0.1, 1,10").unwrap().values, vec![0.1, 1.0, 10.0]);
-        assert!(parse_axis("gamma=0.5,1").is_ok());
-        assert!(parse_axis("degree=1").is_err());
+        use serde_json::json;
+        assert_eq!(parse_axis("lambda=2^-2..2^1").unwrap().values, vec![json!(0.25), json!(0.5), json!(1), json!(2)]);
+        assert_eq!(parse_axis("C=0.1, 1,10").unwrap().values, vec![json!(0.1), json!(1), json!(10)]);
+        assert_eq!(parse_axis("radius-scale=0.5").unwrap().name, "radius_scale");
+        assert_eq!(parse_axis("kernel=linear,rbf").unwrap().values, vec![json!("linear"), json!("rbf")]);
         assert!(parse_axis("lambda=2^1..2^0").is_err());
         assert!(parse_axis("lambda=1e-3..1").is_err());
         assert!(parse_axis("lambda=x").is_err());
-        let a = Axis { name: "a".into(), values: vec![1.0, 2.0] };
-        let b = Axis { name: "b".into(), values: vec![3.0, 4.0, 5.0] };
+        let a = Axis { name: "a".into(), values: vec![json!(1), json!(2)] };
+        let b = Axis { name: "b".into(), values: vec![json!(3), json!(4), json!(5)] };
         let p = cartesian(&[a, b]);
         assert_eq!(p.len(), 6);
-        assert_eq!(p[0], vec![1.0, 3.0]);
-        assert_eq!(p[5], vec![2.0, 5.0]);
-        assert_eq!(cartesian(&[]), vec![Vec::<f64>::new()]);
+        assert_eq!(p[0], vec![json!(1), json!(3)]);
+        assert_eq!(p[5], vec![json!(2), json!(5)]);
+        assert_eq!(cartesian(&[]), vec![Vec::<Value>::new()]);
     }
 }

@@ -233,11 +233,16 @@ fn unlabelled(means: &Path) -> Result<String> {
     Ok(out)
 }
 
-/// Reads per-example weights, one number per line (blank lines skipped), finite and non-negative; there
-/// must be exactly one per example.
+/// Reads per-example weights `c_i` (see [`read_per_example`]).
 pub fn read_weights(path: &Path, n_samples: usize) -> Result<Vec<f64>> {
+    read_per_example(path, n_samples, "weight")
+}
+
+/// Reads one finite, non-negative `what` (a weight, a bound) per line (blank lines skipped); there must be
+/// exactly one per example. Errors name the file, the line and the field.
+pub fn read_per_example(path: &Path, n_samples: usize, what: &str) -> Result<Vec<f64>> {
     let source = name(path);
-    let mut weights = Vec::new();
+    let mut values = Vec::new();
     let mut reader = open(path)?;
     let mut line = String::new();
     let mut number = 0;
@@ -257,17 +262,17 @@ pub fn read_weights(path: &Path, n_samples: usize) -> Result<Vec<f64>> {
             bail!("{source}:{number}: field '{text}': non-finite value");
         }
         if v < 0.0 {
-            bail!("{source}:{number}: field '{text}': negative weight");
+            bail!("{source}:{number}: field '{text}': negative {what}");
         }
-        weights.push(v);
+        values.push(v);
     }
-    if weights.is_empty() {
+    if values.is_empty() {
         bail!("{source}:0: field '': empty input: no data lines");
     }
-    if weights.len() != n_samples {
-        bail!("{source}: {} weights for {n_samples} examples: give one weight per example", weights.len());
+    if values.len() != n_samples {
+        bail!("{source}: {} {what}s for {n_samples} examples: give one {what} per example", values.len());
     }
-    Ok(weights)
+    Ok(values)
 }
 
 /// Checks what the library would reject with a message that does not name a file: a single class.

@@ -1,20 +1,14 @@
 //! `usvm`: the command-line interface of the usvm library: `train`, `predict`, `cv`, `demo` and `plot`.
 
-mod besvm;
 mod cv;
 mod demo;
-mod fit;
 mod input;
-mod kernel_args;
-mod ksvm_igsu;
+mod method_args;
 mod output;
 mod plot;
 mod predict;
-mod sqhinge;
-mod svm;
-mod svm_plus;
+mod privileged;
 mod train;
-mod tsvc;
 mod uncertainty;
 
 use std::process::ExitCode;
@@ -35,6 +29,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Fit a classifier (any --method) and write a JSON model file
+    #[command(after_long_help = method_args::defaults_help())]
     Train(train::TrainArgs),
     /// Score examples with a model (usvm JSON or svm-gsu linear model file)
     ///
@@ -44,6 +39,7 @@ enum Command {
     /// feature-map and BE-SVM models refuse such data. Fewer features read as zero-padded.
     Predict(predict::PredictArgs),
     /// Stratified k-fold cross-validation over a grid of hyper-parameters
+    #[command(after_long_help = method_args::defaults_help())]
     Cv(cv::CvArgs),
     /// Reproduce the WDBC experiment (thesis Table 3.2) on the embedded breast-cancer data
     Demo(demo::DemoArgs),

@@ -37,8 +37,8 @@ fn rows(a: &Array2<f64>) -> Vec<Vec<f64>> {
 }
 
 impl ModelFile {
-    /// The file form of a BE-SVM fitted by `method` with `hyperparameters`.
-    pub fn from_basis_expansion(model: &BeSvmModel, method: &str, hyperparameters: serde_json::Value) -> Self {
+    /// The file form of a BE-SVM fitted by `method` with `params`.
+    pub fn from_basis_expansion(model: &BeSvmModel, method: &str, params: serde_json::Value) -> Self {
         let e = &model.expansion;
         let (coef, intercept) = coef_to_file(&model.linear.coef, &model.linear.intercept);
         let basis = match &e.basis {
@@ -62,7 +62,9 @@ impl ModelFile {
             classes: model.linear.classes.clone(),
             coef,
             intercept,
-            hyperparameters,
+            params: Some(params),
+            seed: None,
+            hyperparameters: None,
             platt: None,
             support_vectors: None,
             feature_map: None,

@@ -1,5 +1,8 @@
-//! The JSON model file (DESIGN 6): `{"format": "usvm-model", "version": 1, "method", "kernel",
-//! "n_features", "classes": [neg, pos], "coef": [...], "intercept": b, "hyperparameters", "platt"}`.
+//! The JSON model file (DESIGN 6): `{"format": "usvm-model", "version": 2, "method", "kernel",
+//! "n_features", "classes": [neg, pos], "coef": [...], "intercept": b, "params", "seed", "platt"}`, where
+//! `params` is the [`crate::params::MethodParams`] object the model was fit with and `seed` the fit's seed.
+//! Version 1 files (written by usvm 0.1.0, with free-form `"hyperparameters"` instead of `params`/`seed`)
+//! are still read.
 //! One-vs-rest models (more than two classes) store `coef` as a list of rows and `intercept` as a list,
 //! one per class in `classes` order. Floats are written in shortest round-trip form and parsed exactly.
 //!
@@ -20,7 +23,10 @@ use crate::kernel::Kernel;
 use crate::kernel::feature_map::FeatureMap;
 
 pub const FORMAT: &str = "usvm-model";
-pub const VERSION: u32 = 1;
+/// The version written.
+pub const VERSION: u32 = 2;
+/// The versions read.
+pub const READABLE_VERSIONS: [u32; 2] = [1, 2];
 
 /// Platt scaling `P(y = 1 | f) = 1/(1 + exp(a f + b))`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -62,7 +68,15 @@ pub struct ModelFile {
     pub classes: Vec<i64>,
     pub coef: Coef,
     pub intercept: Intercept,
-    pub hyperparameters: serde_json::Value,
+    /// The method's parameters (version 2): a `MethodParams` object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<serde_json::Value>,
+    /// The seed of the fit's randomised parts (version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Version 1 only: the library parameters in free form.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hyperparameters: Option<serde_json::Value>,
     pub platt: Option<Platt>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub support_vectors: Option<SupportVectors>,
@@ -84,8 +98,8 @@ pub(super) fn coef_to_file(coef: &Array2<f64>, intercept: &[f64]) -> (Coef, Inte
 }
 
 impl ModelFile {
-    /// The file form of a linear model fitted by `method` with `hyperparameters`.
-    pub fn from_linear(model: &LinearModel, method: &str, hyperparameters: serde_json::Value) -> Self {
+    /// The file form of a linear model fitted by `method` with `params`.
+    pub fn from_linear(model: &LinearModel, method: &str, params: serde_json::Value) -> Self {
         let (coef, intercept) = coef_to_file(&model.coef, &model.intercept);
         ModelFile {
             format: FORMAT.into(),
@@ -96,7 +110,9 @@ impl ModelFile {
             classes: model.classes.clone(),
             coef,
             intercept,
-            hyperparameters,
+            params: Some(params),
+            seed: None,
+            hyperparameters: None,
             platt: None,
             support_vectors: None,
             feature_map: None,
@@ -104,8 +120,8 @@ impl ModelFile {
         }
     }
 
-    /// The file form of a kernel model fitted by `method` with `hyperparameters`.
-    pub fn from_kernel(model: &KernelModel, method: &str, hyperparameters: serde_json::Value) -> Self {
+    /// The file form of a kernel model fitted by `method` with `params`.
+    pub fn from_kernel(model: &KernelModel, method: &str, params: serde_json::Value) -> Self {
         let (coef, intercept) = coef_to_file(&model.coef, &model.intercept);
         let support = match &model.support {
             Features::Dense(a) => SupportVectors::Dense(a.rows().into_iter().map(|r| r.to_vec()).collect()),
@@ -120,7 +136,9 @@ impl ModelFile {
             classes: model.classes.clone(),
             coef,
             intercept,
-            hyperparameters,
+            params: Some(params),
+            seed: None,
+            hyperparameters: None,
             platt: None,
             support_vectors: Some(support),
             feature_map: None,
@@ -128,9 +146,9 @@ impl ModelFile {
         }
     }
 
-    /// The file form of a linear model on a feature map, fitted by `method` with `hyperparameters`.
-    pub fn from_mapped(model: &MappedModel, method: &str, hyperparameters: serde_json::Value) -> Self {
-        let mut file = Self::from_linear(&model.linear, method, hyperparameters);
+    /// The file form of a linear model on a feature map, fitted by `method` with `params`.
+    pub fn from_mapped(model: &MappedModel, method: &str, params: serde_json::Value) -> Self {
+        let mut file = Self::from_linear(&model.linear, method, params);
         file.n_features = model.n_features();
         file.feature_map = Some(model.map.clone());
         // The kernel the map approximates, for the reader's information.
@@ -142,13 +160,13 @@ impl ModelFile {
         file
     }
 
-    /// The file form of any model fitted by `method` with `hyperparameters`.
-    pub fn from_model(model: &Model, method: &str, hyperparameters: serde_json::Value) -> Self {
+    /// The file form of any model fitted by `method` with `params`.
+    pub fn from_model(model: &Model, method: &str, params: serde_json::Value) -> Self {
         match model {
-            Model::Linear(m) => Self::from_linear(m, method, hyperparameters),
-            Model::Kernel(m) => Self::from_kernel(m, method, hyperparameters),
-            Model::Mapped(m) => Self::from_mapped(m, method, hyperparameters),
-            Model::BasisExpansion(m) => Self::from_basis_expansion(m, method, hyperparameters),
+            Model::Linear(m) => Self::from_linear(m, method, params),
+            Model::Kernel(m) => Self::from_kernel(m, method, params),
+            Model::Mapped(m) => Self::from_mapped(m, method, params),
+            Model::BasisExpansion(m) => Self::from_basis_expansion(m, method, params),
         }
     }
 
@@ -170,8 +188,11 @@ impl ModelFile {
         if self.format != FORMAT {
             return Err(Error::Format(format!("format is {:?}, expected {FORMAT:?}", self.format)));
         }
-        if self.version != VERSION {
-            return Err(Error::Format(format!("version {} is not supported (expected {VERSION})", self.version)));
+        if !READABLE_VERSIONS.contains(&self.version) {
+            return Err(Error::Format(format!(
+                "version {} is not supported (this release reads 1 and 2)",
+                self.version
+            )));
         }
         let (rows, intercept) = match (&self.coef, &self.intercept) {
             (Coef::Binary(w), Intercept::Binary(b)) => (vec![w.clone()], vec![*b]),

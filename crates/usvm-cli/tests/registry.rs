@@ -1,0 +1,220 @@
+//! The method registry seen from the CLI: version-1 model files (tests/golden/v1, written by usvm 0.1.0
+//! before the registry) still load and predict their stored scores, training with the same flags gives
+//! the same coefficients (1e-12 relative), `--params FILE.json` equals the flags, version-2 files
+//! round-trip bit for bit, and unknown or misplaced parameters are errors that name them.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(out.status.success(), "usvm failed ({:?}): {}", out.status, String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn fails(out: &Output) -> String {
+    assert!(!out.status.success(), "usvm should have failed: {}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn tests_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("usvm-registry-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// (name, train args, predict args) of tests/golden/v1/cases.txt, paths made absolute.
+fn cases() -> Vec<(String, Vec<String>, Vec<String>)> {
+    let data = tests_dir().join("data");
+    let abs = |args: &str| -> Vec<String> {
+        args.split_whitespace()
+            .map(|a| {
+                if a.contains('.') && !a.starts_with("--") && data.join(a).exists() {
+                    data.join(a).display().to_string()
+                } else {
+                    a.into()
+                }
+            })
+            .collect()
+    };
+    let text = std::fs::read_to_string(tests_dir().join("golden/v1/cases.txt")).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let (train, predict) = l.split_once('|').unwrap();
+            let (name, train) = train.trim().split_once(' ').unwrap();
+            (name.to_string(), abs(train), abs(predict))
+        })
+        .collect()
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Every number of `got` within `rel` of `want` (same shapes).
+fn numbers_close(got: &Value, want: &Value, rel: f64, path: &str) {
+    match (got, want) {
+        (Value::Number(a), Value::Number(b)) => {
+            let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+            assert!(a == b || (a - b).abs() <= rel * a.abs().max(b.abs()), "{path}: {a} vs {b}");
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            assert_eq!(a.len(), b.len(), "{path}");
+            a.iter().zip(b).enumerate().for_each(|(k, (x, y))| numbers_close(x, y, rel, &format!("{path}[{k}]")));
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            for (k, v) in b {
+                numbers_close(&a[k], v, rel, &format!("{path}.{k}"));
+            }
+        }
+        (a, b) => assert_eq!(a, b, "{path}"),
+    }
+}
+
+fn scores(text: &str) -> Vec<f64> {
+    text.lines().skip(1).map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap()).collect()
+}
+
+#[test]
+fn version_1_files_load_and_predict_their_scores() {
+    let dir = temp("v1");
+    for (name, _, predict) in cases() {
+        let model = tests_dir().join(format!("golden/v1/{name}.model.json"));
+        assert_eq!(json(&model)["version"], 1);
+        let out = dir.join(format!("{name}.scores.txt"));
+        let args = [
+            &["predict".to_string(), "--model".into(), model.display().to_string()][..],
+            &predict,
+            &["--output".into(), out.display().to_string()],
+        ]
+        .concat();
+        ok(&usvm(&args));
+        let want = std::fs::read_to_string(tests_dir().join(format!("golden/v1/{name}.scores.txt"))).unwrap();
+        let got = std::fs::read_to_string(&out).unwrap();
+        let (g, w) = (scores(&got), scores(&want));
+        assert_eq!(g.len(), w.len(), "{name}");
+        for (a, b) in g.iter().zip(&w) {
+            assert!((a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0), "{name}: {a} vs {b}");
+        }
+    }
+}
+
+#[test]
+fn every_method_trains_the_same_model_as_before_the_registry() {
+    let dir = temp("same");
+    for (name, train, _) in cases() {
+        let model = dir.join(format!("{name}.json"));
+        ok(&usvm(&[&["train".to_string()][..], &train, &["--model".into(), model.display().to_string()]].concat()));
+        let (got, want) = (json(&model), json(&tests_dir().join(format!("golden/v1/{name}.model.json"))));
+        assert_eq!(got["version"], 2, "{name}");
+        assert_eq!(got["method"], want["method"], "{name}");
+        for key in [
+            "classes",
+            "coef",
+            "intercept",
+            "n_features",
+            "support_vectors",
+            "kernel",
+            "feature_map",
+            "basis_expansion",
+        ] {
+            if !want[key].is_null() {
+                numbers_close(&got[key], &want[key], 1e-12, &format!("{name}.{key}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn params_file_equals_the_flags_and_version_2_round_trips() {
+    let dir = temp("params");
+    for (name, train, _) in cases() {
+        let from_flags = dir.join(format!("{name}.flags.json"));
+        ok(&usvm(
+            &[&["train".to_string()][..], &train, &["--model".into(), from_flags.display().to_string()]].concat(),
+        ));
+        let written = json(&from_flags);
+        // The stored params, as a --params file, with the data flags only.
+        let params = dir.join(format!("{name}.params.json"));
+        std::fs::write(&params, written["params"].to_string()).unwrap();
+        let mut data_args = Vec::new();
+        let mut it = train.iter();
+        while let Some(a) = it.next() {
+            if matches!(a.as_str(), "--data" | "--var" | "--privileged" | "--seed") {
+                data_args.push(a.clone());
+                data_args.push(it.next().unwrap().clone());
+            } else if a.starts_with("--") && !matches!(a.as_str(), "--no-intercept" | "--no-shrinking") {
+                it.next();
+            }
+        }
+        let from_file = dir.join(format!("{name}.file.json"));
+        let args = [
+            &["train".to_string(), "--params".into(), params.display().to_string()][..],
+            &data_args,
+            &["--model".into(), from_file.display().to_string()],
+        ]
+        .concat();
+        ok(&usvm(&args));
+        let a = std::fs::read_to_string(&from_flags).unwrap();
+        assert_eq!(a, std::fs::read_to_string(&from_file).unwrap(), "{name}: --params differs from the flags");
+        // Version 2 round-trips bit for bit: predict reads it, and re-serialising gives the same text.
+        let file: usvm::ModelFile = usvm::ModelFile::from_json(&a).unwrap();
+        assert_eq!(file.to_json() + "\n", a, "{name}");
+        usvm::MethodParams::from_value(file.params.as_ref().unwrap()).unwrap();
+    }
+}
+
+#[test]
+fn unknown_methods_and_fields_are_named() {
+    let dir = temp("bad");
+    let data = tests_dir().join("data/train.svm").display().to_string();
+    let model = dir.join("m.json").display().to_string();
+    let params = dir.join("p.json");
+    let train = |p: &str| {
+        std::fs::write(&params, p).unwrap();
+        usvm(&["train", "--params", &params.display().to_string(), "--data", &data, "--model", &model])
+    };
+    assert!(fails(&train(r#"{"method": "gsv"}"#)).contains("\"gsv\""));
+    assert!(fails(&train(r#"{"method": "gsu", "radius_scale": 2}"#)).contains("radius_scale"));
+    assert!(fails(&train(r#"{"method": "svm", "kernel": {"type": "rbf", "gama": 1}}"#)).contains("kernel.gama"));
+    let e = fails(&usvm(&["train", "--method", "gsu", "--radius-scale", "2", "--data", &data, "--model", &model]));
+    assert!(e.contains("--radius-scale") && e.contains("gsu"), "{e}");
+    let e = fails(&usvm(&[
+        "train", "--method", "svm", "--kernel", "linear", "--gamma", "2", "--data", &data, "--model", &model,
+    ]));
+    assert!(e.contains("--gamma"), "{e}");
+    assert!(!Path::new(&model).exists(), "no model file after a failure");
+}
+
+#[test]
+fn help_has_a_heading_per_method_and_every_default() {
+    let help = ok(&usvm(&["train", "--help"]));
+    for (name, _) in usvm::params::METHODS {
+        assert!(help.contains(&format!("  {name}: ")), "no defaults line for {name}");
+    }
+    for heading in [
+        "Method gsu:",
+        "Method sampling:",
+        "Method power:",
+        "Method svm:",
+        "Method ksvm-igsu:",
+        "Method sqhinge-gsu:",
+        "Method besvm:",
+        "Method rsvmplus:",
+        "Method tsvc:",
+    ] {
+        assert!(help.contains(heading), "no heading {heading}");
+    }
+    assert!(help.contains("regularization.C=1.0") && help.contains("regularization.lambda=0.01"));
+}
