@@ -149,7 +149,8 @@ pub fn run(args: &CvArgs) -> Result<()> {
     // Validate every grid point before the long run.
     let grid = points.iter().map(|p| apply(&base, &axes, p)).collect::<Result<Vec<_>>>()?;
     for (p, point) in grid.iter().zip(&points) {
-        p.validate(data.n_samples()).map_err(|e| anyhow!("--grid point {point:?}: {e}"))?;
+        p.validate(data.n_samples())
+            .map_err(|e| crate::train::flag_error(e).context(format!("--grid point {point:?}")))?;
     }
 
     let bar = progress_bar((points.len() * folds) as u64, "fits");
@@ -216,7 +217,7 @@ mod tests {
         assert_eq!(parse_axis("kernel=linear,rbf").unwrap().values, vec![json!("linear"), json!("rbf")]);
         assert!(parse_axis("lambda=2^1..2^0").is_err());
         assert!(parse_axis("lambda=1e-3..1").is_err());
-        assert!(parse_axis("lambda=x").is_err());
+        assert!(parse_axis("lambda=x y").is_err());
         let a = Axis { name: "a".into(), values: vec![json!(1), json!(2)] };
         let b = Axis { name: "b".into(), values: vec![json!(3), json!(4), json!(5)] };
         let p = cartesian(&[a, b]);

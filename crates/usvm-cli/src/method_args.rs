@@ -202,7 +202,7 @@ pub struct MethodArgs {
 
 impl MethodArgs {
     /// The flags given, as (flag, field, value): variant choices first, so that their fields exist when set.
-    fn given(&self) -> Vec<(&'static str, &'static str, Value)> {
+    fn given(&self) -> Result<Vec<(&'static str, &'static str, Value)>> {
         let name = |v: &dyn std::fmt::Debug| Value::String(format!("{v:?}").to_lowercase());
         let mut out: Vec<(&'static str, &'static str, Option<Value>)> = vec![
             ("--solver", "solver", self.solver.map(|s| name(&s))),
@@ -242,7 +242,13 @@ impl MethodArgs {
             ("--norm-bound", "norm_bound", self.norm_bound.map(|v| json!(v))),
         ];
         out.retain(|(_, _, v)| v.is_some());
-        out.into_iter().map(|(f, k, v)| (f, k, v.expect("retained"))).collect()
+        out.into_iter()
+            .map(|(flag, field, v)| match v.expect("retained") {
+                // serde_json writes NaN and ±∞ as null.
+                Value::Null => bail!("invalid value for '{flag}': must be finite"),
+                v => Ok((flag, field, v)),
+            })
+            .collect()
     }
 
     /// The registry parameters: `--params` (if any), `--method`, then every flag given.
@@ -274,7 +280,7 @@ impl MethodArgs {
         }
         let source = self.params.as_ref().map_or("--method".to_string(), |p| p.display().to_string());
         let mut params = MethodParams::from_value(&json).with_context(|| source.clone())?;
-        for (flag, field, value) in self.given() {
+        for (flag, field, value) in self.given()? {
             params.set(field, &value).map_err(|e| match e {
                 usvm::Error::Params(msg) if msg.contains("has no field") => {
                     anyhow::anyhow!("{flag} does not apply to --method {} (with these choices)", params.name())

@@ -48,9 +48,20 @@ pub fn load(args: &MethodArgs, input_args: &InputArgs, params: &mut MethodParams
     Ok(input)
 }
 
+/// A core error about a parameter, told in terms of its flag (`gamma` → `--gamma`).
+pub fn flag_error(e: usvm::Error) -> anyhow::Error {
+    match e {
+        usvm::Error::InvalidParameter { name, value, reason } => {
+            let flag = name.split('/').map(|n| format!("--{}", n.replace('_', "-"))).collect::<Vec<_>>().join("/");
+            anyhow::anyhow!("invalid value '{value}' for '{flag}': {reason}")
+        }
+        e => e.into(),
+    }
+}
+
 /// Fits `params` with `options`, or says which method failed.
 pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Result<Fit> {
-    usvm::fit(params, data, options).with_context(|| format!("training {} failed", params.name()))
+    usvm::fit(params, data, options).map_err(flag_error).with_context(|| format!("training {} failed", params.name()))
 }
 
 /// [`fit`] as a model-valued closure for the library's cross-validation routines.
@@ -126,7 +137,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let (mut params, options) = resolve(&args.method)?;
     let input = load(&args.method, &args.input, &mut params)?;
     let data: &Dataset = &input.dataset;
-    params.validate(data.n_samples()).with_context(|| format!("--method {}", params.name()))?;
+    params.validate(data.n_samples()).map_err(flag_error)?;
     if args.probability && data.classes().len() != 2 {
         bail!("--probability needs two classes, found {} in {}", data.classes().len(), input.label_source);
     }

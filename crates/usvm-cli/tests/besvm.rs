@@ -38,7 +38,7 @@ fn besvm_trains_predicts_and_rejects_bad_flags() {
     // Bad flags: one line naming the flag, exit 1, no model written.
     let bad = dir.join("bad.json");
     for (flags, needle) in [
-        (vec!["--similarity", "rigid"], "--shape"),
+        (vec!["--similarity", "rigid"], "need a shape HxWxC"),
         (vec!["--similarity", "cosine"], "--similarity"),
         (vec!["--basis-size", "0"], "--basis-size"),
         (vec!["--similarity", "rigid", "--shape", "3x3"], "dimension mismatch"),

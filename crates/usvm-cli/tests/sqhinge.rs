@@ -48,16 +48,14 @@ fn trains_both_losses_and_solvers_one_vs_rest() {
             &var,
             "--lambda",
             "0.01",
-            "--iterations",
-            "3000",
-            "--batch",
-            "8",
             "--model",
             &m,
             "--report",
             &r,
         ];
-        let out = usvm(&args);
+        // The SGD flags are fields of the sgd solver only.
+        let sgd = if solver == "sgd" { &["--iterations", "3000", "--batch", "8"][..] } else { &[][..] };
+        let out = usvm(&[&args[..], sgd].concat());
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let report = read_json(&report);
         assert_eq!(report["method"], "sqhinge-gsu");
@@ -68,7 +66,7 @@ fn trains_both_losses_and_solvers_one_vs_rest() {
         objectives.push(report["objective"].as_f64().unwrap());
         let file = read_json(&model);
         assert_eq!(file["method"], "sqhinge-gsu");
-        assert_eq!(file["hyperparameters"]["loss"], loss);
+        assert_eq!(file["params"]["loss"], loss);
         assert_eq!(file["classes"].as_array().unwrap().len(), 3);
         let (scores, metrics) = (dir.join("scores.txt"), dir.join("metrics.json"));
         let (s, mt) = (scores.display().to_string(), metrics.display().to_string());

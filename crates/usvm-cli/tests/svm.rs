@@ -95,11 +95,11 @@ fn train_predict_round_trip_one_vs_rest_and_binary() {
     ok(&train(&data("test.svm"), &["--weights", &p(&weights)]));
     let m = read_json(&model);
     assert_eq!(m["kernel"]["gamma"].as_f64().unwrap(), 1.0 / 3.0);
-    assert_eq!(m["hyperparameters"]["c"].as_f64().unwrap(), 1.0);
+    assert_eq!(m["params"]["regularization"]["C"].as_f64().unwrap(), 1.0);
     ok(&train(&data("test.svm"), &["--kernel", "polynomial", "--degree", "2", "--coef0", "1", "--lambda", "0.1"]));
     let m = read_json(&model);
     assert_eq!(m["kernel"], serde_json::json!({"type": "polynomial", "gamma": 1.0 / 3.0, "coef0": 1.0, "degree": 2}));
-    assert_eq!(m["hyperparameters"]["c"].as_f64().unwrap(), 1.0 / (0.1 * 10.0));
+    assert_eq!(m["params"]["regularization"]["lambda"].as_f64().unwrap(), 0.1);
     ok(&usvm(&["predict", "--model", &p(&model), "--data", &data("test.svm"), "--output", &p(&out)]));
     assert!(scores(&out).iter().all(|(label, s)| s.len() == 1 && (*label == 1) == (s[0] > 0.0)));
 }

@@ -86,8 +86,8 @@ fn bad_bounds_and_forms_exit_with_one_line_and_no_model() {
     for (extra, needle) in [
         (vec!["--kernel", "linear", "--delta-file", f.as_str()], "delta.txt:2: field '-0.2'"),
         (vec!["--kernel", "linear", "--delta", "-1"], "--delta"),
-        (vec!["--kernel", "rbf", "--form", "socp"], "--form socp needs --kernel linear"),
-        (vec!["--kernel", "linear", "--norm-bound", "1"], "--norm-bound applies to --form socp only"),
+        (vec!["--kernel", "rbf", "--form", "socp"], "socp) needs the linear kernel"),
+        (vec!["--kernel", "linear", "--norm-bound", "1"], "--norm-bound does not apply to --method tsvc"),
     ] {
         let (out, model) = train(&dir, "m", &extra);
         assert_eq!(out.status.code(), Some(1), "{extra:?}");
