@@ -8,18 +8,22 @@ use usvm::{Error, LinearMethod, LinearSvmParams};
 #[test]
 fn binary_round_trip_is_exact() {
     let data = common::random_dataset(30, "diag", 50, 4);
-    let params = LinearSvmParams::default();
-    let model = params.fit(&data).unwrap().model;
-    let file = ModelFile::from_linear(&model, "gsu", serde_json::to_value(&params).unwrap());
+    let params = usvm::MethodParams::default_for("gsu").unwrap();
+    let model = match usvm::fit(&params, &data, &Default::default()).unwrap().model {
+        usvm::Model::Linear(m) => m,
+        m => panic!("{m:?}"),
+    };
+    let file = ModelFile::from_linear(&model, "gsu", params.to_json());
     let text = file.to_json();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     assert_eq!(json["format"], "usvm-model");
-    assert_eq!(json["version"], 1);
+    assert_eq!(json["version"], 2);
     assert_eq!(json["classes"], serde_json::json!([0, 1]));
     assert!(json["coef"].as_array().unwrap().iter().all(|v| v.is_f64()));
     assert!(json["intercept"].is_f64());
     assert!(json["platt"].is_null());
-    assert_eq!(json["hyperparameters"]["lambda"], 0.01);
+    assert_eq!(json["params"]["regularization"]["lambda"], 0.01);
+    assert_eq!(usvm::MethodParams::from_value(&json["params"]).unwrap(), params);
     let back = ModelFile::from_json(&text).unwrap();
     assert_eq!(back, file);
     assert_eq!(back.to_linear().unwrap(), model); // bit-exact floats
@@ -42,7 +46,7 @@ fn malformed_files_are_errors() {
     let good = serde_json::to_value(ModelFile::from_linear(&model, "gsu", serde_json::Value::Null)).unwrap();
     let variants: Vec<(&str, serde_json::Value)> = vec![
         ("format", serde_json::json!("other")),
-        ("version", serde_json::json!(2)),
+        ("version", serde_json::json!(3)),
         ("n_features", serde_json::json!(3)),
         ("classes", serde_json::json!([1])),
         ("intercept", serde_json::json!([0.0, 1.0])),

@@ -188,3 +188,35 @@ impl Besvm {
         Ok(Fit { model: Model::BasisExpansion(fit.model), reports: fit.reports })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_grids_sizes_and_measures() {
+        assert_eq!(parse_grid("8x8").unwrap(), Grid { height: 8, width: 8, channels: 1 });
+        assert_eq!(parse_grid("4x6x31").unwrap(), Grid { height: 4, width: 6, channels: 31 });
+        assert!(parse_grid("8x").is_err() && parse_grid("0x8").is_err() && parse_grid("1x2x3x4").is_err());
+        assert_eq!(parse_basis_size("100").unwrap(), BasisSize::Count(100));
+        assert_eq!(parse_basis_size("0.25").unwrap(), BasisSize::Fraction(0.25));
+        assert_eq!(parse_basis_size("10%").unwrap(), BasisSize::Fraction(0.1));
+        assert!(parse_basis_size("0").is_err() && parse_basis_size("150%").is_err() && parse_basis_size("x").is_err());
+        let p = Besvm { shift: 2, local_shift: 1, ..Besvm::default() };
+        let grid = Grid { height: 8, width: 8, channels: 1 };
+        let g = Some(grid);
+        assert_eq!(
+            p.measure("deformable", g, 1.0).unwrap(),
+            Measure::Invariant(Invariant::Deformable { grid, shift: 2, local_shift: 1 })
+        );
+        assert_eq!(p.measure("rigid:3", g, 1.0).unwrap(), Measure::Invariant(Invariant::Rigid { grid, shift: 3 }));
+        assert_eq!(p.measure("rbf:0.5", None, 1.0).unwrap(), Measure::Kernel(Kernel::Rbf { gamma: 0.5 }));
+        assert_eq!(p.measure("rbf", None, 0.2).unwrap(), Measure::Kernel(Kernel::Rbf { gamma: 0.2 }));
+        for bad in ["rigid", "rbf:-1", "cosine"] {
+            match p.measure(bad, None, 1.0) {
+                Err(Error::InvalidParameter { name: "similarity", .. }) => {}
+                other => panic!("{bad}: {other:?}"),
+            }
+        }
+    }
+}

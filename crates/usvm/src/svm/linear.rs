@@ -345,7 +345,11 @@ impl LinearSvmParams {
             let p = Problem { features, covariances: &NoCovariance, ..problem };
             self.run_expected_hinge(p, lambda, start)
         };
-        let run = tsvc::alternate(&power, &radii, start, self.max_rounds, POWER_TOL, hinge);
+        let mut run = tsvc::alternate(&power, &radii, start, self.max_rounds, POWER_TOL, hinge);
+        if !run.settled {
+            // The rounds ran out before a round stopped lowering the objective.
+            run.report.termination = run.report.termination.and(Termination::MaxIterations);
+        }
         Ok((run.theta, run.report))
     }
 }

@@ -1,0 +1,133 @@
+//! The method registry: every method fits through `usvm::fit`, and its report's `termination` is right
+//! on a case that converges and on one that hits the iteration (or round) limit; the seed of
+//! `FitOptions` decides every random draw; one-vs-rest works for every method that offers it.
+
+mod common;
+
+use serde_json::{Value, json};
+use usvm::{Dataset, FitOptions, MethodParams, Termination};
+
+/// Overlapping blobs with diagonal covariances and privileged features (the features plus noise).
+fn data() -> Dataset {
+    let mut rng = common::rng(7);
+    let mut d = common::random_dataset(7, "diag", 40, 3);
+    let noisy = d.features.to_dense().mapv(|v| v + 0.3 * common::normal(&mut rng));
+    d.privileged = Some(usvm::Features::Dense(noisy));
+    d
+}
+
+fn params(method: &str, fields: &[(&str, Value)]) -> MethodParams {
+    let mut p = MethodParams::default_for(method).unwrap();
+    for (name, value) in fields {
+        p.set(name, value).unwrap_or_else(|e| panic!("{method}: {e}"));
+    }
+    p
+}
+
+fn termination(p: &MethodParams, data: &Dataset) -> Termination {
+    usvm::fit(p, data, &FitOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", p.name())).termination()
+}
+
+/// (method, fields that converge, fields that stop at a limit first).
+fn cases() -> Vec<(&'static str, Vec<(&'static str, Value)>, Vec<(&'static str, Value)>)> {
+    let sgd = || vec![("solver", json!("sgd")), ("iterations", json!(3)), ("batch", json!(2))];
+    vec![
+        ("gsu", vec![], vec![("max_iter", json!(1))]),
+        (
+            "gsu",
+            vec![("subspace_variance", json!(0.9))],
+            vec![("subspace_variance", json!(0.9)), ("max_iter", json!(1))],
+        ),
+        ("hinge", vec![], sgd()), // Σ = 0: the exact route is dual CD, whose limit is its own
+        ("iso", vec![], vec![("max_iter", json!(1))]),
+        ("sampling", vec![], sgd()), // the samples have Σ = 0: the exact route is dual CD, whose limit is its own
+        ("power", vec![], vec![("max_rounds", json!(1))]),
+        ("svm", vec![], vec![("max_iter", json!(1))]),
+        ("ksvm-igsu", vec![], vec![("max_iter", json!(1))]),
+        ("sqhinge-gsu", vec![], vec![("max_iter", json!(1))]),
+        ("besvm", vec![], vec![("max_iter", json!(1))]),
+        ("svmplus", vec![], vec![("max_iter", json!(1))]),
+        ("rsvmplus", vec![], vec![("max_iter", json!(1))]),
+        (
+            "tsvc",
+            vec![("delta", json!(0.3))],
+            vec![("delta", json!(0.3)), ("max_rounds", json!(1)), ("tol", json!(0.0))],
+        ),
+        ("logistic", vec![], vec![("max_iter", json!(1))]),
+    ]
+}
+
+#[test]
+fn every_method_reports_why_it_stopped() {
+    let data = data();
+    for (method, good, limited) in cases() {
+        let p = params(method, &good);
+        assert_eq!(termination(&p, &data), Termination::Converged, "{method} {good:?}");
+        let p = params(method, &limited);
+        assert_eq!(termination(&p, &data), Termination::MaxIterations, "{method} {limited:?}");
+    }
+}
+
+#[test]
+fn every_method_fits_one_vs_rest_and_the_seed_decides_the_draws() {
+    let mut rng = common::rng(3);
+    let (x, labels) = common::blobs(&mut rng, 30, 2, 2.0);
+    let three: Vec<i64> = labels.iter().enumerate().map(|(i, &y)| if i % 3 == 0 { 2 } else { y }).collect();
+    let mut data = Dataset::dense(x.clone(), three).with_covariances(usvm::Covariances::isotropic(vec![0.1; 30]));
+    data.privileged = Some(usvm::Features::Dense(x));
+    for (method, _) in usvm::params::METHODS {
+        let p = MethodParams::default_for(method).unwrap();
+        if matches!(method, "tsvc" | "svmplus" | "rsvmplus") {
+            continue; // binary only: refused below
+        }
+        let fit = usvm::fit(&p, &data, &FitOptions::default()).unwrap_or_else(|e| panic!("{method}: {e}"));
+        assert_eq!(fit.model.classes(), &[0, 1, 2], "{method}");
+        assert_eq!(fit.reports.len(), 3, "{method}");
+    }
+    let same = |seed| {
+        let p = params("sampling", &[("samples", json!(3))]);
+        let fit = usvm::fit(&p, &data, &FitOptions { seed, ..FitOptions::default() }).unwrap();
+        fit.model.decision_function(&data.features).unwrap()
+    };
+    assert_eq!(same(5), same(5));
+    assert_ne!(same(5), same(6));
+}
+
+#[test]
+fn bad_parameters_are_named_before_fitting() {
+    let data = data();
+    for (method, field, value) in [
+        ("gsu", "lambda", json!(-1.0)),
+        ("svm", "C", json!(0.0)),
+        ("svm", "gamma", json!(-2.0)),
+        ("sampling", "samples", json!(0)),
+        ("power", "radius_scale", json!(-1.0)),
+        ("tsvc", "delta", json!(-0.5)),
+        ("besvm", "basis_size", json!("0")),
+        ("rsvmplus", "sigma_prime", json!(0.0)),
+    ] {
+        let mut p = MethodParams::default_for(method).unwrap();
+        p.set(field, &value).unwrap();
+        let e = usvm::fit(&p, &data, &FitOptions::default()).unwrap_err();
+        match &e {
+            usvm::Error::InvalidParameter { name, .. } => assert!(field.eq_ignore_ascii_case(name), "{method}: {e}"),
+            _ => panic!("{method}: {e}"),
+        }
+    }
+    let e = usvm::fit(
+        &MethodParams::default_for("svmplus").unwrap(),
+        &Dataset { privileged: None, ..data },
+        &FitOptions::default(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("privileged"), "{e}");
+}
+
+#[test]
+fn a_thread_count_runs_the_fit_on_its_own_pool() {
+    let data = data();
+    let p = MethodParams::default_for("svm").unwrap();
+    let one = usvm::fit(&p, &data, &FitOptions { threads: Some(1), ..FitOptions::default() }).unwrap();
+    let all = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
+    assert_eq!(one, all);
+}
