@@ -163,7 +163,7 @@ impl Index<'_> {
 
 impl IndexView<'_> {
     fn to_usize(&self, what: &'static str) -> usvm::Result<Vec<usize>> {
-        let bad = |v: i64| usvm::Error::Numerical(format!("negative entry {v} in {what}"));
+        let bad = |v: i64| usvm::Error::MalformedSparse { what, detail: format!("negative entry {v}") };
         match self {
             IndexView::I32(a) => a.iter().map(|&v| usize::try_from(v).map_err(|_| bad(v.into()))).collect(),
             IndexView::I64(a) => a.iter().map(|&v| usize::try_from(v).map_err(|_| bad(v))).collect(),

@@ -97,7 +97,10 @@ impl CsrMatrix {
             && *self.indptr.last().unwrap() == self.indices.len()
             && self.indices.len() == self.values.len();
         if !ok {
-            return Err(Error::Numerical(format!("malformed CSR structure in {what}")));
+            return Err(Error::MalformedSparse {
+                what,
+                detail: "row pointers or column indices out of order or range".into(),
+            });
         }
         for i in 0..self.n_rows() {
             let (idx, val) = self.row(i);
@@ -266,9 +269,7 @@ impl Features {
     /// Dense rows must be contiguous (row-major) for the row kernels.
     pub(crate) fn check_layout(&self) -> Result<()> {
         match self {
-            Features::Dense(a) if !a.is_standard_layout() => {
-                Err(Error::Numerical("dense features must be in row-major layout".into()))
-            }
+            Features::Dense(a) if !a.is_standard_layout() => Err(Error::Layout { what: "dense features" }),
             _ => Ok(()),
         }
     }

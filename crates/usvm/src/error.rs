@@ -31,8 +31,18 @@ pub enum Error {
     Params(String),
     #[error("invalid model file: {0}")]
     Format(String),
-    #[error("numerical failure: {0}")]
-    Numerical(String),
+    /// A dense array handed over in column-major (or strided) layout where row-major is required.
+    #[error("{what} must be in row-major layout")]
+    Layout { what: &'static str },
+    /// A sparse matrix whose structure (row pointers, column indices) is malformed.
+    #[error("malformed sparse structure in {what}: {detail}")]
+    MalformedSparse { what: &'static str, detail: String },
+    /// The data leave nothing to learn from: a constant map, a zero Gram matrix, a non-finite objective.
+    #[error("degenerate {what}: {detail}")]
+    Degenerate { what: &'static str, detail: String },
+    /// An external solver or factorisation failed to start or finish.
+    #[error("{solver} failed: {detail}")]
+    SolverFailure { solver: &'static str, detail: String },
 }
 
 pub type Result<T> = std::result::Result<T, Error>;

@@ -173,7 +173,7 @@ fn column_major_features_are_an_error_at_prediction_not_a_panic() {
     let fortran = Array2::from_shape_vec((3, 2).f(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
     let x = Features::Dense(fortran.clone());
     let linear = LinearModel { classes: vec![0, 1], coef: ndarray::array![[1.0, -1.0]], intercept: vec![0.0] };
-    assert!(matches!(linear.decision_function(&x), Err(Error::Numerical(_))));
+    assert!(matches!(linear.decision_function(&x), Err(Error::Layout { .. })));
     let support = Features::Dense(ndarray::array![[0.0, 1.0]]);
     let kernel = KernelModel {
         kernel: Kernel::Linear,
@@ -182,7 +182,7 @@ fn column_major_features_are_an_error_at_prediction_not_a_panic() {
         coef: ndarray::array![[1.0]],
         intercept: vec![0.0],
     };
-    assert!(matches!(kernel.decision_function(&x), Err(Error::Numerical(_))));
+    assert!(matches!(kernel.decision_function(&x), Err(Error::Layout { .. })));
     // Dataset::dense copies to row-major, so fitting and predicting on it works.
     let data = usvm::Dataset::dense(fortran, vec![0, 1, 1]);
     assert!(linear.decision_function(&data.features).is_ok());

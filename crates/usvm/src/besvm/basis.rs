@@ -235,10 +235,10 @@ fn centred(raw: &Array2<f64>, m: &Measure) -> Result<Block> {
         .sum::<f64>()
         / raw.nrows() as f64;
     if !(scale > 0.0 && scale.is_finite()) {
-        return Err(Error::Numerical(format!(
-            "the {} similarity map is constant (or not finite) on the training set: mean norm {scale}",
-            m.name()
-        )));
+        return Err(Error::Degenerate {
+            what: "similarity map",
+            detail: format!("the {} map is constant (or not finite) on the training set: mean norm {scale}", m.name()),
+        });
     }
     Ok(Block::Centred { mean, scale })
 }
@@ -248,10 +248,10 @@ fn nystroem(k_bb: &Array2<f64>, m: &Measure) -> Result<Block> {
     let (values, vectors) = crate::covariance::full_eigen(k_bb.view())?;
     let top = values.first().copied().unwrap_or(0.0);
     if !(top > 0.0 && top.is_finite()) {
-        return Err(Error::Numerical(format!(
-            "the {} similarity of the basis has no positive eigenvalue (largest {top})",
-            m.name()
-        )));
+        return Err(Error::Degenerate {
+            what: "basis similarity",
+            detail: format!("the {} similarity of the basis has no positive eigenvalue (largest {top})", m.name()),
+        });
     }
     let keep: Vec<usize> = (0..values.len()).filter(|&k| values[k] > 1e-10 * top).collect();
     let projection =

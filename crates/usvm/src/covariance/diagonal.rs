@@ -26,7 +26,7 @@ impl Diagonal {
             });
         }
         if !self.variances.is_standard_layout() {
-            return Err(Error::Numerical("diagonal covariances must be in row-major layout".into()));
+            return Err(Error::Layout { what: "diagonal covariances" });
         }
         for (i, row) in self.variances.rows().into_iter().enumerate() {
             check_variances(i, row.iter())?;

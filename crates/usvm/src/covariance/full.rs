@@ -39,7 +39,7 @@ impl Full {
             }
         }
         if !self.matrices.is_standard_layout() {
-            return Err(Error::Numerical("full covariances must be in row-major layout".into()));
+            return Err(Error::Layout { what: "full covariances" });
         }
         for i in 0..shape[0] {
             check_symmetric_psd(i, self.matrix(i))?;
@@ -145,7 +145,7 @@ pub(crate) fn symmetric_eigen(a: ArrayView2<'_, f64>) -> Result<(Vec<f64>, Array
     let m = faer::Mat::<f64>::from_fn(n, n, |r, c| 0.5 * (a[[r, c]] + a[[c, r]]));
     let evd = m
         .self_adjoint_eigen(faer::Side::Lower)
-        .map_err(|e| Error::Numerical(format!("eigen-decomposition failed: {e:?}")))?;
+        .map_err(|e| Error::SolverFailure { solver: "eigen-decomposition", detail: format!("{e:?}") })?;
     let (s, u) = (evd.S(), evd.U());
     // faer sorts ascending; reverse to descending.
     let values: Vec<f64> = (0..n).rev().map(|k| s[k]).collect();

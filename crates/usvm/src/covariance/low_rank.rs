@@ -109,7 +109,7 @@ impl LowRank {
                 });
             }
             if !d.is_standard_layout() {
-                return Err(Error::Numerical("low-rank diagonal must be in row-major layout".into()));
+                return Err(Error::Layout { what: "low-rank diagonal" });
             }
             for (i, row) in d.rows().into_iter().enumerate() {
                 check_variances(i, row.iter())?;

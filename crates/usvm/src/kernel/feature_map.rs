@@ -388,7 +388,7 @@ impl Nystroem {
         let top = values.first().copied().unwrap_or(0.0);
         let keep: Vec<usize> = (0..values.len()).filter(|&k| values[k] > NYSTROEM_CLIP * top && top > 0.0).collect();
         if keep.is_empty() {
-            return Err(Error::Numerical("the landmarks' Gram matrix is zero".into()));
+            return Err(Error::Degenerate { what: "Nyström landmarks", detail: "their Gram matrix is zero".into() });
         }
         let projection =
             Array2::from_shape_fn((indices.len(), keep.len()), |(i, c)| vectors[[i, keep[c]]] / values[keep[c]].sqrt());

@@ -178,7 +178,7 @@ pub fn tsvc_socp(
     let a = CscMatrix::new_from_triplets(2 * l + n + 1, dim, ai, aj, av);
     let cones: [SupportedConeT<f64>; 2] = [NonnegativeConeT(2 * l), SecondOrderConeT(n + 1)];
     let mut solver = DefaultSolver::new(&p, &q, &a, &rhs, &cones, settings(max_iter))
-        .map_err(|e| Error::Numerical(format!("Clarabel setup: {e:?}")))?;
+        .map_err(|e| Error::SolverFailure { solver: "Clarabel setup", detail: format!("{e:?}") })?;
     solver.solve();
     let sol = &solver.solution;
     let w = sol.x[..n].to_vec();
@@ -254,7 +254,7 @@ pub fn kernel_svm_dual(
     }
     cones.push(NonnegativeConeT(2 * l));
     let mut solver = DefaultSolver::new(&p, &q, &a, &rhs, &cones, settings(200))
-        .map_err(|e| Error::Numerical(format!("Clarabel setup: {e:?}")))?;
+        .map_err(|e| Error::SolverFailure { solver: "Clarabel setup", detail: format!("{e:?}") })?;
     solver.solve();
     let sol = &solver.solution;
     let alpha: Vec<f64> = sol.x.iter().zip(upper).map(|(a, u)| a.clamp(0.0, *u)).collect();

@@ -20,7 +20,7 @@ use super::transform::{power_radii, sample_gaussians};
 use super::tsvc;
 use crate::covariance::{Covariances, NoCovariance};
 use crate::data::{Dataset, Features};
-use crate::error::{Error, Result, invalid};
+use crate::error::{Result, invalid};
 use crate::loss::{BallHinge, ExpectedHinge, MarginLoss};
 use crate::model::LinearModel;
 use crate::objective::{Objective, Problem};
@@ -338,7 +338,7 @@ impl LinearSvmParams {
         }
         let radii: Vec<f64> = match radii {
             Covariances::Isotropic(c) => c.variances.iter().map(|v| v.sqrt()).collect(),
-            _ => return Err(Error::Numerical("Power SVM radii must be isotropic".into())),
+            _ => unreachable!("power_radii returns isotropic radii"),
         };
         let power = self.objective(problem, BallHinge, lambda);
         let hinge = |features: &Features, start: Option<Vec<f64>>| {

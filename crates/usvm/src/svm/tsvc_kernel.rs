@@ -200,7 +200,7 @@ pub fn fit_binary(
     let mut points = x.clone();
     let mut svm = task.svm(&points, None)?;
     if !svm.value.is_finite() {
-        return Err(Error::Numerical("kernel SVM objective is not finite".into()));
+        return Err(Error::Degenerate { what: "kernel SVM objective", detail: "not finite".into() });
     }
     let mut trace = vec![svm.value];
     let (mut rounds, mut settled) = (1, false);

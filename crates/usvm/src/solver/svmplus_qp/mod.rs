@@ -170,7 +170,7 @@ impl SvmPlusQp<'_> {
                 return Err(Error::DimensionMismatch { what, expected: n, found: m.nrows().max(m.ncols()) });
             }
             if !m.is_standard_layout() {
-                return Err(Error::Numerical(format!("{what} must be in row-major layout")));
+                return Err(Error::Layout { what });
             }
             if let Some((i, &v)) = m.iter().enumerate().find(|(_, v)| !v.is_finite()) {
                 return Err(Error::NonFinite { what, index: i / n, value: v });
