@@ -23,6 +23,18 @@ impl Termination {
         if converged { Termination::Converged } else { Termination::MaxIterations }
     }
 
+    /// The termination of an iterative run: `Converged` if its rule was `met`, else `MaxIterations` if it
+    /// used all `max_iter` iterations, else `Stalled`.
+    pub fn of_run(met: bool, n_iter: usize, max_iter: usize) -> Self {
+        if met {
+            Termination::Converged
+        } else if n_iter >= max_iter {
+            Termination::MaxIterations
+        } else {
+            Termination::Stalled
+        }
+    }
+
     /// The worse of two terminations (`Converged` is the best; the first failure wins).
     pub fn and(self, other: Termination) -> Termination {
         if self == Termination::Converged { other } else { self }

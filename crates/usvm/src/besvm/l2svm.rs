@@ -14,7 +14,6 @@
 //! solvers stop at the same optimum to the same tolerance; the dual route also reports the duality gap.
 //! Multi-class: one-vs-rest.
 
-use ndarray::{Array2, ArrayView1};
 use serde::{Deserialize, Serialize};
 
 use crate::covariance::NoCovariance;
@@ -117,20 +116,8 @@ impl SquaredHingeSvmParams {
     pub fn fit(&self, data: &Dataset) -> Result<LinearFit> {
         self.validate()?;
         data.validate()?;
-        let classes = data.classes();
-        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
-        let n = data.n_features();
-        let mut coef = Array2::zeros((positives.len(), n));
-        let mut intercept = Vec::with_capacity(positives.len());
-        let mut reports = Vec::with_capacity(positives.len());
-        for (k, &positive) in positives.iter().enumerate() {
-            let y: Vec<f64> = data.labels.iter().map(|&l| if l == positive { 1.0 } else { -1.0 }).collect();
-            let (theta, report) = self.fit_binary(data, &y);
-            coef.row_mut(k).assign(&ArrayView1::from(&theta[..n]));
-            intercept.push(if self.fit_intercept { theta[n] } else { 0.0 });
-            reports.push(report);
-        }
-        Ok(LinearFit { model: LinearModel { classes, coef, intercept }, reports })
+        let (model, reports) = LinearModel::one_vs_rest(data, self.fit_intercept, |y| Ok(self.fit_binary(data, y)))?;
+        Ok(LinearFit { model, reports })
     }
 
     fn fit_binary(&self, data: &Dataset, y: &[f64]) -> (Vec<f64>, FitReport) {

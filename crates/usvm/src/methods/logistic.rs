@@ -2,7 +2,6 @@
 //! one-vs-rest. A plain method added through the registry alone: a loss of the margin mean (the
 //! covariances are not used) on the one linear objective, solved by the exact Newton solver.
 
-use ndarray::{Array2, ArrayView1};
 use serde::{Deserialize, Serialize};
 
 use super::{Fit, FitOptions, Regularization, positive};
@@ -61,25 +60,13 @@ impl Logistic {
 
     pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
         let lambda = self.regularization.lambda(data.n_samples())?;
-        let classes = data.classes();
-        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
-        let n = data.n_features();
-        let (mut coef, mut intercept, mut reports) = (Array2::zeros((positives.len(), n)), Vec::new(), Vec::new());
-        for (k, &positive) in positives.iter().enumerate() {
-            let y: Vec<f64> = data.labels.iter().map(|&c| if c == positive { 1.0 } else { -1.0 }).collect();
-            let problem = Problem {
-                features: &data.features,
-                y: &y,
-                weights: data.weights.as_deref(),
-                covariances: &NoCovariance,
-            };
+        let (model, reports) = LinearModel::one_vs_rest(data, self.fit_intercept, |y| {
+            let problem =
+                Problem { features: &data.features, y, weights: data.weights.as_deref(), covariances: &NoCovariance };
             let objective =
                 Objective { fit_intercept: self.fit_intercept, ..Objective::new(problem, LogisticLoss, lambda) };
-            let (theta, report) = exact::solve(&objective, vec![0.0; objective.dim()], &self.solver);
-            coef.row_mut(k).assign(&ArrayView1::from(&theta[..n]));
-            intercept.push(if self.fit_intercept { theta[n] } else { 0.0 });
-            reports.push(report);
-        }
-        Ok(Fit { model: Model::Linear(LinearModel { classes, coef, intercept }), reports })
+            Ok(exact::solve(&objective, vec![0.0; objective.dim()], &self.solver))
+        })?;
+        Ok(Fit { model: Model::Linear(model), reports })
     }
 }

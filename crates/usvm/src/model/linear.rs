@@ -17,6 +17,29 @@ pub struct LinearModel {
 }
 
 impl LinearModel {
+    /// Fits one hyperplane per binary problem of `data`'s labels — one (`classes[1]` positive) for two
+    /// classes, one per class (that class positive) otherwise — by `solve(y)`, which gets the labels `±1`
+    /// of every example and returns `θ = (w, b)` (`b` only when `fit_intercept`) and its report.
+    pub(crate) fn one_vs_rest(
+        data: &crate::data::Dataset,
+        fit_intercept: bool,
+        mut solve: impl FnMut(&[f64]) -> Result<(Vec<f64>, crate::report::FitReport)>,
+    ) -> Result<(LinearModel, Vec<crate::report::FitReport>)> {
+        let classes = data.classes();
+        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
+        let n = data.n_features();
+        let mut coef = Array2::zeros((positives.len(), n));
+        let (mut intercept, mut reports) = (Vec::with_capacity(positives.len()), Vec::with_capacity(positives.len()));
+        for (k, &positive) in positives.iter().enumerate() {
+            let y: Vec<f64> = data.labels.iter().map(|&c| if c == positive { 1.0 } else { -1.0 }).collect();
+            let (theta, report) = solve(&y)?;
+            coef.row_mut(k).assign(&ndarray::ArrayView1::from(&theta[..n]));
+            intercept.push(if fit_intercept { theta[n] } else { 0.0 });
+            reports.push(report);
+        }
+        Ok((LinearModel { classes, coef, intercept }, reports))
+    }
+
     pub fn n_features(&self) -> usize {
         self.coef.ncols()
     }

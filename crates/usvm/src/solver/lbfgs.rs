@@ -166,13 +166,7 @@ pub fn minimize_fn(
         trace.push(fx);
         n_iter += 1;
     }
-    let termination = if gnorm <= target {
-        Termination::Converged
-    } else if n_iter >= settings.max_iter {
-        Termination::MaxIterations
-    } else {
-        Termination::Stalled
-    };
+    let termination = Termination::of_run(gnorm <= target, n_iter, settings.max_iter);
     LbfgsResult { termination, x, value: fx, gradient_norm: gnorm, n_iter, n_evals, trace }
 }
 

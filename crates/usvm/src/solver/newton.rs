@@ -76,13 +76,7 @@ pub fn minimize<F: SmoothFunction>(f: &mut F, x0: Vec<f64>, settings: NewtonSett
         gnorm = norm2(&g);
         n_iter += 1;
     }
-    let termination = if gnorm <= target {
-        Termination::Converged
-    } else if n_iter >= settings.max_iter {
-        Termination::MaxIterations
-    } else {
-        Termination::Stalled
-    };
+    let termination = Termination::of_run(gnorm <= target, n_iter, settings.max_iter);
     NewtonResult { termination, x, value: fx, gradient_norm: gnorm, n_iter }
 }
 

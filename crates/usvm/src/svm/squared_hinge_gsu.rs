@@ -134,29 +134,19 @@ impl SquaredHingeGsuParams {
     pub fn fit(&self, data: &Dataset) -> Result<LinearFit> {
         self.validate()?;
         data.validate()?;
-        let classes = data.classes();
-        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
-        let n = data.n_features();
-        let mut coef = ndarray::Array2::zeros((positives.len(), n));
-        let mut intercept = Vec::with_capacity(positives.len());
-        let mut reports = Vec::with_capacity(positives.len());
-        for (k, &positive) in positives.iter().enumerate() {
-            let y: Vec<f64> = data.labels.iter().map(|&c| if c == positive { 1.0 } else { -1.0 }).collect();
+        let (model, reports) = LinearModel::one_vs_rest(data, self.fit_intercept, |y| {
             let problem = Problem {
                 features: &data.features,
-                y: &y,
+                y,
                 weights: data.weights.as_deref(),
                 covariances: data.covariances.as_dyn(),
             };
-            let (theta, report) = match self.loss {
+            Ok(match self.loss {
                 SquaredHingeGsuLoss::Thesis => self.solve(problem, ThesisSquaredHinge),
                 SquaredHingeGsuLoss::Expected => self.solve(problem, ExpectedSquaredHinge),
-            };
-            coef.row_mut(k).assign(&ndarray::ArrayView1::from(&theta[..n]));
-            intercept.push(if self.fit_intercept { theta[n] } else { 0.0 });
-            reports.push(report);
-        }
-        Ok(LinearFit { model: LinearModel { classes, coef, intercept }, reports })
+            })
+        })?;
+        Ok(LinearFit { model, reports })
     }
 
     /// The objective of one binary problem (labels `±1` in `problem.y`) for this loss, `λ` and intercept
