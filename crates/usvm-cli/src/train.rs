@@ -142,6 +142,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         bail!("--probability needs two classes, found {} in {}", data.classes().len(), input.label_source);
     }
     let bar = spinner("training");
+    let observer = BarObserver { bar: bar.clone(), method: params.name() };
+    let (quiet, options) = (options, FitOptions { observer: Some(&observer), ..options });
     let start = Instant::now();
     let fitted = fit(&params, data, &options).and_then(|fitted| {
         let train_seconds = start.elapsed().as_secs_f64();
@@ -150,7 +152,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
         bar.set_message("fitting Platt scaling on 5-fold cross-validated decision values");
         let values =
-            cross_val_decision_with(data, 5, options.seed, fit_model(&params, &options)).context("--probability")?;
+            cross_val_decision_with(data, 5, options.seed, fit_model(&params, &quiet)).context("--probability")?;
         let classes = data.classes();
         let positive: Vec<bool> = data.labels.iter().map(|&y| y == classes[1]).collect();
         let platt = fit_platt(&values, &positive).context("--probability")?.platt;
@@ -171,6 +173,20 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         write_atomically(path, text + "\n")?;
     }
     Ok(())
+}
+
+/// Shows the fit's phases in the spinner's message.
+struct BarObserver {
+    bar: ProgressBar,
+    method: &'static str,
+}
+
+impl usvm::methods::Observer for BarObserver {
+    fn observe(&self, event: usvm::methods::Progress<'_>) {
+        if let usvm::methods::Progress::Phase(phase) = event {
+            self.bar.set_message(format!("{}: {phase}", self.method));
+        }
+    }
 }
 
 /// A note on standard error for every binary problem whose solver did not converge.
