@@ -26,7 +26,8 @@ pub fn load(args: &MethodArgs, input_args: &InputArgs, params: &mut MethodParams
     if args.weights.is_some() && input_args.weight_col.is_some() {
         bail!("give the weights by --weights or by --weight-col, not both");
     }
-    let precomputed = matches!(params, MethodParams::Svm(s) if s.kernel == usvm::methods::KernelChoice::Precomputed);
+    let precomputed =
+        matches!(params, MethodParams::Svm(s) if matches!(s.kernel, usvm::methods::SvmKernel::Precomputed(_)));
     let mut input = if precomputed {
         input_args.load_precomputed()?
     } else {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Fit, FitOptions, KernelChoice, LinearSolver, Regularization, positive};
+use super::{Fit, FitOptions, KernelChoice, LinearSolver, Regularization, SvmKernel, positive};
 use crate::data::Dataset;
 use crate::error::{Result, invalid};
 use crate::model::Model;
@@ -20,8 +20,8 @@ pub(crate) fn default_gamma(data: &Dataset) -> f64 {
 pub struct Svm {
     /// `C` (default 1) or `λ`.
     pub regularization: Regularization,
-    /// The kernel (`γ` default `1/n_features`).
-    pub kernel: KernelChoice,
+    /// The kernel (`γ` default `1/n_features`), or precomputed kernel values.
+    pub kernel: SvmKernel,
     /// Stop when the maximal KKT violation is at most this (LIBSVM's `-e`).
     pub tol: f64,
     /// Kernel cache in megabytes per binary problem (LIBSVM's `-m`).
@@ -36,7 +36,7 @@ impl Default for Svm {
     fn default() -> Self {
         Svm {
             regularization: Regularization::C(1.0),
-            kernel: KernelChoice::default(),
+            kernel: SvmKernel::default(),
             tol: 1e-6,
             cache_mb: 200.0,
             shrinking: true,

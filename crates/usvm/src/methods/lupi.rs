@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Fit, FitOptions, KernelChoice, Regularization, non_negative, positive};
 use crate::data::Dataset;
-use crate::error::{Result, invalid};
+use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::model::Model;
 use crate::solver::svmplus_qp::QpSettings;
@@ -50,9 +50,6 @@ impl SvmPlus {
         positive("rho", self.rho)?;
         positive("tol", self.tol)?;
         let kernel = match self.kernel {
-            KernelChoice::Precomputed => {
-                return Err(invalid("kernel", "precomputed", "SVM+ needs the features x, not kernel values"));
-            }
             KernelChoice::Rbf { gamma: None } => None,
             k => Some(k.resolve(1.0 / n_features.max(1) as f64)?),
         };

@@ -132,8 +132,41 @@ pub enum KernelChoice {
         #[serde(default = "default_degree")]
         degree: u32,
     },
-    /// Kernel values given as the input rows (LIBSVM's precomputed layout).
+}
+
+/// The kernel SVM's kernel: a [`KernelChoice`], or kernel values given as the input rows (LIBSVM's
+/// precomputed layout) — a choice only the SVM has, since the other kernel methods need the features.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SvmKernel {
+    /// `{"type": "precomputed"}`.
+    Precomputed(Precomputed),
+    /// A kernel of the features.
+    Features(KernelChoice),
+}
+
+/// The tag of [`SvmKernel::Precomputed`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Precomputed {
+    /// Kernel values given as the input rows.
     Precomputed,
+}
+
+impl Default for SvmKernel {
+    fn default() -> Self {
+        SvmKernel::Features(KernelChoice::default())
+    }
+}
+
+impl SvmKernel {
+    /// The kernel, `γ` defaulting to `default_gamma`; validated.
+    pub fn resolve(self, default_gamma: f64) -> Result<Kernel> {
+        match self {
+            SvmKernel::Precomputed(_) => Ok(Kernel::Precomputed),
+            SvmKernel::Features(k) => k.resolve(default_gamma),
+        }
+    }
 }
 
 fn default_degree() -> u32 {
@@ -155,7 +188,6 @@ impl KernelChoice {
             KernelChoice::Polynomial { gamma, coef0, degree } => {
                 Kernel::Polynomial { gamma: gamma.unwrap_or(default_gamma), coef0, degree }
             }
-            KernelChoice::Precomputed => Kernel::Precomputed,
         };
         kernel.validate()?;
         Ok(kernel)
@@ -165,7 +197,7 @@ impl KernelChoice {
     pub fn gamma(self) -> Option<f64> {
         match self {
             KernelChoice::Rbf { gamma } | KernelChoice::Polynomial { gamma, .. } => gamma,
-            KernelChoice::Linear | KernelChoice::Precomputed => None,
+            KernelChoice::Linear => None,
         }
     }
 }

@@ -71,9 +71,6 @@ impl Tsvc {
             non_negative("delta", d)?;
         }
         let kernel = self.kernel.resolve(1.0 / n_features.max(1) as f64)?;
-        if kernel == crate::Kernel::Precomputed {
-            return Err(invalid("kernel", "precomputed", "TSVC moves the inputs: kernel values cannot be moved"));
-        }
         let base = TsvcParams {
             c: self.regularization.c(n_samples)?,
             delta: self.delta.clone(),
