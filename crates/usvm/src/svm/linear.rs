@@ -48,19 +48,6 @@ pub enum LinearMethod {
     Power { radius_scale: f64 },
 }
 
-impl LinearMethod {
-    /// The CLI name of the method.
-    pub fn cli_name(&self) -> &'static str {
-        match self {
-            LinearMethod::Gsu | LinearMethod::GsuSubspace { .. } => "gsu",
-            LinearMethod::Hinge => "hinge",
-            LinearMethod::Iso => "iso",
-            LinearMethod::Sampling { .. } => "sampling",
-            LinearMethod::Power { .. } => "power",
-        }
-    }
-}
-
 /// Which solver to use.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "name")]
