@@ -1,5 +1,8 @@
 //! `usvm`: the command-line interface of the usvm library: `train`, `predict`, `cv`, `demo` and `plot`.
 
+// Doc comments on the argument structs are `--help` texts (`rbf[:GAMMA]` is syntax, not a link).
+#![allow(rustdoc::broken_intra_doc_links)]
+
 mod cv;
 mod demo;
 mod input;

@@ -17,7 +17,7 @@
 //! Sums over examples run over fixed-size chunks in parallel and are added in chunk order, so results
 //! are bit-for-bit reproducible whatever the number of threads. The passes that accumulate a vector of
 //! length `n` (the gradient and `Hv`) give each block of consecutive examples its own accumulator; a block
-//! holds at least [`CHUNK`] examples and, for sparse rows, enough of them to scatter about `n` entries, so
+//! holds at least `CHUNK` examples and, for sparse rows, enough of them to scatter about `n` entries, so
 //! that a pass costs O(nnz + n) — not O(ℓ·n) — however wide and sparse the data. The block length depends
 //! on the data only (never on the thread count), so the bits do not either.
 

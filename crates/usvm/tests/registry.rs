@@ -29,7 +29,10 @@ fn termination(p: &MethodParams, data: &Dataset) -> Termination {
 }
 
 /// (method, fields that converge, fields that stop at a limit first).
-fn cases() -> Vec<(&'static str, Vec<(&'static str, Value)>, Vec<(&'static str, Value)>)> {
+/// Fields to set, by name.
+type Fields = Vec<(&'static str, Value)>;
+
+fn cases() -> Vec<(&'static str, Fields, Fields)> {
     let sgd = || vec![("solver", json!("sgd")), ("iterations", json!(3)), ("batch", json!(2))];
     vec![
         ("gsu", vec![], vec![("max_iter", json!(1))]),

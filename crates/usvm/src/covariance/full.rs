@@ -67,7 +67,7 @@ pub fn rank_cutoff(n: usize, largest_eigenvalue: f64) -> f64 {
 /// covariance `A` of example `index`: the eigenpairs whose eigenvalues exceed [`rank_cutoff`] are kept,
 /// so a matrix of rank `r` gives `r` columns although round-off leaves hundreds of tiny positive
 /// eigenvalues. Errors as [`Covariances::validate`](super::Covariances::validate) does when `A` is not
-/// finite, symmetric and PSD up to [`PSD_TOLERANCE`]. Costs one eigen-decomposition, O(n³).
+/// finite, symmetric and PSD up to `PSD_TOLERANCE`. Costs one eigen-decomposition, O(n³).
 pub fn psd_factor(index: usize, a: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
     let n = a.nrows();
     let scale = check_finite_symmetric(index, a)?;

@@ -86,7 +86,7 @@ pub fn initial_gradient_norm<L: MarginLoss>(objective: &Objective<'_, L>) -> f64
 }
 
 /// Minimises `objective` (its own `sigma_floor` is ignored) from `x0`. On wide sparse data the solver works
-/// on the used columns only (the others are zero at the optimum, see [`super::columns`]).
+/// on the used columns only (the others are zero at the optimum, see `solver::columns`).
 pub fn solve<L: MarginLoss>(
     objective: &Objective<'_, L>,
     x0: Vec<f64>,

@@ -33,7 +33,7 @@ pub enum Side {
 pub struct Polished {
     /// `[w; b]`, or `w` without intercept.
     pub theta: Vec<f64>,
-    /// The norm of the KKT residual (see [`kkt_residual`]).
+    /// The norm of the KKT residual (see `kkt_residual`).
     pub residual: f64,
     /// The multipliers `β_i` (`c_i/ℓ` on the active set, the solved weights clipped to `[0, c_i/ℓ]` on the
     /// margin set, 0 elsewhere): a dual point for a duality-gap certificate.
