@@ -16,6 +16,7 @@ mod besvm;
 mod kernel_svm;
 mod ksvm_igsu;
 mod plot;
+mod registry;
 mod sqhinge;
 mod svm_plus;
 mod tsvc;
@@ -32,8 +33,9 @@ use usvm::solver::exact::ExactSettings;
 use usvm::solver::pegasos::SgdSettings;
 use usvm::{Covariances, CsrMatrix, Dataset, Features, LinearMethod, LinearModel, LinearSvmParams, Solver};
 
+/// The core's error as the typed Python exception (all subclasses of `ValueError`).
 pub(crate) fn value_error(e: usvm::Error) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    registry::to_py_err(e)
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -602,5 +604,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     plot::register(m)?;
     svm_plus::register(m)?;
     tsvc::register(m)?;
+    registry::register(m)?;
     Ok(())
 }

@@ -14,6 +14,7 @@ pass the means as ``X`` and the covariances as ``X_cov`` to ``fit``.
 True
 """
 
+from ._base import Classifier, RegistryClassifier, default_params
 from ._besvm import BasisExpansion, BasisExpansionClassifier
 from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
@@ -29,21 +30,40 @@ from ._uncertainty import (
     translation_covariance,
     welch_pool,
 )
-from ._usvm import __version__
+from ._usvm import (
+    METHODS,
+    DataError,
+    InvalidParameterError,
+    Model,
+    ModelFileError,
+    ParamsError,
+    UsvmError,
+    __version__,
+)
 
 __all__ = [
     "BasisExpansion",
     "BasisExpansionClassifier",
+    "Classifier",
+    "DataError",
     "GSUClassifier",
     "GSUSquaredHingeClassifier",
+    "InvalidParameterError",
     "KernelGSUClassifier",
     "KernelSVMClassifier",
     "LowRankCovariance",
+    "METHODS",
+    "Model",
+    "ModelFileError",
+    "ParamsError",
+    "RegistryClassifier",
     "RobustSVMPlusClassifier",
     "SVMPlusClassifier",
     "TSVCClassifier",
+    "UsvmError",
     "__version__",
     "block_pool",
+    "default_params",
     "gaussians_from_repeats",
     "plot_angle",
     "plot_boundary",
