@@ -30,6 +30,9 @@ pub(crate) fn to_py_err(e: usvm::Error) -> PyErr {
     }
 }
 
+/// `(coef, intercept)` as numpy arrays.
+type Hyperplanes<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>);
+
 /// A fitted classifier of any method, with the parameters and seed it was fit with.
 #[pyclass(name = "Model", module = "usvm._usvm", frozen)]
 pub struct PyModel {
@@ -131,7 +134,7 @@ impl PyModel {
 
     /// `(coef (K × d), intercept (K,))` of a linear model; None for other kinds.
     #[getter]
-    fn linear<'py>(&self, py: Python<'py>) -> Option<(Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>)> {
+    fn linear<'py>(&self, py: Python<'py>) -> Option<Hyperplanes<'py>> {
         match &self.model {
             usvm::Model::Linear(m) => {
                 Some((m.coef.clone().into_pyarray(py), Array1::from(m.intercept.clone()).into_pyarray(py)))
