@@ -37,16 +37,15 @@ pub mod basis;
 pub mod kmedoids;
 pub mod l2svm;
 
-use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 pub use basis::{BasisExpansion, BasisExpansionParams, BasisSelection, BasisSize, Block, Normalisation};
 pub use l2svm::{SquaredHingeSolver, SquaredHingeSvmParams};
 
 use crate::data::{Dataset, Features};
-use crate::error::{Error, Result};
-use crate::model::LinearModel;
-use crate::svm::FitReport;
+use crate::error::Result;
+pub use crate::model::BeSvmModel;
+use crate::report::FitReport;
 
 /// Settings of BE-SVM: the feature map and the linear SVM on it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -54,14 +53,6 @@ pub struct BeSvmParams {
     pub expansion: BasisExpansionParams,
     /// The paper uses `C = 1` for every measure and basis size (the normalisation makes that work).
     pub svm: SquaredHingeSvmParams,
-}
-
-/// A fitted BE-SVM: the feature map and the hyperplane(s) on it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BeSvmModel {
-    pub expansion: BasisExpansion,
-    /// Hyperplanes over the `expansion.n_outputs()` mapped features.
-    pub linear: LinearModel,
 }
 
 /// A fitted model and one solver report per binary problem.
@@ -86,50 +77,5 @@ impl BeSvmParams {
         };
         let fit = self.svm.fit(&mapped_data)?;
         Ok(BeSvmFit { model: BeSvmModel { expansion, linear: fit.model }, reports: fit.reports })
-    }
-}
-
-impl BeSvmModel {
-    pub fn classes(&self) -> &[i64] {
-        &self.linear.classes
-    }
-
-    pub fn n_features(&self) -> usize {
-        self.expansion.n_features()
-    }
-
-    /// `f_k(x_i)` for every example (rows) and output (columns).
-    pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
-        if x.n_features() != self.n_features() {
-            return Err(Error::DimensionMismatch {
-                what: "features at prediction",
-                expected: self.n_features(),
-                found: x.n_features(),
-            });
-        }
-        let mapped = Features::Dense(self.expansion.transform(x)?);
-        self.linear.decision_function(&mapped)
-    }
-
-    pub fn predict(&self, x: &Features) -> Result<Vec<i64>> {
-        Ok(crate::model::argmax_classes(self.classes(), &self.decision_function(x)?))
-    }
-
-    /// Numbers stored to predict: the basis vectors' entries plus the hyperplanes' weights and intercepts
-    /// (the normalisation's statistics, one mean per mapped feature and a scale per measure, are counted
-    /// too). The paper counts `B·(d+1)` for the basis, as for a kernel SVM's `n_sv·(d+1)`.
-    pub fn n_parameters(&self) -> usize {
-        let basis = self.expansion.basis.n_samples() * self.n_features();
-        let linear = self.linear.coef.len() + self.linear.intercept.len();
-        let stats: usize = self
-            .expansion
-            .blocks
-            .iter()
-            .map(|b| match b {
-                Block::Centred { mean, .. } => mean.len() + 1,
-                Block::Nystroem { projection } => projection.len(),
-            })
-            .sum();
-        basis + linear + stats
     }
 }

@@ -2,8 +2,8 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use super::{Covariance, check_variances, dot3};
-use crate::data::CsrMatrix;
 use crate::error::{Error, Result};
+use crate::features::CsrMatrix;
 
 /// `Σ_i = diag(v_i)`, the variances stored densely as an `ℓ × n` array.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

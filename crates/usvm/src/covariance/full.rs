@@ -2,8 +2,8 @@ use ndarray::{Array2, Array3, ArrayView2, ShapeBuilder};
 use serde::{Deserialize, Serialize};
 
 use super::{Covariance, LowRank};
-use crate::data::dot;
 use crate::error::{Error, Result};
+use crate::linalg::dot;
 
 /// Dense covariances, an `ℓ × n × n` array (`wᵀΣw` costs O(n²)).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1,8 +1,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Covariance, check_variances};
-use crate::data::dot;
 use crate::error::Result;
+use crate::linalg::dot;
 
 /// `Σ_i = s_i² I` (LSVM-iGSU, LSVM-iso, and the squared radii of Power SVM).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -2,8 +2,8 @@ use ndarray::{Array2, ArrayView2, ShapeBuilder};
 use serde::{Deserialize, Serialize};
 
 use super::{Covariance, check_variances, dot3};
-use crate::data::{axpy, dot};
 use crate::error::{Error, Result};
+use crate::linalg::{axpy, dot};
 
 /// `Σ_i = U_i U_iᵀ + diag(v_i)`: a rank-`r_i` factor `U_i` (`n × r_i`) plus an optional diagonal.
 ///

@@ -32,8 +32,8 @@ pub(crate) use full::symmetric_eigen as full_eigen;
 use ndarray::{Array2, Array3};
 use serde::{Deserialize, Serialize};
 
-use crate::data::CsrMatrix;
 use crate::error::{Error, Result};
+use crate::features::CsrMatrix;
 
 /// The operations the objective needs from example `i`'s covariance.
 pub trait Covariance: Sync {

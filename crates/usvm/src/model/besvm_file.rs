@@ -9,8 +9,8 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use super::file::{FORMAT, SupportVectors, VERSION, coef_to_file};
-use super::{LinearModel, ModelFile};
-use crate::besvm::{BasisExpansion, BeSvmModel, Block};
+use super::{BeSvmModel, LinearModel, ModelFile};
+use crate::besvm::basis::{BasisExpansion, Block};
 use crate::data::Features;
 use crate::error::{Error, Result};
 use crate::kernel::similarity::{Measure, Similarity};

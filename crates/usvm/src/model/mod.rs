@@ -1,5 +1,6 @@
 //! Fitted models: decision functions and predictions, and the JSON model file of DESIGN 6.
 
+mod besvm;
 mod besvm_file;
 mod file;
 mod kernel;
@@ -8,6 +9,7 @@ mod mapped;
 
 use ndarray::Array2;
 
+pub use besvm::BeSvmModel;
 pub use besvm_file::{BasisExpansionFile, BlockFile};
 pub use file::{Coef, Intercept, ModelFile, Platt, SupportVectors};
 pub use kernel::KernelModel;
@@ -25,7 +27,7 @@ pub enum Model {
     /// A linear model on an explicit feature map (random Fourier features).
     Mapped(MappedModel),
     /// BE-SVM: a linear model on a basis expansion.
-    BasisExpansion(crate::besvm::BeSvmModel),
+    BasisExpansion(BeSvmModel),
 }
 
 impl Model {

@@ -16,8 +16,8 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use super::alternating;
 use super::transform::{power_radii, sample_gaussians};
-use super::tsvc;
 use crate::covariance::{Covariances, NoCovariance};
 use crate::data::{Dataset, Features};
 use crate::error::{Result, invalid};
@@ -310,7 +310,7 @@ impl LinearSvmParams {
     }
 
     /// Power SVM is TSVC eq. 7 with `δ_i = r_i`, solved by the same alternating rounds
-    /// ([`tsvc::alternate`], Bi & Zhang Algorithm 1): fix the perturbations `Δx_i = y_i r_i w/‖w‖` and solve
+    /// ([`super::alternating`], Bi & Zhang Algorithm 1): fix the perturbations `Δx_i = y_i r_i w/‖w‖` and solve
     /// a hinge SVM on `x_i + Δx_i`; repeat while the objective decreases. With the SGD solver the
     /// non-convex objective is run through the thesis' Algorithm 1 directly.
     fn fit_power(
@@ -332,7 +332,7 @@ impl LinearSvmParams {
             let p = Problem { features, covariances: &NoCovariance, ..problem };
             self.run_expected_hinge(p, lambda, start)
         };
-        let mut run = tsvc::alternate(&power, &radii, start, self.max_rounds, POWER_TOL, hinge);
+        let mut run = alternating::alternate(&power, &radii, start, self.max_rounds, POWER_TOL, hinge);
         if !run.settled {
             // The rounds ran out before a round stopped lowering the objective.
             run.report.termination = run.report.termination.and(Termination::MaxIterations);

@@ -1,5 +1,6 @@
 //! Estimators: plain-data `*Params` validated at the top of `fit`, returning a separate fitted model.
 
+mod alternating;
 mod kernel_igsu;
 mod kernel_svm;
 mod linear;
@@ -9,6 +10,7 @@ pub mod svm_plus;
 mod transform;
 pub mod tsvc;
 pub mod tsvc_kernel;
+mod tsvc_params;
 
 pub use crate::report::FitReport;
 pub use kernel_igsu::{

@@ -37,8 +37,6 @@
 //! assert_eq!(fit.model.predict(&data.features).unwrap(), vec![1, 1, 0, 0]);
 //! ```
 
-use serde::{Deserialize, Serialize};
-
 use crate::covariance::{Covariances, NoCovariance};
 use crate::data::{Dataset, Features, dot, norm2};
 use crate::error::{Error, Result, invalid};
@@ -50,90 +48,13 @@ use crate::report::FitReport;
 use crate::report::Termination;
 use crate::solver::conic::{self, NormBound};
 
+use super::alternating::alternate;
 use super::linear::{LinearMethod, LinearSvmParams};
-
-/// The uncertainty bounds `δ_i`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Delta {
-    /// One bound for every example (a hyper-parameter to tune).
-    Uniform(f64),
-    /// One bound per example, in example order.
-    PerExample(Vec<f64>),
-}
-
-/// How to solve linear TSVC.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TsvcForm {
-    /// Algorithm 1: alternate a hinge SVM on the shifted points with Lemma 1 (linear or kernel).
-    Alternating,
-    /// The second-order cone programme (eq. 8), solved by Clarabel (linear kernel only).
-    Socp,
-}
-
-/// Settings of TSVC: plain data, validated in [`TsvcParams::fit`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TsvcParams {
-    /// `C > 0` in `½‖w‖² + C Σ c_i ξ_i`.
-    pub c: f64,
-    pub delta: Delta,
-    pub form: TsvcForm,
-    pub kernel: Kernel,
-    pub fit_intercept: bool,
-    /// Alternating form: maximum rounds after the first SVM.
-    pub max_rounds: usize,
-    /// Alternating form: stop when a round lowers the objective by at most `tol·J`.
-    pub tol: f64,
-    /// Cone form: solve eq. 8 for this fixed norm bound `γ` instead of eq. 7 for `C`.
-    pub norm_bound: Option<f64>,
-}
-
-impl Default for TsvcParams {
-    fn default() -> Self {
-        TsvcParams {
-            c: 1.0,
-            delta: Delta::Uniform(0.0),
-            form: TsvcForm::Alternating,
-            kernel: Kernel::Linear,
-            fit_intercept: true,
-            max_rounds: 100,
-            tol: 1e-6,
-            norm_bound: None,
-        }
-    }
-}
+pub use super::tsvc_params::{Delta, TsvcFit, TsvcForm, TsvcParams, TsvcReport};
 
 /// Cone form for `C` when the relaxation is not exact: values of `γ` on the log grid, and golden-section steps.
 const GAMMA_GRID: usize = 12;
 const GOLDEN_STEPS: usize = 12;
-
-/// What fitting one binary TSVC problem reports.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TsvcReport {
-    /// `objective`: eq. 7 at the solution (eq. 8's `Σ c_i ξ_i` for a fixed `norm_bound`); `objective_trace`:
-    /// eq. 7 after every alternating round (monotone); `n_iter`: SVM solver iterations in total (alternating)
-    /// or interior-point iterations in total (cone); `gradient_norm`: the last SVM's optimality residual
-    /// (alternating) or the duality gap (cone); `converged`: the stopping rule was met.
-    pub report: FitReport,
-    /// SVM solves (alternating, the first one included) or cone programmes solved (cone).
-    pub rounds: usize,
-    /// Cone form: the norm bound `γ` of eq. 8 (the optimal one when solving for `C`).
-    pub gamma: Option<f64>,
-    /// Cone form: eq. 9's objective at the multipliers, and `Σ c_i ξ_i + eq. 9` (≈ 0 at the optimum).
-    pub dual_objective: Option<f64>,
-    pub duality_gap: Option<f64>,
-    /// Cone form for `C`: the convex relaxation's value, a lower bound on eq. 7 (equal to `objective` when
-    /// the solution is certified globally optimal).
-    pub lower_bound: Option<f64>,
-}
-
-/// A fitted TSVC model (linear, or kernel over the shifted points) and one report per binary problem.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TsvcFit {
-    pub model: Model,
-    pub reports: Vec<TsvcReport>,
-}
 
 /// Lemma 1: the perturbation `y δ w/‖w‖` of norm at most `δ` that maximises `y wᵀΔx` (zero for `w = 0`).
 pub fn optimal_perturbation(w: &[f64], y: f64, delta: f64) -> Vec<f64> {
@@ -156,78 +77,6 @@ pub fn tsvc_objective(
         .map(|i| weights.map_or(1.0, |c| c[i]) * (1.0 - y[i] * (x.row_dot(i, w) + b) - delta[i] * norm).max(0.0))
         .sum();
     0.5 * dot(w, w) + c * loss
-}
-
-/// The points moved by Lemma 1 for the direction of `w`: `x_i + y_i δ_i w/‖w‖` (unmoved for `w = 0`).
-pub(crate) fn shift_points(features: &Features, y: &[f64], radii: &[f64], w: &[f64]) -> Features {
-    let norm = norm2(w);
-    let mut x = features.to_dense();
-    if norm > 0.0 {
-        for (i, mut row) in x.rows_mut().into_iter().enumerate() {
-            let a = y[i] * radii[i] / norm;
-            row.iter_mut().zip(w).for_each(|(xj, wj)| *xj += a * wj);
-        }
-    }
-    Features::Dense(x)
-}
-
-/// The result of [`alternate`].
-pub(crate) struct Alternation {
-    pub theta: Vec<f64>,
-    /// The last accepted SVM's report with the objective, total iterations and trace of eq. 7.
-    pub report: FitReport,
-    /// SVM solves, the first one included.
-    pub rounds: usize,
-    /// Whether the rounds stopped by the rule (no or a small decrease) rather than by `max_rounds`.
-    pub settled: bool,
-}
-
-/// Algorithm 1 for linear TSVC / Power SVM on `objective` (the ball hinge with `σ_i = r_i‖w‖`, in the
-/// λ-form `λ/2‖w‖² + (1/ℓ) Σ c_i L_i`, which is eq. 7 divided by `Cℓ`): `hinge(points, start)` solves the
-/// hinge SVM on the given points. The first hyperplane is the SVM on the unmoved points, or one round
-/// from `start`.
-pub(crate) fn alternate(
-    objective: &Objective<'_, BallHinge>,
-    radii: &[f64],
-    start: Option<Vec<f64>>,
-    max_rounds: usize,
-    tol: f64,
-    hinge: impl Fn(&Features, Option<Vec<f64>>) -> (Vec<f64>, FitReport),
-) -> Alternation {
-    let problem = objective.problem;
-    let n = problem.n_features();
-    let shifted = |theta: &[f64]| shift_points(problem.features, problem.y, radii, &theta[..n]);
-    let (mut theta, mut report) = match start {
-        Some(t) => hinge(&shifted(&t), Some(t)),
-        None => hinge(problem.features, None),
-    };
-    let mut value = objective.value(&theta);
-    let mut trace = vec![value];
-    let mut n_iter = report.n_iter;
-    let (mut rounds, mut settled) = (1, false);
-    for _ in 0..max_rounds {
-        let (next, next_report) = hinge(&shifted(&theta), Some(theta.clone()));
-        rounds += 1;
-        n_iter += next_report.n_iter;
-        let next_value = objective.value(&next);
-        if !(next_value < value) {
-            settled = true;
-            break;
-        }
-        let decrease = value - next_value;
-        theta = next;
-        report = next_report;
-        value = next_value;
-        trace.push(value);
-        if decrease <= tol * value.abs() {
-            settled = true;
-            break;
-        }
-    }
-    report.objective = value;
-    report.n_iter = n_iter;
-    report.objective_trace = trace;
-    Alternation { theta, report, rounds, settled }
 }
 
 impl TsvcParams {

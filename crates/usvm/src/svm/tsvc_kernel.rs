@@ -28,7 +28,7 @@ use crate::report::Termination;
 use crate::solver::conic;
 use crate::solver::smo::{self, DenseQ, SmoSettings};
 
-use super::tsvc::{TsvcFit, TsvcParams, TsvcReport};
+use super::tsvc_params::{TsvcFit, TsvcParams, TsvcReport};
 
 /// One fitted binary kernel TSVC: `f(x) = Σ_j coef_j k(x, points_j) + intercept`.
 #[derive(Debug, Clone, PartialEq)]

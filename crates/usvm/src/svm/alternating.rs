@@ -1,0 +1,80 @@
+//! Alternating rounds for a hinge at the worst point of a ball (Bi & Zhang's Algorithm 1), shared by linear
+//! TSVC and Power SVM: fix the perturbations `Δx_i = y_i r_i w/‖w‖` of the current `w`, solve the hinge SVM
+//! on the moved points, repeat while the ball-hinge objective decreases.
+
+use crate::data::{Features, norm2};
+use crate::loss::BallHinge;
+use crate::objective::Objective;
+use crate::report::FitReport;
+
+/// The points moved by Lemma 1 for the direction of `w`: `x_i + y_i δ_i w/‖w‖` (unmoved for `w = 0`).
+pub(crate) fn shift_points(features: &Features, y: &[f64], radii: &[f64], w: &[f64]) -> Features {
+    let norm = norm2(w);
+    let mut x = features.to_dense();
+    if norm > 0.0 {
+        for (i, mut row) in x.rows_mut().into_iter().enumerate() {
+            let a = y[i] * radii[i] / norm;
+            row.iter_mut().zip(w).for_each(|(xj, wj)| *xj += a * wj);
+        }
+    }
+    Features::Dense(x)
+}
+
+/// The result of [`alternate`].
+pub(crate) struct Alternation {
+    pub theta: Vec<f64>,
+    /// The last accepted SVM's report with the objective, total iterations and trace of eq. 7.
+    pub report: FitReport,
+    /// SVM solves, the first one included.
+    pub rounds: usize,
+    /// Whether the rounds stopped by the rule (no or a small decrease) rather than by `max_rounds`.
+    pub settled: bool,
+}
+
+/// Algorithm 1 for linear TSVC / Power SVM on `objective` (the ball hinge with `σ_i = r_i‖w‖`, in the
+/// λ-form `λ/2‖w‖² + (1/ℓ) Σ c_i L_i`, which is eq. 7 divided by `Cℓ`): `hinge(points, start)` solves the
+/// hinge SVM on the given points. The first hyperplane is the SVM on the unmoved points, or one round
+/// from `start`.
+pub(crate) fn alternate(
+    objective: &Objective<'_, BallHinge>,
+    radii: &[f64],
+    start: Option<Vec<f64>>,
+    max_rounds: usize,
+    tol: f64,
+    hinge: impl Fn(&Features, Option<Vec<f64>>) -> (Vec<f64>, FitReport),
+) -> Alternation {
+    let problem = objective.problem;
+    let n = problem.n_features();
+    let shifted = |theta: &[f64]| shift_points(problem.features, problem.y, radii, &theta[..n]);
+    let (mut theta, mut report) = match start {
+        Some(t) => hinge(&shifted(&t), Some(t)),
+        None => hinge(problem.features, None),
+    };
+    let mut value = objective.value(&theta);
+    let mut trace = vec![value];
+    let mut n_iter = report.n_iter;
+    let (mut rounds, mut settled) = (1, false);
+    for _ in 0..max_rounds {
+        let (next, next_report) = hinge(&shifted(&theta), Some(theta.clone()));
+        rounds += 1;
+        n_iter += next_report.n_iter;
+        let next_value = objective.value(&next);
+        if !(next_value < value) {
+            settled = true;
+            break;
+        }
+        let decrease = value - next_value;
+        theta = next;
+        report = next_report;
+        value = next_value;
+        trace.push(value);
+        if decrease <= tol * value.abs() {
+            settled = true;
+            break;
+        }
+    }
+    report.objective = value;
+    report.n_iter = n_iter;
+    report.objective_trace = trace;
+    Alternation { theta, report, rounds, settled }
+}
