@@ -24,5 +24,5 @@ if python3 -c "import usvm, libsvm, sklearn" 2>/dev/null; then
   python3 bench/kernel_svm.py --repeat 1
 fi
 echo "== SVM+ dual: dedicated SMO vs Clarabel (n = 500, 2,000; n = 5,000 SMO only: Clarabel would need hours)"
-cargo run --quiet --release -p usvm --example bench_svmplus 500 2000 --clarabel-limit 1200
-cargo run --quiet --release -p usvm --example bench_svmplus 5000 --smo-only
+cargo run --quiet --release -p usvm-experiments --example bench_svmplus 500 2000 --clarabel-limit 1200
+cargo run --quiet --release -p usvm-experiments --example bench_svmplus 5000 --smo-only

@@ -4,7 +4,7 @@
 Only the split indices come from the core (`usvm._usvm.stratified_split` / `stratified_k_fold`, so that both
 sides hold out the same examples); the data (scikit-learn's copy of WDBC), the standardisation, the
 variance formula, the λ search and the scoring are written here from DESIGN 8 and
-crates/usvm/src/experiments/wdbc.rs:
+crates/usvm-experiments/src/wdbc.rs:
 
 * split `seed` in 0..splits: stratified 90/10; standardise the 30 features with the training split's
   mean and population standard deviation;
@@ -36,7 +36,7 @@ from usvm import GSUClassifier, _usvm
 SPLITS, FOLDS, TEST_FRACTION = 2, 3, 0.1
 GRID = 2.0 ** np.arange(-12, 3)
 SIGMA0_SQ = 1e-6
-POWER_CV_ROUNDS = 1  # usvm::experiments::wdbc::POWER_CV_ROUNDS: rounds per Power fit of the λ path
+POWER_CV_ROUNDS = 1  # usvm_experiments::wdbc::POWER_CV_ROUNDS: rounds per Power fit of the λ path
 METHODS = {  # usvm demo's names -> estimator parameters
     "LSVM": {"method": "hinge"},
     "LSVM-iso": {"method": "iso"},

@@ -6,7 +6,7 @@ use std::time::Instant;
 use anyhow::Result;
 use clap::Args;
 use serde::Serialize;
-use usvm::experiments::wdbc::{MethodResult, WdbcProtocol};
+use usvm_experiments::wdbc::{MethodResult, WdbcProtocol};
 
 use crate::output::{progress_bar, write_atomically};
 

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow, bail};
 use clap::{Args, Subcommand};
 use usvm::Model;
-use usvm::experiments::toy_sampling::{PAPER_ANGLE_DEG, PAPER_POINTS};
 use usvm::io::ParseError;
+use usvm_experiments::toy_sampling::{PAPER_ANGLE_DEG, PAPER_POINTS};
 use usvm_plot::{AnglePlot, AnglePoint, AngleSeries, BoundaryPlot, Format, Line, PrCurve, PrPlot};
 
 use crate::input::{InputArgs, open};

@@ -1,7 +1,8 @@
 //! Small dense vector kernels shared by every layer: `dot`, `axpy`, `norm2`.
 
+/// `aᵀb` over the common length.
 #[inline]
-pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     // Four independent accumulators let the compiler vectorise without reassociating a single sum.
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
@@ -19,14 +20,16 @@ pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
+/// `y ← y + αx`.
 #[inline]
-pub(crate) fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
+pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     for (yi, xi) in y.iter_mut().zip(x) {
         *yi += alpha * xi;
     }
 }
 
+/// `‖a‖₂`.
 #[inline]
-pub(crate) fn norm2(a: &[f64]) -> f64 {
+pub fn norm2(a: &[f64]) -> f64 {
     dot(a, a).sqrt()
 }

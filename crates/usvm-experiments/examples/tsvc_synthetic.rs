@@ -1,10 +1,10 @@
 //! Bi & Zhang's synthetic study (paper 003, Table 1): SVC vs TSVC test error beside the paper's numbers.
 //!
-//! `cargo run --release -p usvm --example tsvc_synthetic -- [--c C] [--trials N] [--noise std|var] [--seed S] [--rounds R] [--delta-scale S]`
+//! `cargo run --release -p usvm-experiments --example tsvc_synthetic -- [--c C] [--trials N] [--noise std|var] [--seed S] [--rounds R] [--delta-scale S]`
 
 use std::time::Instant;
 
-use usvm::experiments::tsvc_synthetic::{NoiseScale, Target, TsvcSynthetic, run};
+use usvm_experiments::tsvc_synthetic::{NoiseScale, Target, TsvcSynthetic, run};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut protocol = TsvcSynthetic::default();

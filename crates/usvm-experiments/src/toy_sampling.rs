@@ -16,11 +16,16 @@ use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
-use crate::covariance::Covariances;
-use crate::data::Dataset;
-use crate::error::{Result, invalid};
-use crate::model::LinearModel;
-use crate::svm::{LinearMethod, LinearSvmParams};
+use usvm::covariance::Covariances;
+use usvm::data::Dataset;
+use usvm::error::{Error, Result};
+use usvm::linalg::norm2;
+
+fn invalid(name: &'static str, value: impl ToString, reason: &'static str) -> Error {
+    Error::InvalidParameter { name, value: value.to_string(), reason }
+}
+use usvm::model::LinearModel;
+use usvm::svm::{LinearMethod, LinearSvmParams};
 
 /// The thesis' reading of Fig. 3.4: `θ ≈ 1.7°` at `N = 10³` in 2-D and at `N = 5·10⁴` in 3-D.
 pub const PAPER_ANGLE_DEG: f64 = 1.7;
@@ -85,7 +90,7 @@ pub fn toy_dataset(set: &ToySet) -> Result<Dataset> {
 
 /// The angle in degrees between the hyperplanes with normals `a` and `b` (0 for parallel, same side).
 pub fn hyperplane_angle(a: &[f64], b: &[f64]) -> f64 {
-    let (na, nb) = (crate::data::norm2(a), crate::data::norm2(b));
+    let (na, nb) = (norm2(a), norm2(b));
     if na == 0.0 || nb == 0.0 {
         return f64::NAN;
     }

@@ -1,7 +1,7 @@
 //! A fast version of the toy sampling experiment (thesis Fig. 3.4): LSVM trained on N samples per Gaussian
 //! approaches the LSVM-GSU hyperplane as N grows, while LSVM on the means stays far from it.
 
-use usvm::experiments::toy_sampling::{SamplingExperiment, ToySet};
+use usvm_experiments::toy_sampling::{SamplingExperiment, ToySet};
 
 #[test]
 fn angle_to_gsu_decreases_with_the_sample_size() {

@@ -15,7 +15,7 @@
 //! 'measured')`).
 //!
 //! ```
-//! use usvm::experiments::lupi::{LupiTask, add_white_noise};
+//! use usvm_experiments::lupi::{LupiTask, add_white_noise};
 //! let task = LupiTask { n: 100, ..Default::default() }.generate(7);
 //! assert_eq!(task.dataset.n_samples(), 100);
 //! assert_eq!(task.dataset.privileged.as_ref().unwrap().n_features(), 3);
@@ -28,7 +28,7 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal, Uniform};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use crate::data::{Dataset, Features};
+use usvm::data::{Dataset, Features};
 
 /// The SNRs (dB) of paper 004's Table 1.
 pub const PAPER_SNRS: [f64; 5] = [4.0, 6.0, 8.0, 10.0, 15.0];

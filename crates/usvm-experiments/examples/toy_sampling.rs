@@ -1,8 +1,8 @@
 //! Reproduces the toy sampling experiment of thesis 3.3 / 3.5.1 (Fig. 3.3 and 3.4, DESIGN section 8): the
 //! angle between the LSVM-GSU hyperplane and LSVM trained on N samples per Gaussian, N = 10..10⁵, on 2-D and
-//! 3-D toy sets ([`usvm::experiments::toy_sampling`]), with the paper's reading beside ours.
+//! 3-D toy sets ([`usvm_experiments::toy_sampling`]), with the paper's reading beside ours.
 //!
-//!     cargo run --release -p usvm --example toy_sampling -- [--quick] [--repeats R] [--lambda L] [--out DIR]
+//!     cargo run --release -p usvm-experiments --example toy_sampling -- [--quick] [--repeats R] [--lambda L] [--out DIR]
 //!
 //! `--out DIR` writes `DIR/toy_sampling.csv` (input of `usvm plot angle`) and the 2-D toy set as svm-gsu files
 //! `DIR/toy2d.means`, `DIR/toy2d.labels`, `DIR/toy2d.cov` (input of `usvm train` / `usvm plot boundary`).
@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use usvm::Dataset;
-use usvm::experiments::toy_sampling::{PAPER_ANGLE_DEG, PAPER_POINTS, SamplingExperiment, SamplingOutcome, ToySet};
+use usvm_experiments::toy_sampling::{PAPER_ANGLE_DEG, PAPER_POINTS, SamplingExperiment, SamplingOutcome, ToySet};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut quick = false;

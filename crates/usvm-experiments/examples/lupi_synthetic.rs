@@ -1,17 +1,17 @@
-//! The synthetic LUPI task (`usvm::experiments::lupi`) with the noisy-test protocol of paper 004: SVM,
+//! The synthetic LUPI task (`usvm_experiments::lupi`) with the noisy-test protocol of paper 004: SVM,
 //! SVM+ and R-SVM+ trained on clean examples, hyper-parameters chosen on a validation set, validation and
 //! test examples corrupted by white Gaussian noise at SNR 4, 6, 8, 10, 15 dB (and clean).
 //!
 //! Each trial's models (5 C × (SVM, 5 ρ × (SVM+, 5 (λ, σ') of R-SVM+))) are fitted once; trials run in
 //! parallel.
 //!
-//! `cargo run --release -p usvm --example lupi_synthetic [TRIALS] [N_TRAIN]` (default 10 trials, 80
+//! `cargo run --release -p usvm-experiments --example lupi_synthetic [TRIALS] [N_TRAIN]` (default 10 trials, 80
 //! training examples)
 
 use rayon::prelude::*;
-use usvm::experiments::lupi::{LupiTask, PAPER_SNRS, add_white_noise};
 use usvm::svm::{LupiMethod, SvmPlusParams};
 use usvm::{Dataset, Features, KernelModel};
+use usvm_experiments::lupi::{LupiTask, PAPER_SNRS, add_white_noise};
 
 fn accuracy(m: &KernelModel, x: &Features, labels: &[i64]) -> f64 {
     let p = m.predict(x).unwrap();

@@ -13,14 +13,14 @@
 use ndarray::{Array2, Axis, s};
 use rayon::prelude::*;
 
-use crate::covariance::Covariances;
-use crate::data::Dataset;
-use crate::error::{Error, Result};
-use crate::gaussians::{StandardErrorRule, standard_errors_to_variances};
-use crate::model_selection::{cross_validate_path, stratified_split};
-use crate::svm::{LinearMethod, LinearSvmParams};
+use usvm::covariance::Covariances;
+use usvm::data::Dataset;
+use usvm::error::{Error, Result};
+use usvm::gaussians::{StandardErrorRule, standard_errors_to_variances};
+use usvm::model_selection::{cross_validate_path, stratified_split};
+use usvm::svm::{LinearMethod, LinearSvmParams};
 
-const CSV: &str = include_str!("../../data/breast_cancer.csv");
+const CSV: &str = include_str!("../../usvm/data/breast_cancer.csv");
 /// Variance of the features that have no standard-error column.
 pub const SIGMA0_SQ: f64 = 1e-6;
 

@@ -3,7 +3,7 @@
 //! factor of two of the paper's numbers. (The quadratic-target half is not reproduced: see
 //! docs/reproductions.md.)
 
-use usvm::experiments::tsvc_synthetic::{Target, TsvcSynthetic, run};
+use usvm_experiments::tsvc_synthetic::{Target, TsvcSynthetic, run};
 
 #[test]
 fn table_1_linear_target_tsvc_beats_svc_in_every_column() {

@@ -1,14 +1,14 @@
 //! Reproduces thesis Table 3.2 (WDBC, DESIGN section 8) with the per-split numbers: the protocol of
-//! [`usvm::experiments::wdbc`] (the same run as `usvm demo`), printing each split's test accuracy and chosen λ
+//! [`usvm_experiments::wdbc`] (the same run as `usvm demo`), printing each split's test accuracy and chosen λ
 //! for LSVM, LSVM-iso, Power SVM and LSVM-GSU, then the means beside the paper's column.
 //!
-//!     cargo run --release -p usvm --example wdbc_table32 -- [--splits N] [--folds K]
+//!     cargo run --release -p usvm-experiments --example wdbc_table32 -- [--splits N] [--folds K]
 //!
 //! Splits use seeds 0..N (default 10), λ by K-fold (default 10) cross-validation over 2^-12..2^2.
 
 use std::time::Instant;
 
-use usvm::experiments::wdbc::WdbcProtocol;
+use usvm_experiments::wdbc::WdbcProtocol;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut protocol = WdbcProtocol::default();

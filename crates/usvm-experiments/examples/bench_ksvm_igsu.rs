@@ -4,7 +4,7 @@
 //! timed from scratch, up to a time budget). Then the scalable route on a synthetic 50,000 × 10 problem:
 //! Nyström and random Fourier features at several sizes, with training time, objective and held-out accuracy.
 //!
-//! Run: `cargo run --release -p usvm --example bench_ksvm_igsu`.
+//! Run: `cargo run --release -p usvm-experiments --example bench_ksvm_igsu`.
 
 use std::time::Instant;
 
@@ -82,9 +82,9 @@ fn accuracy(model: &usvm::Model, data: &Dataset) -> f64 {
 
 fn main() {
     println!("KSVM-iGSU benchmark, {} threads", rayon::current_num_threads());
-    let (x, labels) = usvm::experiments::wdbc::load();
+    let (x, labels) = usvm_experiments::wdbc::load();
     let all: Vec<usize> = (0..x.nrows()).collect();
-    let wdbc = usvm::experiments::wdbc::uncertain_dataset(&x, &labels, &all);
+    let wdbc = usvm_experiments::wdbc::uncertain_dataset(&x, &labels, &all);
     exact_vs_sgd("WDBC", &wdbc, Kernel::Rbf { gamma: 1.0 / 30.0 }, 1e-3, 60.0);
     let syn = synthetic(5000, 10, 42);
     exact_vs_sgd("synthetic", &syn, Kernel::Rbf { gamma: 0.1 }, 1e-3, 120.0);

@@ -18,10 +18,10 @@ use rand_distr::{Distribution, StandardNormal, Uniform};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 
-use crate::data::Dataset;
-use crate::error::Result;
-use crate::kernel::Kernel;
-use crate::svm::{Delta, TsvcParams};
+use usvm::data::Dataset;
+use usvm::error::Result;
+use usvm::kernel::Kernel;
+use usvm::svm::{Delta, TsvcParams};
 
 /// The two target functions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,8 +179,8 @@ pub fn trial(target: Target, l: usize, test_size: usize, noise: NoiseScale, seed
 /// `uᵀMu = f(u) - b`, so the boundary is at `r = √(-b/(f(u) - b))`. Averaged over 360 directions in the
 /// plane of the first two features that cross it within the sampling square's circumradius `5√2`;
 /// `None` for other kernels or models, or if no direction crosses there.
-pub fn boundary_radius(model: &crate::model::Model) -> Option<f64> {
-    let crate::model::Model::Kernel(m) = model else { return None };
+pub fn boundary_radius(model: &usvm::model::Model) -> Option<f64> {
+    let usvm::model::Model::Kernel(m) = model else { return None };
     if m.kernel != (Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 2 }) || m.coef.nrows() != 1 {
         return None;
     }
@@ -192,7 +192,7 @@ pub fn boundary_radius(model: &crate::model::Model) -> Option<f64> {
         x[[k + 1, 0]] = angle.cos();
         x[[k + 1, 1]] = angle.sin();
     }
-    let f = m.decision_function(&crate::data::Features::Dense(x)).ok()?;
+    let f = m.decision_function(&usvm::data::Features::Dense(x)).ok()?;
     let b = f[[0, 0]];
     let radii: Vec<f64> =
         (1..=directions).map(|k| -b / (f[[k, 0]] - b)).filter(|r2| *r2 > 0.0 && *r2 <= 50.0).map(f64::sqrt).collect();
@@ -202,15 +202,15 @@ pub fn boundary_radius(model: &crate::model::Model) -> Option<f64> {
 /// Diagnostic only (it uses the true target): a homogeneous quadratic model with its intercept rescaled so
 /// that its [`boundary_radius`] is the target's 3 (the radius along every direction scales with `√-b`),
 /// keeping the boundary's shape. `None` where [`boundary_radius`] is.
-pub fn with_target_radius(model: &crate::model::Model) -> Option<crate::model::Model> {
+pub fn with_target_radius(model: &usvm::model::Model) -> Option<usvm::model::Model> {
     let r = boundary_radius(model)?;
-    let crate::model::Model::Kernel(m) = model else { return None };
+    let usvm::model::Model::Kernel(m) = model else { return None };
     let mut m = m.clone();
     m.intercept[0] *= (3.0 / r).powi(2);
-    Some(crate::model::Model::Kernel(m))
+    Some(usvm::model::Model::Kernel(m))
 }
 
-fn error_rate(model: &crate::model::Model, test: &Dataset) -> Result<f64> {
+fn error_rate(model: &usvm::model::Model, test: &Dataset) -> Result<f64> {
     let predicted = model.predict(&test.features)?;
     let wrong = predicted.iter().zip(&test.labels).filter(|(p, y)| p != y).count();
     Ok(wrong as f64 / test.labels.len() as f64)

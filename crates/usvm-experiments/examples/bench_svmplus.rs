@@ -1,7 +1,7 @@
 //! The dedicated SMO solver of `usvm::solver::svmplus_qp` against the generic conic solver Clarabel on the
 //! SVM+ dual (paper 004 eq. 15 with λ = 0, σ' = ∞) of the synthetic LUPI task: time and objective.
 //!
-//! `cargo run --release -p usvm --example bench_svmplus [N ...] [--clarabel-limit SECONDS]`
+//! `cargo run --release -p usvm-experiments --example bench_svmplus [N ...] [--clarabel-limit SECONDS]`
 //! (default N = 500 2000 5000, limit 600 s; Clarabel is skipped above 3000 examples unless
 //! `--clarabel-all` is given; `--smo-only` skips it; `--c`, `--rho` set the
 //! hyper-parameters, default 1 and 1 — its dense KKT factorisation needs O(n³) time and O(n²) memory.)
@@ -10,9 +10,9 @@ use std::time::Instant;
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::*;
-use usvm::experiments::lupi::LupiTask;
 use usvm::solver::svmplus_qp::{QpSettings, SvmPlusQp};
 use usvm::svm::SvmPlusParams;
+use usvm_experiments::lupi::LupiTask;
 
 fn clarabel(qp: &SvmPlusQp<'_>, limit: f64) -> (f64, f64, String) {
     let n = qp.y.len();
