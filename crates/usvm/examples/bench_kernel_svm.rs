@@ -5,7 +5,7 @@
 //! `cargo run --release -p usvm --example bench_kernel_svm [-- ℓ] [--refit]` (default ℓ = 20000). With
 //! `--refit` the model first predicts its training set (a large Gram block by faer's products) and then
 //! is fitted again on the same threads: the second fit's time shows whether the products' CPU state
-//! leaks into the solver (`usvm::cpu`).
+//! leaks into the solver (see `usvm::linalg`).
 
 use std::time::Instant;
 

@@ -25,7 +25,6 @@
 pub mod besvm;
 pub mod calibration;
 pub mod covariance;
-pub mod cpu;
 pub mod data;
 pub mod error;
 pub mod features;

@@ -1,4 +1,18 @@
-//! Small dense vector kernels shared by every layer: `dot`, `axpy`, `norm2`.
+//! Dense linear algebra: the small vector kernels every layer shares (`dot`, `axpy`, `norm2`), and the only
+//! calls into faer — matrix products, Cholesky and LU solves, the symmetric eigen-decomposition — each of
+//! which restores the vector state on exit.
+//!
+//! faer's kernels run AVX/AVX-512 code selected at run time and can return with the upper halves of the
+//! vector registers dirty. The rest of the crate is compiled for baseline x86-64 (SSE2), and SSE code that
+//! runs on a thread with dirty upper state pays for it on every instruction: on the 2-core AMD EPYC
+//! (AVX-512) benchmark machine an SMO fit ran 2.2x slower (3.0 s → 6.6 s) on a thread that had computed a
+//! large Gram block (bench/RESULTS.md). So every function here that calls faer ends with `vzeroupper`
+//! (a [`VectorState`] guard, dropped on every exit path), and no other module calls faer.
+
+use ndarray::{Array2, ArrayView2};
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
 
 /// `aᵀb` over the common length.
 #[inline]
@@ -32,4 +46,151 @@ pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
 #[inline]
 pub fn norm2(a: &[f64]) -> f64 {
     dot(a, a).sqrt()
+}
+
+/// Clears the upper halves of the vector registers (`vzeroupper`) when dropped, on x86-64 CPUs with AVX;
+/// a no-op elsewhere. Held by every function that calls faer (or another library with AVX kernels).
+pub(crate) struct VectorState;
+
+impl Drop for VectorState {
+    #[inline]
+    fn drop(&mut self) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[target_feature(enable = "avx")]
+            fn vzeroupper() {
+                std::arch::x86_64::_mm256_zeroupper();
+            }
+            if std::arch::is_x86_feature_detected!("avx") {
+                // SAFETY: the CPU supports AVX (checked at run time), the only requirement of `vzeroupper`.
+                unsafe { vzeroupper() }
+            }
+        }
+    }
+}
+
+fn faer_ref<'a>(a: &'a ArrayView2<'_, f64>) -> faer::MatRef<'a, f64> {
+    faer::MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), a.nrows(), a.ncols())
+}
+
+fn to_array(m: &faer::Mat<f64>) -> Array2<f64> {
+    Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)])
+}
+
+/// `A Bᵀ` for row-major `A` (`m × k`) and `B` (`n × k`), sequential (callers parallelise over blocks).
+pub(crate) fn mul_transposed(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> Array2<f64> {
+    let _state = VectorState;
+    to_array(&(faer_ref(&a) * faer_ref(&b).transpose()))
+}
+
+/// `A B` for row-major `A` (`m × k`) and `B` (`k × n`), sequential.
+pub(crate) fn mul(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> Array2<f64> {
+    let _state = VectorState;
+    to_array(&(faer_ref(&a) * faer_ref(&b)))
+}
+
+/// `A -= B Bᵀ` on the lower half of the column-major `m × m` matrix `a`, `B` column-major `m × k`, by
+/// matrix products on column panels of `panel` columns, in parallel.
+pub(crate) fn lower_rank_k_update(a: &mut [f64], m: usize, b: &[f64], k: usize, panel: usize) {
+    use faer::linalg::matmul::triangular::{BlockStructure, matmul as tri_matmul};
+    use faer::{Accum, MatRef, Par};
+    if m == 0 || k == 0 {
+        return;
+    }
+    let bm = MatRef::from_column_major_slice(b, m, k);
+    a.par_chunks_mut(m * panel).enumerate().for_each(|(blk, chunk)| {
+        let _state = VectorState;
+        let c0 = blk * panel;
+        let w = chunk.len() / m;
+        let mut cols = faer::MatMut::from_column_major_slice_mut(chunk, m, w);
+        let rows = bm.subrows(c0, w);
+        let (diag_block, below) = cols.as_mut().split_at_row_mut(c0 + w);
+        let diag_block = diag_block.subrows_mut(c0, w);
+        tri_matmul(
+            diag_block,
+            BlockStructure::TriangularLower,
+            Accum::Add,
+            rows,
+            BlockStructure::Rectangular,
+            rows.transpose(),
+            BlockStructure::Rectangular,
+            -1.0,
+            Par::Seq,
+        );
+        if c0 + w < m {
+            faer::linalg::matmul::matmul(
+                below,
+                Accum::Add,
+                bm.subrows(c0 + w, m - c0 - w),
+                rows.transpose(),
+                -1.0,
+                Par::Seq,
+            );
+        }
+    });
+}
+
+/// Solves `M x = r` for the symmetric positive definite `dim × dim` matrix `M[i, j] = entry(i, j)` by
+/// Cholesky (lower triangle); `None` if the factorisation fails.
+pub(crate) fn cholesky_solve(
+    dim: usize,
+    entry: impl Fn(usize, usize) -> f64,
+    r: impl Fn(usize) -> f64,
+) -> Option<Vec<f64>> {
+    use faer::linalg::solvers::Solve;
+    let _state = VectorState;
+    let matrix = faer::Mat::<f64>::from_fn(dim, dim, entry);
+    let llt = matrix.llt(faer::Side::Lower).ok()?;
+    let x = llt.solve(faer::Mat::<f64>::from_fn(dim, 1, |i, _| r(i)));
+    Some((0..dim).map(|i| x[(i, 0)]).collect())
+}
+
+/// Solves `M x = r` for the `size × size` matrix `M[i, j] = entry(i, j)` by a fully pivoted LU.
+pub(crate) fn full_piv_lu_solve(
+    size: usize,
+    entry: impl Fn(usize, usize) -> f64,
+    r: impl Fn(usize) -> f64,
+) -> Vec<f64> {
+    use faer::linalg::solvers::Solve;
+    let _state = VectorState;
+    let rhs = faer::Mat::<f64>::from_fn(size, 1, |i, _| r(i));
+    let x = if size > 0 { faer::Mat::<f64>::from_fn(size, size, entry).full_piv_lu().solve(&rhs) } else { rhs };
+    (0..size).map(|i| x[(i, 0)]).collect()
+}
+
+/// A partially pivoted LU factorisation, for several solves with one matrix.
+pub(crate) struct Lu {
+    lu: faer::linalg::solvers::PartialPivLu<f64>,
+    size: usize,
+}
+
+impl Lu {
+    /// Factors the `size × size` matrix `M[i, j] = entry(i, j)`.
+    pub(crate) fn new(size: usize, entry: impl Fn(usize, usize) -> f64) -> Self {
+        let _state = VectorState;
+        Lu { lu: faer::Mat::<f64>::from_fn(size, size, entry).partial_piv_lu(), size }
+    }
+
+    /// `x` with `M x = r`.
+    pub(crate) fn solve(&self, r: impl Fn(usize) -> f64) -> Vec<f64> {
+        use faer::linalg::solvers::Solve;
+        let _state = VectorState;
+        let x = self.lu.solve(faer::Mat::<f64>::from_fn(self.size, 1, |i, _| r(i)));
+        (0..self.size).map(|i| x[(i, 0)]).collect()
+    }
+}
+
+/// Eigenvalues (descending) and eigenvectors (columns, same order) of the symmetric part of `a`.
+pub(crate) fn symmetric_eigen(a: ArrayView2<'_, f64>) -> Result<(Vec<f64>, Array2<f64>)> {
+    let _state = VectorState;
+    let n = a.nrows();
+    let m = faer::Mat::<f64>::from_fn(n, n, |r, c| 0.5 * (a[[r, c]] + a[[c, r]]));
+    let evd = m
+        .self_adjoint_eigen(faer::Side::Lower)
+        .map_err(|e| Error::SolverFailure { solver: "eigen-decomposition", detail: format!("{e:?}") })?;
+    let (s, u) = (evd.S(), evd.U());
+    // faer sorts ascending; reverse to descending.
+    let values: Vec<f64> = (0..n).rev().map(|k| s[k]).collect();
+    let vectors = Array2::from_shape_fn((n, n), |(r, c)| u[(r, n - 1 - c)]);
+    Ok((values, vectors))
 }

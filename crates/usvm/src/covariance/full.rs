@@ -141,16 +141,7 @@ fn check_eigenvalues(index: usize, values: &[f64], scale: f64) -> Result<()> {
 
 /// Eigenvalues (descending) and eigenvectors (columns, same order) of a symmetric matrix.
 pub(crate) fn symmetric_eigen(a: ArrayView2<'_, f64>) -> Result<(Vec<f64>, Array2<f64>)> {
-    let n = a.nrows();
-    let m = faer::Mat::<f64>::from_fn(n, n, |r, c| 0.5 * (a[[r, c]] + a[[c, r]]));
-    let evd = m
-        .self_adjoint_eigen(faer::Side::Lower)
-        .map_err(|e| Error::SolverFailure { solver: "eigen-decomposition", detail: format!("{e:?}") })?;
-    let (s, u) = (evd.S(), evd.U());
-    // faer sorts ascending; reverse to descending.
-    let values: Vec<f64> = (0..n).rev().map(|k| s[k]).collect();
-    let vectors = Array2::from_shape_fn((n, n), |(r, c)| u[(r, n - 1 - c)]);
-    Ok((values, vectors))
+    crate::linalg::symmetric_eigen(a)
 }
 
 #[cfg(test)]

@@ -309,45 +309,10 @@ fn dense_phase(
     }
 }
 
-/// `A -= B Bᵀ` on the lower half of the column-major `m × m` matrix `a`, `B` column-major `m × k`, by faer
+/// `A -= B Bᵀ` on the lower half of the column-major `m × m` matrix `a`, `B` column-major `m × k`, by
 /// matrix products on column panels in parallel.
 fn trailing_update(a: &mut [f64], m: usize, b: &[f64], k: usize) {
-    use faer::linalg::matmul::triangular::{BlockStructure, matmul as tri_matmul};
-    use faer::{Accum, MatRef, Par};
-    if m == 0 || k == 0 {
-        return;
-    }
-    let bm = MatRef::from_column_major_slice(b, m, k);
-    a.par_chunks_mut(m * UPDATE_COLUMNS).enumerate().for_each(|(blk, chunk)| {
-        let c0 = blk * UPDATE_COLUMNS;
-        let w = chunk.len() / m;
-        let mut panel = faer::MatMut::from_column_major_slice_mut(chunk, m, w);
-        let rows = bm.subrows(c0, w);
-        let (diag_block, below) = panel.as_mut().split_at_row_mut(c0 + w);
-        let diag_block = diag_block.subrows_mut(c0, w);
-        tri_matmul(
-            diag_block,
-            BlockStructure::TriangularLower,
-            Accum::Add,
-            rows,
-            BlockStructure::Rectangular,
-            rows.transpose(),
-            BlockStructure::Rectangular,
-            -1.0,
-            Par::Seq,
-        );
-        if c0 + w < m {
-            faer::linalg::matmul::matmul(
-                below,
-                Accum::Add,
-                bm.subrows(c0 + w, m - c0 - w),
-                rows.transpose(),
-                -1.0,
-                Par::Seq,
-            );
-        }
-        crate::cpu::clear_upper_vector_state();
-    });
+    crate::linalg::lower_rank_k_update(a, m, b, k, UPDATE_COLUMNS);
 }
 
 /// The Nyström feature map over `m` landmarks.

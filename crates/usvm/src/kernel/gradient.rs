@@ -89,23 +89,11 @@ pub fn gradient_gram_sum(kernel: &Kernel, x: &Features) -> Array2<f64> {
 fn product(a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
     let (n, m) = (a.nrows(), b.ncols());
     let mut out = Array2::zeros((n, m));
-    let fb = faer::MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), b.nrows(), m);
     let blocks: Vec<_> = out.axis_chunks_iter_mut(Axis(0), BLOCK).collect();
     blocks.into_par_iter().enumerate().for_each(|(blk, mut rows)| {
         let start = blk * BLOCK;
         let block = a.slice(s![start..start + rows.nrows(), ..]);
-        let fa = faer::MatRef::from_row_major_slice(
-            block.as_slice().expect("standard layout"),
-            block.nrows(),
-            block.ncols(),
-        );
-        let prod = fa * fb;
-        crate::cpu::clear_upper_vector_state();
-        for (i, mut row) in rows.rows_mut().into_iter().enumerate() {
-            for (j, v) in row.iter_mut().enumerate() {
-                *v = prod[(i, j)];
-            }
-        }
+        rows.assign(&crate::linalg::mul(block, b.view()));
     });
     out
 }

@@ -229,17 +229,9 @@ pub fn squared_norms(x: &Features) -> Vec<f64> {
     }
 }
 
-/// `out = a bᵀ` by faer's matrix product (sequential: the caller parallelises over blocks).
+/// `out = a bᵀ` (sequential: the caller parallelises over blocks).
 fn dense_dots(a: ArrayView2<f64>, b: ArrayView2<f64>, out: &mut ndarray::ArrayViewMut2<f64>) {
-    let fa = faer::MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), a.nrows(), a.ncols());
-    let fb = faer::MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), b.nrows(), b.ncols());
-    let prod = fa * fb.transpose();
-    crate::cpu::clear_upper_vector_state();
-    for (i, mut row) in out.rows_mut().into_iter().enumerate() {
-        for (j, v) in row.iter_mut().enumerate() {
-            *v = prod[(i, j)];
-        }
-    }
+    out.assign(&crate::linalg::mul_transposed(a, b));
 }
 
 #[cfg(test)]

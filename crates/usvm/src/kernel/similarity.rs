@@ -233,7 +233,6 @@ fn rigid(grid: Grid, h: usize, a: ArrayView2<f64>, b: ArrayView2<f64>) -> Array2
     }
     let (na, nb, d) = (a.nrows(), b.nrows(), a.ncols());
     let b = b.as_standard_layout();
-    let fb = faer::MatRef::from_row_major_slice(b.as_slice().expect("standard layout"), nb, d);
     let all_shifts = shifts(h);
     let mut out = Array2::from_elem((na, nb), f64::NEG_INFINITY);
     let blocks: Vec<_> = out.axis_chunks_iter_mut(Axis(0), BLOCK).collect();
@@ -247,12 +246,11 @@ fn rigid(grid: Grid, h: usize, a: ArrayView2<f64>, b: ArrayView2<f64>) -> Array2
                 let src = src.as_slice().expect("standard layout");
                 shift_into(grid, z, src, &mut shifted[r * d..(r + 1) * d]);
             }
-            let fa = faer::MatRef::from_row_major_slice(&shifted, m, d);
-            let prod = fa * fb.transpose();
-            crate::cpu::clear_upper_vector_state();
+            let fa = ArrayView2::from_shape((m, d), &shifted).expect("m × d");
+            let prod = crate::linalg::mul_transposed(fa, b.view());
             for (r, mut row) in rows.rows_mut().into_iter().enumerate() {
                 for (j, v) in row.iter_mut().enumerate() {
-                    *v = v.max(prod[(r, j)]);
+                    *v = v.max(prod[[r, j]]);
                 }
             }
         }

@@ -13,7 +13,6 @@
 
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus};
-use faer::linalg::solvers::Solve;
 
 use crate::data::{CsrMatrix, Features, dot, norm2};
 
@@ -211,21 +210,20 @@ impl MarginSystem<'_> {
         let gram = self.x.gram(margin);
         let size = m + usize::from(self.fit_intercept);
         let ridge = 1e-13 * (0..m).map(|r| gram[r * m + r] / lambda).fold(0.0, f64::max);
-        let a = faer::Mat::<f64>::from_fn(size, size, |r, c| match (r < m, c < m) {
+        let entry = |r: usize, c: usize| match (r < m, c < m) {
             (true, true) => y[margin[r]] * y[margin[c]] * gram[r * m + c] / lambda + if r == c { ridge } else { 0.0 },
             (true, false) => y[margin[r]],
             (false, true) => y[margin[c]],
             (false, false) => 0.0,
-        });
+        };
         let rhs = self.rhs(g);
-        let rhs = faer::Mat::<f64>::from_fn(size, 1, |r, _| if r < m { rhs[r] } else { -g_bias });
-        let solution = if size > 0 { a.full_piv_lu().solve(&rhs) } else { rhs };
-        crate::cpu::clear_upper_vector_state();
-        if (0..size).any(|r| !solution[(r, 0)].is_finite()) {
+        let mut solution = crate::linalg::full_piv_lu_solve(size, entry, |r| if r < m { rhs[r] } else { -g_bias });
+        if solution.iter().any(|v| !v.is_finite()) {
             return None;
         }
-        let bias = if self.fit_intercept { solution[(m, 0)] } else { 0.0 };
-        Some(((0..m).map(|r| solution[(r, 0)]).collect(), bias))
+        let bias = if self.fit_intercept { solution[m] } else { 0.0 };
+        solution.truncate(m);
+        Some((solution, bias))
     }
 
     /// By conjugate gradients on `K β = rhs - y b` with `K = Y X_M X_Mᵀ Y/λ + ridge·I` (SPD), restricted to
@@ -450,8 +448,11 @@ pub fn reduced_solve(
             .build()
             .expect("valid Clarabel settings");
         let mut solver = DefaultSolver::new(&p, &q, &a, &rhs, &cones, settings).ok()?;
-        solver.solve();
-        crate::cpu::clear_upper_vector_state();
+        {
+            // Clarabel's kernels may leave the upper vector state dirty too (see `crate::linalg`).
+            let _state = crate::linalg::VectorState;
+            solver.solve();
+        }
         let sol = &solver.solution;
         if !matches!(sol.status, SolverStatus::Solved | SolverStatus::AlmostSolved) {
             return None;

@@ -87,7 +87,6 @@ pub(crate) const DIRECT_MAX_DIM: usize = 64;
 /// `(H + μI) s = -g` by Cholesky, with `H` formed column by column and `μ = 10⁻¹⁰ max_j H_jj` (the same
 /// role as the damping of [`conjugate_gradient`]). Returns false if the factorisation fails.
 fn direct_solve<F: SmoothFunction>(f: &F, g: &[f64], s: &mut [f64]) -> bool {
-    use faer::linalg::solvers::Solve;
     let dim = g.len();
     let mut columns = vec![0.0; dim * dim];
     let mut e = vec![0.0; dim];
@@ -98,10 +97,9 @@ fn direct_solve<F: SmoothFunction>(f: &F, g: &[f64], s: &mut [f64]) -> bool {
     }
     let h = |i: usize, j: usize| 0.5 * (columns[j * dim + i] + columns[i * dim + j]);
     let mu = 1e-10 * (0..dim).map(|j| h(j, j).abs()).fold(f64::MIN_POSITIVE, f64::max);
-    let matrix = faer::Mat::<f64>::from_fn(dim, dim, |i, j| h(i, j) + if i == j { mu } else { 0.0 });
-    let Ok(llt) = matrix.llt(faer::Side::Lower) else { return false };
-    let x = llt.solve(faer::Mat::<f64>::from_fn(dim, 1, |i, _| -g[i]));
-    s.iter_mut().enumerate().for_each(|(i, v)| *v = x[(i, 0)]);
+    let entry = |i: usize, j: usize| h(i, j) + if i == j { mu } else { 0.0 };
+    let Some(x) = crate::linalg::cholesky_solve(dim, entry, |i| -g[i]) else { return false };
+    s.copy_from_slice(&x);
     s.iter().all(|v| v.is_finite())
 }
 

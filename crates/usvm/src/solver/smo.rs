@@ -155,8 +155,6 @@ pub fn solve<Q: QMatrix>(
     settings: &SmoSettings,
 ) -> Result<SmoSolution> {
     settings.validate()?;
-    // The calling thread may have run a faer product last (see `crate::cpu`).
-    crate::cpu::clear_upper_vector_state();
     let l = q.len();
     if l == 0 {
         return Err(Error::Empty("no variables"));

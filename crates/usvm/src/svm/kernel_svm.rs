@@ -242,11 +242,7 @@ impl<'a> Gram<'a> {
     /// `out[k] = s_k · k(x_{rows[k]}, x_i)`, with `s_k = sign[rows[k]]` when given.
     pub fn column(&self, i: usize, rows: &[usize], sign: Option<&[f64]>, out: &mut [f64]) {
         let work = rows.len() * self.x.n_features().max(1);
-        let run = |rows: &[usize], out: &mut [f64]| {
-            // The pool thread may have run a faer product last (see `crate::cpu`).
-            crate::cpu::clear_upper_vector_state();
-            self.column_block(i, rows, sign, out)
-        };
+        let run = |rows: &[usize], out: &mut [f64]| self.column_block(i, rows, sign, out);
         if work >= PARALLEL_WORK && rows.len() >= 512 {
             let chunk = rows.len().div_ceil(4 * rayon::current_num_threads()).max(256);
             out.par_chunks_mut(chunk).zip(rows.par_chunks(chunk)).for_each(|(o, r)| run(r, o));

@@ -18,9 +18,8 @@
 //! the face and only SMO's KKT check is left; otherwise SMO goes on from the new active set (and may
 //! free pinned variables again).
 
-use faer::linalg::solvers::Solve;
-
 use super::{Ctx, State};
+use crate::linalg::Lu;
 
 /// The largest free set for which the step is tried (the dense solve is `O(|F|³)`).
 pub(super) const MAX_FREE: usize = 3000;
@@ -81,15 +80,14 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
         |p: Var| if p.1 { (-s.alpha[p.0], s.upper[p.0] - s.alpha[p.0]) } else { (-s.beta[p.0], f64::INFINITY) };
     // A ridge of 1e-13 · (largest diagonal) keeps the system regular when free examples repeat.
     let ridge = 1e-13 * free.iter().map(|&p| h(p, p)).fold(0.0, f64::max);
-    let kkt = faer::Mat::<f64>::from_fn(size, size, |r, c| match (r < m, c < m) {
+    let lu = Lu::new(size, |r, c| match (r < m, c < m) {
         (true, true) => h(free[r], free[c]) + if r == c { ridge } else { 0.0 },
         (true, false) => e(c - m, free[r]),
         (false, true) => e(r - m, free[c]),
         (false, false) => 0.0,
     });
-    let lu = kkt.partial_piv_lu();
-    let newton = lu.solve(faer::Mat::<f64>::from_fn(size, 1, |r, _| if r < m { -grad(free[r]) } else { 0.0 }));
-    let u: Vec<f64> = (0..m).map(|r| newton[(r, 0)]).collect();
+    let mut u = lu.solve(|r| if r < m { -grad(free[r]) } else { 0.0 });
+    u.truncate(m);
     if u.iter().any(|v| !v.is_finite()) {
         return None;
     }
@@ -102,13 +100,11 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
             u.clone()
         } else {
             let k = pinned.len();
-            let schur = faer::Mat::<f64>::from_fn(k, k, |a, b| w[b][pinned[a]]);
-            let rhs = faer::Mat::<f64>::from_fn(k, 1, |a, _| u[pinned[a]] - x[pinned[a]]);
-            let mu = schur.partial_piv_lu().solve(rhs);
-            if (0..k).any(|a| !mu[(a, 0)].is_finite()) {
+            let mu = Lu::new(k, |a, b| w[b][pinned[a]]).solve(|a| u[pinned[a]] - x[pinned[a]]);
+            if mu.iter().any(|v| !v.is_finite()) {
                 break;
             }
-            let mut z: Vec<f64> = (0..m).map(|i| u[i] - (0..k).map(|b| w[b][i] * mu[(b, 0)]).sum::<f64>()).collect();
+            let mut z: Vec<f64> = (0..m).map(|i| u[i] - (0..k).map(|b| w[b][i] * mu[b]).sum::<f64>()).collect();
             // The Schur solve keeps `z_P = d_P` and `E z = 0` only to the conditioning of `K`: make both
             // exact (pinned entries set, the equality residual removed from the others by least norm).
             for &p in &pinned {
@@ -142,8 +138,9 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
         x[r] = if x[r] - lo <= hi - x[r] { lo } else { hi };
         pinned.push(r);
         on_bound[r] = true;
-        let col = lu.solve(faer::Mat::<f64>::from_fn(size, 1, |i, _| if i == r { 1.0 } else { 0.0 }));
-        w.push((0..m).map(|i| col[(i, 0)]).collect());
+        let mut col = lu.solve(|i| if i == r { 1.0 } else { 0.0 });
+        col.truncate(m);
+        w.push(col);
     }
     (decrease(&h, &grad, free, &x) > 0.0).then_some(FaceStep { change: x, on_bound })
 }

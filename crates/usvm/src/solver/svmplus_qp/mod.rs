@@ -266,8 +266,6 @@ impl SvmPlusQp<'_> {
         let upper: Vec<f64> = (0..n).map(|i| self.upper(i)).collect();
         let diag_a: Vec<f64> = (0..n).map(|i| a[i * n + i]).collect();
         let diag_b: Vec<f64> = (0..n).map(|i| b[i * n + i]).collect();
-        // The calling thread may have run a faer product last (see `crate::cpu`).
-        crate::cpu::clear_upper_vector_state();
         let mut alpha = vec![0.0; n];
         let mut beta: Vec<f64> = self.c.to_vec();
         // ∇F at the start (A(α∘y) = 0, Bv = 0), then kept up to date row by row:
@@ -584,8 +582,6 @@ impl Ctx<'_> {
             return false;
         }
         let step = face::newton_step(self, &state, &free);
-        // The LU factorisation is faer's (see `crate::cpu`).
-        crate::cpu::clear_upper_vector_state();
         let Some(step) = step else { return false };
         for (r, (&(m, is_alpha), &d)) in free.iter().zip(&step.change).enumerate() {
             let (mut new_alpha, mut new_beta) = (alpha[m], beta[m]);
