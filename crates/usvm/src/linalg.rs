@@ -7,7 +7,7 @@
 //! runs on a thread with dirty upper state pays for it on every instruction: on the 2-core AMD EPYC
 //! (AVX-512) benchmark machine an SMO fit ran 2.2x slower (3.0 s → 6.6 s) on a thread that had computed a
 //! large Gram block (bench/RESULTS.md). So every function here that calls faer ends with `vzeroupper`
-//! (a [`VectorState`] guard, dropped on every exit path), and no other module calls faer.
+//! (a `VectorState` guard, dropped on every exit path), and no other module calls faer.
 
 use ndarray::{Array2, ArrayView2};
 use rayon::prelude::*;
