@@ -36,7 +36,9 @@ const EPS: f64 = 1e-5;
 /// A fitted sigmoid and how the Newton iteration ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlattFit {
+    /// The fitted `a`, `b`.
     pub platt: Platt,
+    /// Newton iterations.
     pub n_iter: usize,
     /// Whether the gradient tolerance was met (not: line search failed or the iteration limit hit).
     pub converged: bool,

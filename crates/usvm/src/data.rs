@@ -12,10 +12,13 @@ pub(crate) use crate::linalg::{axpy, dot, norm2};
 /// A labelled training set: means, integer class labels, optional weights `c_i` and covariances `Σ_i`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dataset {
+    /// The example means `x_i`.
     pub features: Features,
+    /// Integer class labels, one per example.
     pub labels: Vec<i64>,
     /// Per-example weights (relevance degrees) `c_i ≥ 0`; `None` means all 1.
     pub weights: Option<Vec<f64>>,
+    /// The covariances `Σ_i` (`Covariances::None` for plain vectors).
     pub covariances: Covariances,
     /// Privileged features `x*_i` (learning using privileged information, DESIGN 2.6): one row per example,
     /// available at training time only; `None` for the methods that do not use them.
@@ -44,20 +47,24 @@ impl Dataset {
         self
     }
 
+    /// This dataset with covariances.
     pub fn with_covariances(mut self, covariances: Covariances) -> Self {
         self.covariances = covariances;
         self
     }
 
+    /// This dataset with per-example weights `c_i`.
     pub fn with_weights(mut self, weights: Vec<f64>) -> Self {
         self.weights = Some(weights);
         self
     }
 
+    /// `ℓ`, the number of examples.
     pub fn n_samples(&self) -> usize {
         self.features.n_samples()
     }
 
+    /// `n`, the number of features.
     pub fn n_features(&self) -> usize {
         self.features.n_features()
     }

@@ -6,45 +6,122 @@ use thiserror::Error;
 /// Everything that can be wrong with the data or the settings handed to the library.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum Error {
+    /// Nothing to learn from or score: no examples, no features, no privileged rows (which input).
     #[error("empty input: {0}")]
     Empty(&'static str),
+    /// Two inputs disagree on a size.
     #[error("dimension mismatch in {what}: expected {expected}, found {found}")]
-    DimensionMismatch { what: &'static str, expected: usize, found: usize },
+    DimensionMismatch {
+        /// Which input.
+        what: &'static str,
+        /// The size the other inputs imply.
+        expected: usize,
+        /// The size found.
+        found: usize,
+    },
+    /// A NaN or infinite value.
     #[error("non-finite value {value} in {what} (example {index})")]
-    NonFinite { what: &'static str, index: usize, value: f64 },
+    NonFinite {
+        /// Which input.
+        what: &'static str,
+        /// The example (row).
+        index: usize,
+        /// The value.
+        value: f64,
+    },
+    /// A negative variance.
     #[error("negative variance {value} in covariance of example {index}")]
-    NegativeVariance { index: usize, value: f64 },
+    NegativeVariance {
+        /// The example.
+        index: usize,
+        /// The variance.
+        value: f64,
+    },
+    /// A covariance matrix that is not symmetric beyond round-off.
     #[error(
         "covariance of example {index} is not symmetric: entry ({row},{col}) differs from its transpose by {difference}"
     )]
-    AsymmetricCovariance { index: usize, row: usize, col: usize, difference: f64 },
+    AsymmetricCovariance {
+        /// The example.
+        index: usize,
+        /// The entry's row.
+        row: usize,
+        /// The entry's column.
+        col: usize,
+        /// `|Σ_rc - Σ_cr|`.
+        difference: f64,
+    },
+    /// A covariance matrix with a negative eigenvalue beyond round-off.
     #[error("covariance of example {index} is not positive semi-definite: smallest eigenvalue {eigenvalue}")]
-    NotPositiveSemidefinite { index: usize, eigenvalue: f64 },
+    NotPositiveSemidefinite {
+        /// The example.
+        index: usize,
+        /// The smallest eigenvalue.
+        eigenvalue: f64,
+    },
+    /// Training labels of one class only.
     #[error("a single class ({label}) in the training labels: at least two are needed")]
-    SingleClass { label: i64 },
+    SingleClass {
+        /// The one class.
+        label: i64,
+    },
+    /// A weight that is negative or not finite, or all weights zero.
     #[error("invalid weight {value} for example {index}: weights must be finite and non-negative, not all zero")]
-    InvalidWeight { index: usize, value: f64 },
+    InvalidWeight {
+        /// The example.
+        index: usize,
+        /// The weight.
+        value: f64,
+    },
+    /// A parameter value out of its range.
     #[error("invalid parameter {name} = {value}: {reason}")]
-    InvalidParameter { name: &'static str, value: String, reason: &'static str },
+    InvalidParameter {
+        /// The parameter's field name.
+        name: &'static str,
+        /// The value, as text.
+        value: String,
+        /// What the value must be.
+        reason: &'static str,
+    },
     /// Method parameters that do not parse: an unknown method or field (named), or a value of the wrong type.
     #[error("invalid parameters: {0}")]
     Params(String),
+    /// A malformed or unsupported model file.
     #[error("invalid model file: {0}")]
     Format(String),
     /// A dense array handed over in column-major (or strided) layout where row-major is required.
     #[error("{what} must be in row-major layout")]
-    Layout { what: &'static str },
+    Layout {
+        /// Which array.
+        what: &'static str,
+    },
     /// A sparse matrix whose structure (row pointers, column indices) is malformed.
     #[error("malformed sparse structure in {what}: {detail}")]
-    MalformedSparse { what: &'static str, detail: String },
+    MalformedSparse {
+        /// Which matrix.
+        what: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
     /// The data leave nothing to learn from: a constant map, a zero Gram matrix, a non-finite objective.
     #[error("degenerate {what}: {detail}")]
-    Degenerate { what: &'static str, detail: String },
+    Degenerate {
+        /// What is degenerate.
+        what: &'static str,
+        /// How.
+        detail: String,
+    },
     /// An external solver or factorisation failed to start or finish.
     #[error("{solver} failed: {detail}")]
-    SolverFailure { solver: &'static str, detail: String },
+    SolverFailure {
+        /// Which solver.
+        solver: &'static str,
+        /// Its message.
+        detail: String,
+    },
 }
 
+/// The result of every fallible core operation.
 pub type Result<T> = std::result::Result<T, Error>;
 
 pub(crate) fn invalid(name: &'static str, value: impl ToString, reason: &'static str) -> Error {

@@ -10,9 +10,13 @@ use crate::linalg::{axpy, dot};
 /// A compressed-sparse-row matrix of `f64` (row `i` holds `indices[indptr[i]..indptr[i+1]]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CsrMatrix {
+    /// Number of columns.
     pub n_cols: usize,
+    /// Row pointers: row `i` is `indptr[i]..indptr[i+1]` (length `n_rows + 1`).
     pub indptr: Vec<usize>,
+    /// Column index of each stored entry (increasing within a row).
     pub indices: Vec<usize>,
+    /// Value of each stored entry.
     pub values: Vec<f64>,
 }
 
@@ -39,6 +43,7 @@ impl CsrMatrix {
         Ok(m)
     }
 
+    /// Number of rows.
     pub fn n_rows(&self) -> usize {
         self.indptr.len().saturating_sub(1)
     }
@@ -78,6 +83,7 @@ impl CsrMatrix {
         }
     }
 
+    /// The dense `n_rows × n_cols` matrix.
     pub fn to_dense(&self) -> Array2<f64> {
         let mut a = Array2::zeros((self.n_rows(), self.n_cols));
         for i in 0..self.n_rows() {
@@ -120,11 +126,14 @@ impl CsrMatrix {
 /// The example means `x_i`, one row per example.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Features {
+    /// Row-major dense means.
     Dense(Array2<f64>),
+    /// Sparse means.
     Sparse(CsrMatrix),
 }
 
 impl Features {
+    /// Number of examples (rows).
     pub fn n_samples(&self) -> usize {
         match self {
             Features::Dense(a) => a.nrows(),
@@ -132,6 +141,7 @@ impl Features {
         }
     }
 
+    /// Number of features (columns).
     pub fn n_features(&self) -> usize {
         match self {
             Features::Dense(a) => a.ncols(),

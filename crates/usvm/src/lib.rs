@@ -21,6 +21,7 @@
 
 // `!(x > 0.0)` is deliberate throughout: unlike `x <= 0.0` it is also true for NaN.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
+#![warn(missing_docs)]
 
 pub mod besvm;
 pub mod calibration;

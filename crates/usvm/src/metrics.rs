@@ -28,11 +28,17 @@ use serde::{Deserialize, Serialize};
 /// The METRICS.json record of DESIGN 6.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
+    /// Number of examples scored.
     pub n: usize,
+    /// Fraction of correct predictions.
     pub accuracy: f64,
+    /// `tp / (tp + fp)` (0 when nothing is predicted positive).
     pub precision: f64,
+    /// `tp / (tp + fn)` (0 without positives).
     pub recall: f64,
+    /// The harmonic mean of precision and recall (0 when both are 0).
     pub f1: f64,
+    /// The area under the precision-recall step curve (ties grouped).
     pub average_precision: f64,
 }
 
@@ -54,9 +60,13 @@ impl Metrics {
 /// Counts of a binary confusion matrix.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Confusion {
+    /// True positives.
     pub tp: usize,
+    /// False positives.
     pub fp: usize,
+    /// True negatives.
     pub tn: usize,
+    /// False negatives.
     pub fn_: usize,
 }
 
@@ -83,15 +93,19 @@ impl Confusion {
         Confusion::new(y, &pred)
     }
 
+    /// `(tp + tn) / n` (0 for no examples).
     pub fn accuracy(&self) -> f64 {
         ratio(self.tp + self.tn, self.tp + self.tn + self.fp + self.fn_)
     }
+    /// `tp / (tp + fp)`, 0 when nothing is predicted positive.
     pub fn precision(&self) -> f64 {
         ratio(self.tp, self.tp + self.fp)
     }
+    /// `tp / (tp + fn)`, 0 without positives.
     pub fn recall(&self) -> f64 {
         ratio(self.tp, self.tp + self.fn_)
     }
+    /// `2pr / (p + r)`, 0 when both are 0.
     pub fn f1(&self) -> f64 {
         ratio(2 * self.tp, 2 * self.tp + self.fp + self.fn_)
     }

@@ -78,10 +78,13 @@ pub fn complement(n: usize, test: &[usize]) -> Vec<usize> {
 /// The result of one cross-validation fold.
 #[derive(Debug, Clone)]
 pub struct FoldResult {
+    /// The held-out examples.
     pub test: Vec<usize>,
+    /// The model fitted on the others.
     pub model: Model,
     /// Decision values of the held-out examples (`test.len() × K`).
     pub decision: ndarray::Array2<f64>,
+    /// Accuracy on the held-out examples.
     pub accuracy: f64,
 }
 

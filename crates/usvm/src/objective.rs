@@ -37,22 +37,27 @@ const PARALLEL_MIN_ENTRIES: usize = 1 << 16;
 /// The data term's inputs: means, labels `±1`, optional weights `c_i`, covariances.
 #[derive(Clone, Copy)]
 pub struct Problem<'a> {
+    /// The means.
     pub features: &'a Features,
     /// Labels in `{-1, +1}`.
     pub y: &'a [f64],
     /// Weights `c_i`; `None` means 1.
     pub weights: Option<&'a [f64]>,
+    /// The covariances `Σ_i`.
     pub covariances: &'a dyn Covariance,
 }
 
 impl Problem<'_> {
+    /// `ℓ`.
     pub fn n_samples(&self) -> usize {
         self.y.len()
     }
+    /// `n`.
     pub fn n_features(&self) -> usize {
         self.features.n_features()
     }
     #[inline]
+    /// `c_i` (1 without weights).
     pub fn weight(&self, i: usize) -> f64 {
         self.weights.map_or(1.0, |c| c[i])
     }
@@ -122,9 +127,13 @@ impl Blocks {
 /// `λ/2‖w‖² + (1/ℓ) Σ c_i L(d_i, σ_i)` over `θ = [w; b]` (or `θ = w` without intercept).
 #[derive(Clone, Copy)]
 pub struct Objective<'a, L> {
+    /// The data.
     pub problem: Problem<'a>,
+    /// The loss of `(d_i, σ_i)`.
     pub loss: L,
+    /// `λ > 0`.
     pub lambda: f64,
+    /// Whether `θ` ends with an intercept.
     pub fit_intercept: bool,
     /// `ε` in `σ_i = √(wᵀΣ_i w + ε²)`.
     pub sigma_floor: f64,
@@ -145,6 +154,7 @@ impl Curvature {
 }
 
 impl<'a, L: MarginLoss> Objective<'a, L> {
+    /// The objective with an intercept and no floor on `σ_i`.
     pub fn new(problem: Problem<'a>, loss: L, lambda: f64) -> Self {
         Objective { problem, loss, lambda, fit_intercept: true, sigma_floor: 0.0 }
     }

@@ -45,11 +45,19 @@ pub enum BasisSize {
 #[serde(rename_all = "snake_case", tag = "name")]
 pub enum BasisSelection {
     /// Uniformly at random without replacement.
-    Random { seed: u64 },
+    Random {
+        /// The seed of the draw.
+        seed: u64,
+    },
     /// Evenly spaced indices `⌊k ℓ / B⌋`.
     Index,
     /// Kernel k-medoids (k-medoids++ start, alternating iterations).
-    KMedoids { seed: u64, max_iter: usize },
+    KMedoids {
+        /// The seed of the k-medoids++ start.
+        seed: u64,
+        /// Maximum alternating iterations.
+        max_iter: usize,
+    },
 }
 
 /// How the empirical map is normalised.
@@ -67,8 +75,11 @@ pub enum Normalisation {
 pub struct BasisExpansionParams {
     /// One or more similarity measures, sharing the basis; their maps are concatenated in this order.
     pub measures: Vec<Measure>,
+    /// How many basis vectors.
     pub basis_size: BasisSize,
+    /// How the basis is chosen.
     pub selection: BasisSelection,
+    /// How the map is normalised.
     pub normalisation: Normalisation,
 }
 
@@ -88,9 +99,17 @@ impl Default for BasisExpansionParams {
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum Block {
     /// `(φ̃ - mean) / scale`.
-    Centred { mean: Vec<f64>, scale: f64 },
+    Centred {
+        /// The training maps' mean.
+        mean: Vec<f64>,
+        /// The mean norm of the centred training maps.
+        scale: f64,
+    },
     /// `projection · φ̃`, `projection = Λ₊^{-1/2} V₊ᵀ` (rank × B).
-    Nystroem { projection: Array2<f64> },
+    Nystroem {
+        /// `Λ₊^{-1/2} V₊ᵀ` (rank × B).
+        projection: Array2<f64>,
+    },
 }
 
 impl Block {
@@ -105,6 +124,7 @@ impl Block {
 /// A fitted feature map: the basis, the measures, and each measure's normalisation statistics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BasisExpansion {
+    /// The similarity measures, in the order their maps are concatenated.
     pub measures: Vec<Measure>,
     /// The basis vectors, one row each.
     pub basis: Features,
@@ -115,6 +135,7 @@ pub struct BasisExpansion {
 }
 
 impl BasisExpansionParams {
+    /// Checks the settings for a training set of `n_samples × n_features`.
     pub fn validate(&self, n_samples: usize, n_features: usize) -> Result<()> {
         if self.measures.is_empty() {
             return Err(invalid("similarity", "[]", "at least one similarity measure is needed"));

@@ -19,7 +19,9 @@ pub struct KMedoids {
     pub assignment: Vec<usize>,
     /// `Σ_i d(i, m(i))`.
     pub cost: f64,
+    /// Alternating iterations run.
     pub n_iter: usize,
+    /// Whether the assignment stopped changing before the iteration limit.
     pub converged: bool,
 }
 

@@ -43,12 +43,14 @@ pub enum SquaredHingeSolver {
 pub struct SquaredHingeSvmParams {
     /// `C > 0` in `½‖w‖² + C Σ c_i max(0, 1 - y_i f(x_i))²`.
     pub c: f64,
+    /// Fit an unregularised intercept `b`.
     pub fit_intercept: bool,
     /// Stop when `‖∇J‖ ≤ tol · ‖∇J(0)‖`.
     pub tol: f64,
     /// Maximum Newton iterations per binary problem.
     pub max_iter: usize,
     #[serde(default)]
+    /// The solver.
     pub solver: SquaredHingeSolver,
 }
 
@@ -96,6 +98,7 @@ impl SmoothFunction for Smooth<'_, '_> {
 }
 
 impl SquaredHingeSvmParams {
+    /// Checks `C > 0` and `tol > 0`.
     pub fn validate(&self) -> Result<()> {
         if !(self.c > 0.0 && self.c.is_finite()) {
             return Err(invalid("C", self.c, "must be positive and finite"));

@@ -50,6 +50,7 @@ use crate::report::FitReport;
 /// Settings of BE-SVM: the feature map and the linear SVM on it.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct BeSvmParams {
+    /// The feature map: measures, basis and normalisation.
     pub expansion: BasisExpansionParams,
     /// The paper uses `C = 1` for every measure and basis size (the normalisation makes that work).
     pub svm: SquaredHingeSvmParams,
@@ -58,7 +59,9 @@ pub struct BeSvmParams {
 /// A fitted model and one solver report per binary problem.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BeSvmFit {
+    /// The fitted map and hyperplanes.
     pub model: BeSvmModel,
+    /// One report per binary problem.
     pub reports: Vec<FitReport>,
 }
 

@@ -8,6 +8,7 @@ use crate::features::CsrMatrix;
 /// `Σ_i = diag(v_i)`, the variances stored densely as an `ℓ × n` array.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagonal {
+    /// The variances `Σ_i,jj`, one row per example (`ℓ × n`).
     pub variances: Array2<f64>,
 }
 
@@ -70,6 +71,7 @@ impl Covariance for Diagonal {
 /// `Σ_i = diag(v_i)` with the variances stored sparsely (absent entries are zero).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SparseDiagonal {
+    /// The variances `Σ_i,jj`, one sparse row per example (absent entries are 0).
     pub variances: CsrMatrix,
 }
 

@@ -8,6 +8,7 @@ use crate::linalg::dot;
 /// Dense covariances, an `ℓ × n × n` array (`wᵀΣw` costs O(n²)).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Full {
+    /// The matrices, `ℓ × n × n`.
     pub matrices: Array3<f64>,
 }
 

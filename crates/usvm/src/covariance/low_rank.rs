@@ -12,6 +12,7 @@ use crate::linalg::{axpy, dot};
 /// so that each factor column is one contiguous vector.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LowRank {
+    /// The factors `U_i` (`n × r_i`), one per example.
     pub factors: Vec<Array2<f64>>,
     /// `ℓ × n` diagonal parts, or `None` for a pure low-rank covariance.
     pub diagonal: Option<Array2<f64>>,

@@ -128,11 +128,17 @@ impl Covariance for NoCovariance {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub enum Covariances {
     #[default]
+    /// No uncertainty: `Σ_i = 0`.
     None,
+    /// `Σ_i = s_i² I`.
     Isotropic(Isotropic),
+    /// `Σ_i = diag(v_i)`, dense.
     Diagonal(Diagonal),
+    /// `Σ_i = diag(v_i)`, sparse rows.
     SparseDiagonal(SparseDiagonal),
+    /// `Σ_i = U_i U_iᵀ + diag(v_i)`.
     LowRank(LowRank),
+    /// Dense `n × n` matrices.
     Full(Full),
 }
 

@@ -56,6 +56,7 @@ pub struct WelchParams {
     pub segment_len: usize,
     /// Overlap `D < L` between consecutive segments.
     pub overlap: usize,
+    /// The window applied to each segment.
     pub window: Window,
     /// Sampling rate `f_s > 0` (frequencies in its units).
     pub sampling_rate: f64,
@@ -75,7 +76,9 @@ impl Default for WelchParams {
 /// Per-feature means and variances of the pooled windows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pooled {
+    /// Per-feature means over the windows.
     pub means: Vec<f64>,
+    /// Per-feature variances over the windows.
     pub variances: Vec<f64>,
     /// Number of windows pooled.
     pub n_windows: usize,
@@ -159,7 +162,9 @@ fn mean_variance(sum: Vec<f64>, windows: &[Vec<f64>], k: usize, ddof: usize) -> 
 /// Block settings for [`block_pool`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockParams {
+    /// Block height `b_h` (rows of the grid).
     pub block_height: usize,
+    /// Block width `b_w` (columns of the grid).
     pub block_width: usize,
     /// Delta degrees of freedom of the variance within a block (divides by `b_h b_w - ddof`).
     pub ddof: usize,

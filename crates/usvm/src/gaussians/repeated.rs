@@ -33,7 +33,9 @@ pub enum CovarianceForm {
 /// Means (`ℓ × n`) and covariances of `ℓ` Gaussians.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gaussians {
+    /// The means, one row per Gaussian.
     pub means: Array2<f64>,
+    /// The covariances, in the requested form.
     pub covariances: Covariances,
 }
 

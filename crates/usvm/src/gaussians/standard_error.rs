@@ -18,9 +18,11 @@ use crate::error::{Error, Result, invalid};
 /// How a standard error becomes a variance.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum StandardErrorRule {
+    /// `σ² = SE²`.
     Squared,
     /// The largest reference standard error maps to `fraction · range` of the mean column.
     RangeScaled {
+        /// The fraction of the mean column's range the largest standard error maps to.
         fraction: f64,
     },
 }

@@ -31,7 +31,9 @@ use crate::error::{Error, Result, invalid};
 /// Image geometry and translation standard deviations (pixels).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TranslationParams {
+    /// Image height (pixels).
     pub height: usize,
+    /// Image width (pixels).
     pub width: usize,
     /// Standard deviation of the horizontal shift.
     pub sigma_h: f64,

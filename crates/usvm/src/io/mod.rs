@@ -50,9 +50,13 @@ pub struct ReadOptions {
 /// the offending token and what is wrong with it. Displays as `FILE:LINE: field 'TOKEN': MESSAGE`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
+    /// The file (or stream) name.
     pub source: String,
+    /// 1-based line (0: the input as a whole).
     pub line: usize,
+    /// The offending token.
     pub field: String,
+    /// What is wrong with it.
     pub message: String,
 }
 

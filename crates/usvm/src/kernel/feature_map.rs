@@ -164,6 +164,7 @@ impl KernelFactor {
         Ok(KernelFactor { pivots, l: lmat, residual })
     }
 
+    /// The number of columns of the factor.
     pub fn rank(&self) -> usize {
         self.pivots.len()
     }
@@ -318,6 +319,7 @@ fn trailing_update(a: &mut [f64], m: usize, b: &[f64], k: usize) {
 /// The Nyström feature map over `m` landmarks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Nystroem {
+    /// The kernel the map approximates.
     pub kernel: Kernel,
     /// The landmark rows `z_j`.
     pub landmarks: Features,
@@ -380,6 +382,7 @@ impl Nystroem {
 /// Random Fourier features for the RBF kernel `exp(-γ‖x - z‖²)`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RandomFourier {
+    /// `γ` of the RBF kernel the map approximates.
     pub gamma: f64,
     /// `ω_j`, one row each (`D × n`).
     pub omega: Array2<f64>,
@@ -411,6 +414,7 @@ impl RandomFourier {
         Ok(RandomFourier { gamma, omega, offset })
     }
 
+    /// The map's output dimension.
     pub fn dim(&self) -> usize {
         self.omega.nrows()
     }
@@ -439,11 +443,14 @@ impl RandomFourier {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum FeatureMap {
+    /// Nyström features on landmarks.
     Nystroem(Nystroem),
+    /// Random Fourier features.
     Fourier(RandomFourier),
 }
 
 impl FeatureMap {
+    /// The mapped rows of `x` (`n_samples × dim`).
     pub fn transform(&self, x: &Features) -> Result<Array2<f64>> {
         match self {
             FeatureMap::Nystroem(m) => m.transform(x),
@@ -451,6 +458,7 @@ impl FeatureMap {
         }
     }
 
+    /// The map's output dimension.
     pub fn dim(&self) -> usize {
         match self {
             FeatureMap::Nystroem(m) => m.dim(),

@@ -38,13 +38,20 @@ pub mod cache;
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Kernel {
+    /// `xᵀz`.
     Linear,
+    /// `exp(-γ‖x - z‖²)`.
     Rbf {
+        /// `γ > 0`.
         gamma: f64,
     },
+    /// `(γ xᵀz + coef0)^degree`.
     Polynomial {
+        /// `γ > 0`.
         gamma: f64,
+        /// The constant `coef0`.
         coef0: f64,
+        /// The degree (at least 1).
         degree: u32,
     },
     /// The rows are kernel values with the serial number in column 0 (see the module docs).
@@ -55,6 +62,7 @@ pub enum Kernel {
 const BLOCK: usize = 128;
 
 impl Kernel {
+    /// The kernel's name in files (`linear`, `rbf`, `polynomial`, `precomputed`).
     pub fn name(&self) -> &'static str {
         match self {
             Kernel::Linear => "linear",

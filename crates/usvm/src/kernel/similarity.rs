@@ -63,12 +63,16 @@ impl Similarity for Kernel {
 /// The shape of a grid-structured input: `height × width` cells of `channels` values each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Grid {
+    /// Cells down.
     pub height: usize,
+    /// Cells across.
     pub width: usize,
+    /// Values per cell.
     pub channels: usize,
 }
 
 impl Grid {
+    /// `height · width · channels`.
     pub fn n_features(&self) -> usize {
         self.height * self.width * self.channels
     }
@@ -94,20 +98,35 @@ impl Grid {
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Invariant {
     /// Eq. 11: maximum cross-correlation over global shifts `|z|∞ ≤ shift`.
-    Rigid { grid: Grid, shift: usize },
+    Rigid {
+        /// The grid the shifts move on.
+        grid: Grid,
+        /// The shift range `H` (cells, each direction).
+        shift: usize,
+    },
     /// Eq. 12: as rigid, with every cell of the second argument moving by a further `|u|∞ ≤ local_shift`.
-    Deformable { grid: Grid, shift: usize, local_shift: usize },
+    Deformable {
+        /// The grid the shifts move on.
+        grid: Grid,
+        /// The global shift range `H` (cells).
+        shift: usize,
+        /// The local shift range `HL` (cells).
+        local_shift: usize,
+    },
 }
 
 /// Any similarity measure of BE-SVM; in model files a kernel's or an invariant measure's JSON object.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Measure {
+    /// A kernel on the raw vectors.
     Kernel(Kernel),
+    /// A shift-invariant similarity.
     Invariant(Invariant),
 }
 
 impl Measure {
+    /// The measure's name (`linear`, `rbf`, `rigid`, `deformable`).
     pub fn name(&self) -> &'static str {
         match self {
             Measure::Kernel(k) => k.name(),
@@ -152,6 +171,7 @@ pub fn gamma_scale(x: &Features) -> f64 {
 const BLOCK: usize = 16;
 
 impl Invariant {
+    /// The grid the measure shifts on.
     pub fn grid(&self) -> Grid {
         match *self {
             Invariant::Rigid { grid, .. } | Invariant::Deformable { grid, .. } => grid,

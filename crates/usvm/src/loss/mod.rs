@@ -26,6 +26,7 @@ pub use squared_hinge_gsu::{ExpectedSquaredHinge, ThesisSquaredHinge};
 /// Value and derivatives of a loss at `(d, σ)`.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct LossDerivatives {
+    /// `L(d, σ)`.
     pub value: f64,
     /// `∂L/∂d`
     pub d: f64,
@@ -43,6 +44,7 @@ pub struct LossDerivatives {
 pub trait MarginLoss: Sync + Send + Copy {
     /// A short name for reports (`expected_hinge`, `hinge`, ...).
     fn name(&self) -> &'static str;
+    /// `L(d, σ)`.
     fn value(&self, d: f64, sigma: f64) -> f64;
     /// Value, gradient and Hessian (a subgradient / generalised Hessian where the loss has a kink).
     fn derivatives(&self, d: f64, sigma: f64) -> LossDerivatives;

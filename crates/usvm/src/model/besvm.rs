@@ -11,16 +11,19 @@ use crate::error::{Error, Result};
 /// A fitted BE-SVM: the feature map and the hyperplane(s) on it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BeSvmModel {
+    /// The fitted basis expansion.
     pub expansion: BasisExpansion,
     /// Hyperplanes over the `expansion.n_outputs()` mapped features.
     pub linear: LinearModel,
 }
 
 impl BeSvmModel {
+    /// The class labels.
     pub fn classes(&self) -> &[i64] {
         &self.linear.classes
     }
 
+    /// The input dimension.
     pub fn n_features(&self) -> usize {
         self.expansion.n_features()
     }
@@ -38,6 +41,7 @@ impl BeSvmModel {
         self.linear.decision_function(&mapped)
     }
 
+    /// The predicted class of every row of `x`.
     pub fn predict(&self, x: &Features) -> Result<Vec<i64>> {
         Ok(super::argmax_classes(self.classes(), &self.decision_function(x)?))
     }

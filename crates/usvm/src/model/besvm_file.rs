@@ -19,16 +19,30 @@ use crate::kernel::similarity::{Measure, Similarity};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "type")]
 pub enum BlockFile {
-    Centred { mean: Vec<f64>, scale: f64 },
-    Nystroem { projection: Vec<Vec<f64>> },
+    /// `(φ̃ - mean) / scale`.
+    Centred {
+        /// The training maps' mean.
+        mean: Vec<f64>,
+        /// The mean norm of the centred training maps.
+        scale: f64,
+    },
+    /// `Λ₊^{-1/2} V₊ᵀ`, rows.
+    Nystroem {
+        /// The projection's rows.
+        projection: Vec<Vec<f64>>,
+    },
 }
 
 /// The feature map of a BE-SVM in file form.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BasisExpansionFile {
+    /// The similarity measures.
     pub measures: Vec<Measure>,
+    /// The basis vectors.
     pub basis: SupportVectors,
+    /// The basis vectors' rows in the training set.
     pub basis_indices: Vec<usize>,
+    /// One normalisation per measure.
     pub normalisation: Vec<BlockFile>,
 }
 

@@ -31,21 +31,29 @@ pub const READABLE_VERSIONS: [u32; 2] = [1, 2];
 /// Platt scaling `P(y = 1 | f) = 1/(1 + exp(a f + b))`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Platt {
+    /// The slope `a`.
     pub a: f64,
+    /// The offset `b`.
     pub b: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+/// The model file's `coef`.
 pub enum Coef {
+    /// One hyperplane (two classes).
     Binary(Vec<f64>),
+    /// One row per class (one-vs-rest).
     OneVsRest(Vec<Vec<f64>>),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
+/// The model file's `intercept`.
 pub enum Intercept {
+    /// One intercept (two classes).
     Binary(f64),
+    /// One per class (one-vs-rest).
     OneVsRest(Vec<f64>),
 }
 
@@ -53,20 +61,30 @@ pub enum Intercept {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SupportVectors {
+    /// Dense rows.
     Dense(Vec<Vec<f64>>),
+    /// A CSR matrix.
     Sparse(CsrMatrix),
 }
 
 /// The on-disk form of a model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelFile {
+    /// Always `"usvm-model"`.
     pub format: String,
+    /// The file version (2 is written; 1 and 2 are read).
     pub version: u32,
+    /// The method name (`--method`).
     pub method: String,
+    /// The kernel of kernel and feature-map models.
     pub kernel: Option<serde_json::Value>,
+    /// The input dimension.
     pub n_features: usize,
+    /// The class labels.
     pub classes: Vec<i64>,
+    /// The hyperplanes (or expansion coefficients).
     pub coef: Coef,
+    /// The intercepts.
     pub intercept: Intercept,
     /// The method's parameters (version 2): a `MethodParams` object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -77,10 +95,13 @@ pub struct ModelFile {
     /// Version 1 only: the library parameters in free form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hyperparameters: Option<serde_json::Value>,
+    /// Platt scaling, if fitted.
     pub platt: Option<Platt>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The support vectors of kernel models.
     pub support_vectors: Option<SupportVectors>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The explicit feature map of Fourier/Nyström models.
     pub feature_map: Option<FeatureMap>,
     /// BE-SVM models only: the basis expansion (see `besvm_file`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -301,10 +322,12 @@ impl ModelFile {
         Ok(LinearModel { classes: self.classes.clone(), coef, intercept })
     }
 
+    /// Pretty-printed JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a model file serialises")
     }
 
+    /// Parses a model file (without checking shapes: see the `to_*` methods).
     pub fn from_json(text: &str) -> Result<Self> {
         serde_json::from_str(text).map_err(|e| Error::Format(e.to_string()))
     }

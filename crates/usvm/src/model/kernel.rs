@@ -11,12 +11,15 @@ use crate::kernel::Kernel;
 /// `classes` order sharing one set of support vectors (a vector is kept if any output uses it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KernelModel {
+    /// The kernel.
     pub kernel: Kernel,
+    /// The class labels.
     pub classes: Vec<i64>,
     /// The support vectors, one row each.
     pub support: Features,
     /// `K × n_sv` expansion coefficients (for an SVM, `α_j y_j`), `K = 1` for two classes.
     pub coef: Array2<f64>,
+    /// The intercepts, one per output.
     pub intercept: Vec<f64>,
 }
 
@@ -34,10 +37,12 @@ impl KernelModel {
         KernelModel { kernel, classes, support: x.select_rows(&keep), coef: coef.select(Axis(1), &keep), intercept }
     }
 
+    /// The input dimension.
     pub fn n_features(&self) -> usize {
         self.support.n_features()
     }
 
+    /// The number of support vectors.
     pub fn n_support(&self) -> usize {
         self.support.n_samples()
     }

@@ -10,9 +10,11 @@ use crate::error::Result;
 /// in `classes` order, prediction by the largest `f_k`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinearModel {
+    /// The class labels (sorted).
     pub classes: Vec<i64>,
     /// `K × n`, `K = 1` for two classes.
     pub coef: Array2<f64>,
+    /// The intercepts `b_k`.
     pub intercept: Vec<f64>,
 }
 
@@ -40,6 +42,7 @@ impl LinearModel {
         Ok((LinearModel { classes, coef, intercept }, reports))
     }
 
+    /// The input dimension `n`.
     pub fn n_features(&self) -> usize {
         self.coef.ncols()
     }

@@ -11,7 +11,9 @@ use crate::kernel::feature_map::FeatureMap;
 /// feature-space dimension.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MappedModel {
+    /// The feature map.
     pub map: FeatureMap,
+    /// The hyperplanes on the mapped features.
     pub linear: LinearModel,
 }
 

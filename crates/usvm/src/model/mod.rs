@@ -22,7 +22,9 @@ use crate::error::Result;
 /// Any fitted classifier that a model file can hold.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Model {
+    /// Hyperplanes on the inputs.
     Linear(LinearModel),
+    /// A kernel expansion over support vectors.
     Kernel(KernelModel),
     /// A linear model on an explicit feature map (random Fourier features).
     Mapped(MappedModel),
@@ -31,6 +33,7 @@ pub enum Model {
 }
 
 impl Model {
+    /// The class labels.
     pub fn classes(&self) -> &[i64] {
         match self {
             Model::Linear(m) => &m.classes,
@@ -40,6 +43,7 @@ impl Model {
         }
     }
 
+    /// The input dimension.
     pub fn n_features(&self) -> usize {
         match self {
             Model::Linear(m) => m.n_features(),
@@ -59,6 +63,7 @@ impl Model {
         }
     }
 
+    /// `f_k(x)` per row (columns: one output, or one per class).
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
         match self {
             Model::Linear(m) => m.decision_function(x),
@@ -68,6 +73,7 @@ impl Model {
         }
     }
 
+    /// The predicted class of every row of `x`.
     pub fn predict(&self, x: &Features) -> Result<Vec<i64>> {
         Ok(argmax_classes(self.classes(), &self.decision_function(x)?))
     }

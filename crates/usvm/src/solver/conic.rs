@@ -44,8 +44,11 @@ pub enum NormBound {
 /// What the TSVC cone programme returns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SocpSolution {
+    /// The hyperplane `w`.
     pub w: Vec<f64>,
+    /// The intercept `b`.
     pub b: f64,
+    /// The slacks `ξ_i`.
     pub xi: Vec<f64>,
     /// The norm bound: the given one, or the optimal one for [`NormBound::Cost`].
     pub gamma: f64,
@@ -57,8 +60,11 @@ pub struct SocpSolution {
     pub dual: f64,
     /// `|Σ α_i y_i|` (0 without intercept): how far `alpha` is from dual feasibility.
     pub dual_residual: f64,
+    /// Clarabel's status.
     pub status: String,
+    /// Whether Clarabel solved (or almost solved) the programme.
     pub solved: bool,
+    /// Interior-point iterations.
     pub iterations: u32,
 }
 

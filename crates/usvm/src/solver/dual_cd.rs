@@ -113,6 +113,7 @@ pub struct DualCdResult {
     pub epochs: usize,
     /// Multiplier (bias) updates of the augmented Lagrangian.
     pub bias_updates: usize,
+    /// Whether the duality gap reached `tol` within the limits.
     pub converged: bool,
     /// The KKT residual of the exact active-set solve on the margin set when that gave the solution
     /// (hinge only; see [`hinge_polish::Polished`]), else `None`.

@@ -64,8 +64,11 @@ impl Default for LbfgsSettings {
 /// What an L-BFGS run returns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LbfgsResult {
+    /// The last iterate.
     pub x: Vec<f64>,
+    /// `f(x)`.
     pub value: f64,
+    /// `‖∇f(x)‖`.
     pub gradient_norm: f64,
     /// Accepted steps.
     pub n_iter: usize,

@@ -13,6 +13,7 @@ use crate::report::Termination;
 
 /// A smooth convex objective as the solver sees it. `value_grad` also prepares `hess_vec` at the same point.
 pub trait SmoothFunction {
+    /// The number of variables.
     fn dim(&self) -> usize;
     /// `f(x)`, writing `∇f(x)` into `grad` and remembering `x` for [`Self::hess_vec`].
     fn value_grad(&mut self, x: &[f64], grad: &mut [f64]) -> f64;
@@ -27,15 +28,22 @@ pub trait SmoothFunction {
 pub struct NewtonSettings {
     /// Stop when `‖∇f‖ ≤ tol · gradient_reference`.
     pub tol: f64,
+    /// The reference of the relative rule (usually `‖∇f(x₀)‖`).
     pub gradient_reference: f64,
+    /// Maximum Newton iterations.
     pub max_iter: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
+/// What a Newton run returns.
 pub struct NewtonResult {
+    /// The last iterate.
     pub x: Vec<f64>,
+    /// `f(x)`.
     pub value: f64,
+    /// `‖∇f(x)‖`.
     pub gradient_norm: f64,
+    /// Newton iterations.
     pub n_iter: usize,
     /// Converged, at the iteration limit, or stalled (no representable progress).
     pub termination: Termination,

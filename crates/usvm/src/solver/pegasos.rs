@@ -23,6 +23,7 @@ pub struct SgdSettings {
     pub iterations: usize,
     /// `k`, the mini-batch size.
     pub batch: usize,
+    /// The seed of the mini-batch draws.
     pub seed: u64,
 }
 

@@ -43,6 +43,7 @@ use crate::kernel::cache::ColumnCache;
 pub trait QMatrix: Sync {
     /// The dimension `ℓ`.
     fn len(&self) -> usize;
+    /// Whether `ℓ = 0`.
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -104,6 +105,7 @@ impl Default for SmoSettings {
 }
 
 impl SmoSettings {
+    /// Checks `tol > 0` and `cache_mb > 0`.
     pub fn validate(&self) -> Result<()> {
         if !(self.tol > 0.0 && self.tol.is_finite()) {
             return Err(invalid("tol", self.tol, "must be positive and finite"));
@@ -118,6 +120,7 @@ impl SmoSettings {
 /// The solution and what the solver reports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SmoSolution {
+    /// The dual variables.
     pub alpha: Vec<f64>,
     /// `∇f(α) = Qα + p`.
     pub gradient: Vec<f64>,
@@ -125,6 +128,7 @@ pub struct SmoSolution {
     pub objective: f64,
     /// The multiplier `ρ` of the equality constraint (for the SVM, the bias is `b = -ρ`).
     pub rho: f64,
+    /// SMO iterations.
     pub n_iter: usize,
     /// Whether the maximal violation fell below `tol` (false: the iteration limit was reached).
     pub converged: bool,

@@ -71,19 +71,33 @@ pub enum Approximation {
     /// The exact Gram matrix (factored by pivoted Cholesky for the exact solver, cached for the SGD).
     Exact,
     /// Nyström features on `components` landmarks drawn with `seed`; the model is a kernel expansion on them.
-    Nystroem { components: usize, seed: u64 },
+    Nystroem {
+        /// Number of landmarks.
+        components: usize,
+        /// The seed of the landmark draw.
+        seed: u64,
+    },
     /// Random Fourier features (RBF kernel only), `components` frequencies drawn with `seed`.
-    Fourier { components: usize, seed: u64 },
+    Fourier {
+        /// Number of frequencies.
+        components: usize,
+        /// The seed of the frequency draw.
+        seed: u64,
+    },
 }
 
 /// Settings of KSVM-iGSU: plain data, validated in [`KernelIgsuParams::fit`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KernelIgsuParams {
+    /// The kernel.
     pub kernel: Kernel,
     /// `λ > 0` in `λ/2 αᵀKα` (`C = 1/(λℓ)`).
     pub lambda: f64,
+    /// Fit an intercept `b`.
     pub fit_intercept: bool,
+    /// The solver.
     pub solver: Solver,
+    /// How the kernel enters.
     pub approximation: Approximation,
 }
 
@@ -104,7 +118,9 @@ impl Default for KernelIgsuParams {
 /// Gram matrix, to the factor's residual, or the approximation's).
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelIgsuFit {
+    /// The fitted model (a kernel expansion, or a linear model on a feature map).
     pub model: Model,
+    /// One report per binary problem.
     pub reports: Vec<FitReport>,
 }
 
@@ -121,10 +137,13 @@ pub fn isotropic_variances(data: &Dataset) -> Vec<f64> {
 /// The training Gram matrix `K`, stored or computed by blocks when applied.
 #[derive(Clone, Copy)]
 pub enum GramOperator<'a> {
+    /// A stored Gram matrix.
     Matrix(&'a Array2<f64>),
     /// `K v` by row blocks of `k(x_block, x_S)`, `S` the nonzeros of `v` (memory `O(512·|S|)`).
     Implicit {
+        /// The kernel.
         kernel: Kernel,
+        /// The training features.
         x: &'a Features,
     },
 }
@@ -161,6 +180,7 @@ pub struct KernelObjective<'a> {
     pub variances: &'a [f64],
     /// `c_i`; `None` means 1.
     pub weights: Option<&'a [f64]>,
+    /// `λ > 0`.
     pub lambda: f64,
 }
 

@@ -40,6 +40,7 @@ use crate::solver::smo::{self, QMatrix, SmoSettings};
 /// Settings of the kernel SVM: plain data, validated in [`KernelSvmParams::fit`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KernelSvmParams {
+    /// The kernel.
     pub kernel: Kernel,
     /// The cost `C > 0`; example `i` gets `C·c_i`.
     pub c: f64,
@@ -74,6 +75,7 @@ impl Default for KernelSvmParams {
 pub struct KernelSvmReport {
     /// The dual objective `½αᵀQα - 1ᵀα` (LIBSVM's `obj`; minus the primal optimum at convergence).
     pub objective: f64,
+    /// SMO iterations.
     pub n_iter: usize,
     /// Converged (KKT violation ≤ tol) or at the iteration limit.
     pub termination: Termination,
@@ -83,12 +85,14 @@ pub struct KernelSvmReport {
     pub intercept: f64,
     /// Support vectors (`α_i > 0`) and those at their bound `α_i = C_i`.
     pub n_support: usize,
+    /// Support vectors at their bound `α_i = C_i`.
     pub n_bounded: usize,
 }
 
 /// A fitted kernel SVM.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelSvmFit {
+    /// The fitted model.
     pub model: KernelModel,
     /// One report per binary problem (one, or one per class for one-vs-rest).
     pub reports: Vec<KernelSvmReport>,
@@ -106,6 +110,7 @@ impl KernelSvmReport {
 }
 
 impl KernelSvmParams {
+    /// The SMO settings of these parameters.
     pub fn settings(&self) -> SmoSettings {
         SmoSettings { tol: self.tol, cache_mb: self.cache_mb, shrinking: self.shrinking, max_iter: self.max_iter }
     }
@@ -211,6 +216,7 @@ pub struct Gram<'a> {
 const PARALLEL_WORK: usize = 1 << 16;
 
 impl<'a> Gram<'a> {
+    /// The Gram matrix of `x` under `kernel` (its diagonal precomputed).
     pub fn new(kernel: Kernel, x: &'a Features) -> Self {
         let l = x.n_samples();
         let norms = if kernel == Kernel::Precomputed { vec![0.0; l] } else { squared_norms(x) };
@@ -219,10 +225,12 @@ impl<'a> Gram<'a> {
         g
     }
 
+    /// `ℓ`.
     pub fn len(&self) -> usize {
         self.x.n_samples()
     }
 
+    /// Whether `ℓ = 0`.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

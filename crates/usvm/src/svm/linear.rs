@@ -37,15 +37,26 @@ pub enum LinearMethod {
     /// LSVM-GSU: the expected hinge loss under each example's Gaussian.
     Gsu,
     /// LSVM-GSU learnt in per-example linear subspaces keeping a fraction `p` of the variance.
-    GsuSubspace { variance_fraction: f64 },
+    GsuSubspace {
+        /// The fraction `p ∈ (0, 1]` of each `Σ_i`'s variance kept.
+        variance_fraction: f64,
+    },
     /// LSVM: the hinge loss on the means; covariances are ignored.
     Hinge,
     /// LSVM-iso: GSU with every `Σ_i` replaced by `(tr Σ_i / n) I`.
     Iso,
     /// LSVM-sampling: the hinge loss on `samples` draws from each Gaussian (weight `c_i / samples` each).
-    Sampling { samples: usize, seed: u64 },
+    Sampling {
+        /// Draws per example.
+        samples: usize,
+        /// The seed of the draws.
+        seed: u64,
+    },
     /// Power SVM: the hinge at the best point of a ball of radius `r_i = scale · √(tr Σ_i / n)`.
-    Power { radius_scale: f64 },
+    Power {
+        /// The radius scale `R ≥ 0`.
+        radius_scale: f64,
+    },
 }
 
 /// Which solver to use.
@@ -61,10 +72,13 @@ pub enum Solver {
 /// Settings of a linear classifier: plain data, validated in [`LinearSvmParams::fit`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LinearSvmParams {
+    /// The method.
     pub method: LinearMethod,
     /// `λ > 0` in `λ/2‖w‖²` (`C = 1/(λℓ)`).
     pub lambda: f64,
+    /// Fit an intercept `b`.
     pub fit_intercept: bool,
+    /// The solver.
     pub solver: Solver,
     /// Power SVM only: maximum alternating rounds.
     pub max_rounds: usize,
@@ -91,7 +105,9 @@ const DUAL_CD_TOL: f64 = 1e-10;
 /// A fitted model and one report per binary problem (one, or one per class for one-vs-rest).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinearFit {
+    /// The fitted hyperplanes.
     pub model: LinearModel,
+    /// One report per binary problem.
     pub reports: Vec<FitReport>,
 }
 

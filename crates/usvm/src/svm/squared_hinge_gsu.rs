@@ -72,10 +72,13 @@ pub enum SquaredHingeGsuSolver {
 /// [`SquaredHingeGsuParams::fit`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SquaredHingeGsuParams {
+    /// The loss.
     pub loss: SquaredHingeGsuLoss,
     /// `λ > 0` in `λ/2‖w‖²` (`C = 1/(λℓ)`).
     pub lambda: f64,
+    /// Fit an intercept `b`.
     pub fit_intercept: bool,
+    /// The solver.
     pub solver: SquaredHingeGsuSolver,
 }
 

@@ -64,12 +64,18 @@ pub enum LupiMethod {
     /// SVM+ (paper 004 eq. 2).
     SvmPlus,
     /// R-SVM+ (paper 004 eq. 15): robust regulariser weight `λ ≥ 0`, box `α ≤ σ'C` (`σ' > 0`).
-    Robust { lambda: f64, sigma_prime: f64 },
+    Robust {
+        /// `λ ≥ 0`, the weight of the robust regulariser.
+        lambda: f64,
+        /// `σ' > 0`, the box `α ≤ σ'C`.
+        sigma_prime: f64,
+    },
 }
 
 /// SVM+ / R-SVM+ settings (plain data, validated in [`SvmPlusParams::fit`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SvmPlusParams {
+    /// SVM+ or R-SVM+.
     pub method: LupiMethod,
     /// `C > 0`.
     pub c: f64,
@@ -99,18 +105,24 @@ impl Default for SvmPlusParams {
 /// The QP matrices of one training set: `A`, `B` and the kernels actually used.
 #[derive(Debug, Clone)]
 pub struct LupiMatrices {
+    /// `A` of the dual.
     pub a: Array2<f64>,
+    /// `B` of the dual.
     pub b: Array2<f64>,
+    /// The kernel on `x` used.
     pub kernel: Kernel,
+    /// The kernel on `x*` used.
     pub kernel_star: Kernel,
 }
 
 /// A fitted SVM+ / R-SVM+ model (over `x` only) with one report and one dual solution per binary problem.
 #[derive(Debug, Clone)]
 pub struct SvmPlusFit {
+    /// The fitted model.
     pub model: KernelModel,
     /// `objective` is the dual objective (maximised), `gradient_norm` the final KKT violation.
     pub reports: Vec<FitReport>,
+    /// The dual solution of each binary problem.
     pub solutions: Vec<QpSolution>,
     /// The kernel on `x*` actually used.
     pub kernel_star: Kernel,

@@ -37,7 +37,9 @@ pub struct KernelTsvc {
     pub points: Array2<f64>,
     /// `α_j y_j`.
     pub coef: Vec<f64>,
+    /// The intercept `b`.
     pub intercept: f64,
+    /// What the solve reports.
     pub report: TsvcReport,
 }
 

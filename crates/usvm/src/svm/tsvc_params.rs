@@ -31,9 +31,13 @@ pub enum TsvcForm {
 pub struct TsvcParams {
     /// `C > 0` in `½‖w‖² + C Σ c_i ξ_i`.
     pub c: f64,
+    /// The bounds `δ_i`.
     pub delta: Delta,
+    /// How to solve.
     pub form: TsvcForm,
+    /// The kernel (the cone form needs the linear one).
     pub kernel: Kernel,
+    /// Fit an intercept `b`.
     pub fit_intercept: bool,
     /// Alternating form: maximum rounds after the first SVM.
     pub max_rounds: usize,
@@ -72,6 +76,7 @@ pub struct TsvcReport {
     pub gamma: Option<f64>,
     /// Cone form: eq. 9's objective at the multipliers, and `Σ c_i ξ_i + eq. 9` (≈ 0 at the optimum).
     pub dual_objective: Option<f64>,
+    /// Cone form: `Σ c_i ξ_i + eq. 9` (≈ 0 at the optimum).
     pub duality_gap: Option<f64>,
     /// Cone form for `C`: the convex relaxation's value, a lower bound on eq. 7 (equal to `objective` when
     /// the solution is certified globally optimal).
@@ -81,6 +86,8 @@ pub struct TsvcReport {
 /// A fitted TSVC model (linear, or kernel over the shifted points) and one report per binary problem.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TsvcFit {
+    /// The fitted model.
     pub model: Model,
+    /// One report per binary problem.
     pub reports: Vec<TsvcReport>,
 }

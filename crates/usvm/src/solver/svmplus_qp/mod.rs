@@ -107,7 +107,9 @@ impl Default for QpSettings {
 /// The solution and what the solver reports.
 #[derive(Debug, Clone, PartialEq)]
 pub struct QpSolution {
+    /// The multipliers `α_i`.
     pub alpha: Vec<f64>,
+    /// The multipliers `β_i`.
     pub beta: Vec<f64>,
     /// The multiplier of `yᵀα = 0`: the intercept of `f(x) = Σ α_i y_i k(x_i, x) + b`.
     pub bias: f64,
@@ -119,6 +121,7 @@ pub struct QpSolution {
     pub n_iter: usize,
     /// Newton steps on a face taken (one is tried after every `n` SMO steps).
     pub face_steps: usize,
+    /// Whether the KKT violation fell below `tol`.
     pub converged: bool,
     /// The final KKT violation `V`.
     pub violation: f64,
