@@ -1,10 +1,8 @@
 //! `usvm train --method besvm` end to end: train, predict through the model file, and bad flags.
 
-use std::process::Command;
+mod common;
 
-fn usvm(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("runs")
-}
+use common::*;
 
 #[test]
 fn besvm_trains_predicts_and_rejects_bad_flags() {

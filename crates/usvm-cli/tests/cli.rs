@@ -3,40 +3,13 @@
 //! Golden outputs live in tests/golden and are compared numerically (relative tolerance 1e-9).
 //! Regenerate them with `USVM_BLESS=1 cargo test -p usvm-cli --test cli`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
+
+use common::*;
+
+use std::path::Path;
 
 use serde_json::Value;
-
-fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
-}
-
-/// A fresh, empty, uniquely named directory under the system temp dir.
-fn temp_dir(name: &str) -> PathBuf {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "usvm-cli-test-{}-{}-{name}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn ok(out: &Output) {
-    assert!(out.status.success(), "usvm failed ({:?}): {}", out.status, String::from_utf8_lossy(&out.stderr));
-}
-
-fn p(path: &Path) -> String {
-    path.display().to_string()
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Numeric golden comparison

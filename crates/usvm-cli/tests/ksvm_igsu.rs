@@ -1,33 +1,11 @@
 //! `usvm train --method ksvm-igsu`: exact, Nyström and Fourier models that `usvm predict` reads back,
 //! relevance degrees through --weights, cross-validation over gamma, and bad input.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-use serde_json::Value;
+use common::*;
 
-fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("usvm-ksvm-igsu-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn ok(out: &Output) {
-    assert!(out.status.success(), "usvm failed ({:?}): {}", out.status, String::from_utf8_lossy(&out.stderr));
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
+use std::path::Path;
 
 #[test]
 fn train_and_predict_every_approximation() {
@@ -67,10 +45,10 @@ fn train_and_predict_every_approximation() {
         let (m, r) = (model.display().to_string(), report.display().to_string());
         args.extend(["--model", &m, "--report", &r]);
         ok(&usvm(&args));
-        let rep = json(&report);
+        let rep = read_json(&report);
         assert_eq!(rep["method"], "ksvm-igsu");
         assert!(rep["objective"].as_f64().unwrap() > 0.0);
-        let file = json(&model);
+        let file = read_json(&model);
         assert_eq!(file["kernel"]["type"], "rbf");
         assert_eq!(file["feature_map"].is_object(), approximation == "fourier", "{approximation}");
         let scores = dir.join("scores.txt");
@@ -86,7 +64,7 @@ fn train_and_predict_every_approximation() {
             "--metrics",
             &metrics.display().to_string(),
         ]));
-        let accuracy = json(&metrics)["accuracy"].as_f64().unwrap();
+        let accuracy = read_json(&metrics)["accuracy"].as_f64().unwrap();
         assert!(accuracy >= 0.9, "{approximation}/{solver}: accuracy {accuracy}");
     }
 }
@@ -102,7 +80,7 @@ fn weights_change_the_model_and_cv_grids_gamma() {
         let mut args = vec!["train", "--method", "ksvm-igsu", "--csv", &train, "--C", "10", "--model", &m];
         args.extend(extra);
         ok(&usvm(&args));
-        json(Path::new(&m))["coef"].clone()
+        read_json(Path::new(&m))["coef"].clone()
     };
     let w = weights.display().to_string();
     assert_ne!(fit(&[], "plain.json"), fit(&["--weights", &w], "weighted.json"));

@@ -2,37 +2,11 @@
 //! format, `--cov-type lowrank` on dense covariance files (rank detection), `--n-features`, and
 //! `predict` on data with more features than the model.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn usvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
+use common::*;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("usvm-lowrank-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "usvm failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn fails_with(out: &Output, want: &[&str]) {
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert_eq!(err.lines().count(), 1, "{err}");
-    for w in want {
-        assert!(err.contains(w), "{err} does not contain {w}");
-    }
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use std::path::Path;
 
 fn coef(model: &Path) -> Vec<f64> {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(model).unwrap()).unwrap();
@@ -41,15 +15,6 @@ fn coef(model: &Path) -> Vec<f64> {
     let mut w: Vec<f64> = row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
     w.push(v["intercept"].as_f64().or_else(|| v["intercept"][0].as_f64()).unwrap());
     w
-}
-
-fn scores(path: &Path) -> Vec<f64> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split(' ').nth(1).unwrap().parse().unwrap())
-        .collect()
 }
 
 /// 28×28 images of two bar orientations, one per row, as CSV with a label column.
@@ -138,7 +103,8 @@ fn dense_covariance_file_is_factored_to_its_rank() {
     let base = ["train", "--method", "gsu", "--means", s(&m), "--labels", s(&l), "--cov", s(&c), "--lambda", "0.1"];
     let (full, low) = (d.join("full.json"), d.join("low.json"));
     ok(&usvm(&[&base[..], &["--tol", "1e-10", "--model", s(&full)]].concat()));
-    let note = ok(&usvm(&[&base[..], &["--tol", "1e-10", "--cov-type", "lowrank", "--model", s(&low)]].concat()));
+    let note =
+        ok_stderr(&usvm(&[&base[..], &["--tol", "1e-10", "--cov-type", "lowrank", "--model", s(&low)]].concat()));
     assert!(note.contains("low-rank covariances of rank 2 per example"), "{note}");
     for (a, b) in coef(&full).iter().zip(coef(&low)) {
         assert!((a - b).abs() <= 1e-7 * a.abs().max(1e-3), "{a} {b}");
@@ -158,16 +124,16 @@ fn bad_factors_are_named() {
                 .concat(),
         )
     };
-    fails_with(&train("1 u1,1:nan\n-1\n", &[]), &["v.svm:1: field 'u1,1:nan'", "non-finite"]);
-    fails_with(&train("1 u3,1:1\n-1\n", &[]), &["v.svm:1:", "rank ≤ n"]);
-    fails_with(&train("1 u1,3:1\n-1\n", &["--n-features", "2"]), &["v.svm:1: field 'u1,3:1'", "exceeds"]);
-    fails_with(&train("1 u1,1:1 u1,1:2\n-1\n", &[]), &["v.svm:1: field 'u1,1:2'", "repeated"]);
+    fails_with_all(&train("1 u1,1:nan\n-1\n", &[]), &["v.svm:1: field 'u1,1:nan'", "non-finite"]);
+    fails_with_all(&train("1 u3,1:1\n-1\n", &[]), &["v.svm:1:", "rank ≤ n"]);
+    fails_with_all(&train("1 u1,3:1\n-1\n", &["--n-features", "2"]), &["v.svm:1: field 'u1,3:1'", "exceeds"]);
+    fails_with_all(&train("1 u1,1:1 u1,1:2\n-1\n", &[]), &["v.svm:1: field 'u1,1:2'", "repeated"]);
     // A CSV factor block with a missing feature column (a factor with the wrong number of rows).
     let (c, v) = (d.join("d.csv"), d.join("v.csv"));
     std::fs::write(&c, "a,b,y\n1,1,1\n-1,0,-1\n").unwrap();
     std::fs::write(&v, "u1:a\n1\n0\n").unwrap();
     let out = usvm(&["train", "--method", "gsu", "--csv", s(&c), "--var-csv", s(&v), "--model", s(&model)]);
-    fails_with(&out, &["v.csv:1:", "missing column 'u1:b'"]);
+    fails_with_all(&out, &["v.csv:1:", "missing column 'u1:b'"]);
     assert!(!model.exists());
 }
 
@@ -188,7 +154,7 @@ fn predict_with_more_features_than_the_model() {
         ok(&usvm(&[&["train", "--method", method, "--data", s(&train), "--model", s(&model)][..], extra].concat()));
         let score = |input: &Path, out: &str| {
             let out = d.join(out);
-            let note = ok(&usvm(&["predict", "--model", s(&model), "--data", s(input), "--output", s(&out)]));
+            let note = ok_stderr(&usvm(&["predict", "--model", s(&model), "--data", s(input), "--output", s(&out)]));
             (scores(&out), note)
         };
         let (base, quiet) = score(&narrow, "a.txt");
@@ -218,7 +184,7 @@ fn predict_with_more_features_than_the_model() {
         s(&fourier),
     ]));
     let out = d.join("f.txt");
-    fails_with(
+    fails_with_all(
         &usvm(&["predict", "--model", s(&fourier), "--data", s(&wide), "--output", s(&out)]),
         &["w.svm", "has 2"],
     );

@@ -1,45 +1,11 @@
 //! End-to-end tests of `usvm plot boundary|pr|angle`: the figures are written at the requested size and
 //! are not blank; bad inputs fail with one line naming file, line and field, and leave no output file.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
-fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
+use common::*;
 
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "usvm-plot-test-{}-{}-{name}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn ok(out: &Output) {
-    assert!(out.status.success(), "usvm failed ({:?}): {}", out.status, String::from_utf8_lossy(&out.stderr));
-}
-
-/// Exit status 1, one line on standard error containing `needle`.
-fn fails_with(out: &Output, needle: &str) {
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
-    assert_eq!(stderr.trim_end().lines().count(), 1, "not one line: {stderr}");
-    assert!(stderr.contains(needle), "{stderr:?} does not contain {needle:?}");
-}
-
-fn p(path: &Path) -> String {
-    path.display().to_string()
-}
+use std::path::Path;
 
 /// (width, height, distinct colours) of a PNG file.
 fn png_info(path: &Path) -> (u32, u32, usize) {
@@ -132,7 +98,8 @@ fn boundary_errors_write_nothing() {
 }
 
 /// A model trained on train.csv, and its scores on test.csv.
-fn scores(dir: &Path) -> String {
+/// A score file of LSVM-GSU on the CSV fixtures, in `dir`.
+fn gsu_scores(dir: &Path) -> String {
     let model = p(&dir.join("m.json"));
     ok(&usvm(&[
         "train",
@@ -153,7 +120,7 @@ fn scores(dir: &Path) -> String {
 #[test]
 fn pr_curves_from_score_files() {
     let dir = temp_dir("pr");
-    let s = scores(&dir);
+    let s = gsu_scores(&dir);
     // A second scorer: the negated scores (same header).
     let text = std::fs::read_to_string(&s).unwrap();
     let mut flipped = String::new();
@@ -198,7 +165,7 @@ fn pr_curves_from_score_files() {
 #[test]
 fn bad_score_files_fail_with_file_line_field() {
     let dir = temp_dir("pr-errors");
-    let good = std::fs::read_to_string(scores(&dir)).unwrap();
+    let good = std::fs::read_to_string(gsu_scores(&dir)).unwrap();
     let out = dir.join("pr.png");
     let case = |name: &str, text: &str, needle: &str| {
         let path = dir.join(name);

@@ -3,35 +3,13 @@
 //! the same coefficients (1e-12 relative), `--params FILE.json` equals the flags, version-2 files
 //! round-trip bit for bit, and unknown or misplaced parameters are errors that name them.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
+
+use common::*;
+
+use std::path::Path;
 
 use serde_json::Value;
-
-fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(out.status.success(), "usvm failed ({:?}): {}", out.status, String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn fails(out: &Output) -> String {
-    assert!(!out.status.success(), "usvm should have failed: {}", String::from_utf8_lossy(&out.stdout));
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn tests_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("usvm-registry-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// (name, train args, predict args) of tests/golden/v1/cases.txt, paths made absolute.
 fn cases() -> Vec<(String, Vec<String>, Vec<String>)> {
@@ -58,10 +36,6 @@ fn cases() -> Vec<(String, Vec<String>, Vec<String>)> {
         .collect()
 }
 
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 /// Every number of `got` within `rel` of `want` (same shapes).
 fn numbers_close(got: &Value, want: &Value, rel: f64, path: &str) {
     match (got, want) {
@@ -82,16 +56,12 @@ fn numbers_close(got: &Value, want: &Value, rel: f64, path: &str) {
     }
 }
 
-fn scores(text: &str) -> Vec<f64> {
-    text.lines().skip(1).map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap()).collect()
-}
-
 #[test]
 fn version_1_files_load_and_predict_their_scores() {
-    let dir = temp("v1");
+    let dir = temp_dir("v1");
     for (name, _, predict) in cases() {
         let model = tests_dir().join(format!("golden/v1/{name}.model.json"));
-        assert_eq!(json(&model)["version"], 1);
+        assert_eq!(read_json(&model)["version"], 1);
         let out = dir.join(format!("{name}.scores.txt"));
         let args = [
             &["predict".to_string(), "--model".into(), model.display().to_string()][..],
@@ -102,7 +72,7 @@ fn version_1_files_load_and_predict_their_scores() {
         ok(&usvm(&args));
         let want = std::fs::read_to_string(tests_dir().join(format!("golden/v1/{name}.scores.txt"))).unwrap();
         let got = std::fs::read_to_string(&out).unwrap();
-        let (g, w) = (scores(&got), scores(&want));
+        let (g, w) = (score_text(&got), score_text(&want));
         assert_eq!(g.len(), w.len(), "{name}");
         for (a, b) in g.iter().zip(&w) {
             assert!((a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1.0), "{name}: {a} vs {b}");
@@ -112,11 +82,11 @@ fn version_1_files_load_and_predict_their_scores() {
 
 #[test]
 fn every_method_trains_the_same_model_as_before_the_registry() {
-    let dir = temp("same");
+    let dir = temp_dir("same");
     for (name, train, _) in cases() {
         let model = dir.join(format!("{name}.json"));
         ok(&usvm(&[&["train".to_string()][..], &train, &["--model".into(), model.display().to_string()]].concat()));
-        let (got, want) = (json(&model), json(&tests_dir().join(format!("golden/v1/{name}.model.json"))));
+        let (got, want) = (read_json(&model), read_json(&tests_dir().join(format!("golden/v1/{name}.model.json"))));
         assert_eq!(got["version"], 2, "{name}");
         assert_eq!(got["method"], want["method"], "{name}");
         for key in [
@@ -138,13 +108,13 @@ fn every_method_trains_the_same_model_as_before_the_registry() {
 
 #[test]
 fn params_file_equals_the_flags_and_version_2_round_trips() {
-    let dir = temp("params");
+    let dir = temp_dir("params");
     for (name, train, _) in cases() {
         let from_flags = dir.join(format!("{name}.flags.json"));
         ok(&usvm(
             &[&["train".to_string()][..], &train, &["--model".into(), from_flags.display().to_string()]].concat(),
         ));
-        let written = json(&from_flags);
+        let written = read_json(&from_flags);
         // The stored params, as a --params file, with the data flags only.
         let params = dir.join(format!("{name}.params.json"));
         std::fs::write(&params, written["params"].to_string()).unwrap();
@@ -177,7 +147,7 @@ fn params_file_equals_the_flags_and_version_2_round_trips() {
 
 #[test]
 fn unknown_methods_and_fields_are_named() {
-    let dir = temp("bad");
+    let dir = temp_dir("bad");
     let data = tests_dir().join("data/train.svm").display().to_string();
     let model = dir.join("m.json").display().to_string();
     let params = dir.join("p.json");

@@ -1,29 +1,9 @@
 //! `usvm train --method sqhinge-gsu`: both losses, both solvers, one-vs-rest on the three-class fixture,
 //! the model file read back by `usvm predict`, and bad input (one line, exit status, no model file).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-use serde_json::Value;
-
-fn usvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("usvm-sqhinge-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("read")).expect("json")
-}
+use common::*;
 
 #[test]
 fn trains_both_losses_and_solvers_one_vs_rest() {

@@ -1,42 +1,14 @@
 //! End-to-end tests of `--method svm` (kernel SVM): train + predict round trips (RBF, one-vs-rest,
 //! weights, precomputed kernel), cv over γ, and bad kernel parameters.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod common;
 
-use serde_json::Value;
+use common::*;
 
-fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "usvm-svm-test-{}-{}-{name}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn ok(out: &Output) {
-    assert!(out.status.success(), "usvm failed ({:?}): {}", out.status, String::from_utf8_lossy(&out.stderr));
-}
-
-fn p(path: &Path) -> String {
-    path.display().to_string()
-}
+use std::path::Path;
 
 /// The rows of a `usvm predict` output: (prediction, scores).
-fn scores(path: &Path) -> Vec<(i64, Vec<f64>)> {
+fn labelled_scores(path: &Path) -> Vec<(i64, Vec<f64>)> {
     let text = std::fs::read_to_string(path).unwrap();
     text.lines()
         .skip(1)
@@ -46,10 +18,6 @@ fn scores(path: &Path) -> Vec<(i64, Vec<f64>)> {
             (label, t.map(|v| v.parse().unwrap()).collect())
         })
         .collect()
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
 #[test]
@@ -84,7 +52,7 @@ fn train_predict_round_trip_one_vs_rest_and_binary() {
         "--metrics",
         &p(&metrics),
     ]));
-    let rows = scores(&out);
+    let rows = labelled_scores(&out);
     assert_eq!(rows.len(), 24);
     assert!(rows.iter().all(|(_, s)| s.len() == 3));
     assert!(read_json(&metrics)["accuracy"].as_f64().unwrap() > 0.9);
@@ -101,7 +69,7 @@ fn train_predict_round_trip_one_vs_rest_and_binary() {
     assert_eq!(m["kernel"], serde_json::json!({"type": "polynomial", "gamma": 1.0 / 3.0, "coef0": 1.0, "degree": 2}));
     assert_eq!(m["params"]["regularization"]["lambda"].as_f64().unwrap(), 0.1);
     ok(&usvm(&["predict", "--model", &p(&model), "--data", &data("test.svm"), "--output", &p(&out)]));
-    assert!(scores(&out).iter().all(|(label, s)| s.len() == 1 && (*label == 1) == (s[0] > 0.0)));
+    assert!(labelled_scores(&out).iter().all(|(label, s)| s.len() == 1 && (*label == 1) == (s[0] > 0.0)));
 }
 
 #[test]
@@ -140,7 +108,7 @@ fn precomputed_kernel_gives_the_same_scores_as_the_kernel() {
     assert_eq!(read_json(&m2)["kernel"], serde_json::json!({"type": "precomputed"}));
     ok(&usvm(&["predict", "--model", &p(&m1), "--data", &data("test.svm"), "--output", &p(&s1)]));
     ok(&usvm(&["predict", "--model", &p(&m2), "--data", &p(&pre_file), "--output", &p(&s2)]));
-    let (a, b) = (scores(&s1), scores(&s2));
+    let (a, b) = (labelled_scores(&s1), labelled_scores(&s2));
     assert_eq!(a.len(), b.len());
     for ((la, sa), (lb, sb)) in a.iter().zip(&b) {
         assert_eq!(la, lb);

@@ -1,39 +1,13 @@
 //! End-to-end tests of `--method svmplus` / `rsvmplus`: train + predict round trips (LIBSVM, CSV, svm-gsu
 //! joined by id), a missing --privileged, and mismatched privileged rows (no model file written).
 
+mod common;
+
+use common::*;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::Value;
-
-fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "usvm-svmplus-test-{}-{}-{name}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn ok(out: &Output) {
-    assert!(out.status.success(), "usvm failed ({:?}): {}", out.status, String::from_utf8_lossy(&out.stderr));
-}
-
-fn p(path: &Path) -> String {
-    path.display().to_string()
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
 
 /// A small LUPI problem: x = 0.6 y + noise (2 features), x* = y + small noise (1 feature).
 fn problem(n: usize) -> Vec<(i64, [f64; 2], f64)> {

@@ -1,25 +1,14 @@
 //! `usvm train --method tsvc`: the two linear forms agree, kernels and per-example bounds work, bad
 //! bounds are reported with file, line and field and write no model.
 
+mod common;
+
+use common::*;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
-
-fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("usvm-tsvc-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
 
 fn train(dir: &Path, name: &str, extra: &[&str]) -> (Output, PathBuf) {
     let model = dir.join(format!("{name}.json"));
@@ -33,10 +22,6 @@ fn train(dir: &Path, name: &str, extra: &[&str]) -> (Output, PathBuf) {
     (usvm(&args), model)
 }
 
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
 #[test]
 fn linear_forms_agree_and_kernels_train() {
     let dir = temp_dir("forms");
@@ -45,13 +30,13 @@ fn linear_forms_agree_and_kernels_train() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let (out, socp) = train(&dir, "socp", &[&lin[..], &["--form", "socp"]].concat());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let (a, s) = (json(&alt), json(&socp));
+    let (a, s) = (read_json(&alt), read_json(&socp));
     assert_eq!(a["method"], "tsvc");
     let close = |x: &Value, y: &Value| (x.as_f64().unwrap() - y.as_f64().unwrap()).abs() < 1e-4;
     let ca = a["coef"].as_array().unwrap();
     let cs = s["coef"].as_array().unwrap();
     assert!(ca.iter().zip(cs).all(|(x, y)| close(x, y)), "{ca:?} vs {cs:?}");
-    let (ra, rs) = (json(&dir.join("alt.report.json")), json(&dir.join("socp.report.json")));
+    let (ra, rs) = (read_json(&dir.join("alt.report.json")), read_json(&dir.join("socp.report.json")));
     assert!(ra["converged"].as_bool().unwrap() && rs["converged"].as_bool().unwrap());
     let (ja, js) = (ra["objective"].as_f64().unwrap(), rs["objective"].as_f64().unwrap());
     assert!((ja - js).abs() <= 1e-6 * ja, "{ja} vs {js}");
@@ -62,7 +47,7 @@ fn linear_forms_agree_and_kernels_train() {
     let f = file.display().to_string();
     let (out, rbf) = train(&dir, "rbf", &["--kernel", "rbf", "--gamma", "0.5", "--delta-file", &f]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let m = json(&rbf);
+    let m = read_json(&rbf);
     assert_eq!(m["kernel"]["type"], "rbf");
     let scores = dir.join("scores.txt");
     let out = usvm(&[

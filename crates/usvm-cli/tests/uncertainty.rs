@@ -1,34 +1,9 @@
 //! End-to-end tests of `usvm uncertainty ...`: the files written are read back by `usvm train`, bad input
 //! is one line naming file, line and field, and nothing is written on error.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn usvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("usvm-uncertainty-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn ok(out: &Output) {
-    assert!(out.status.success(), "usvm failed: {}", String::from_utf8_lossy(&out.stderr));
-}
-
-fn fails_with(out: &Output, want: &str) {
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains(want), "{err} does not contain {want}");
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use common::*;
 
 const OBS: &str = "id,a,b,y\nu,1,2,1\nu,2,2,1\nu,3,5,1\nv,0,0,-1\nv,1,1,-1\nw,4,4,1\nw,4,5,1\nz,-1,0,-1\nz,0,-2,-1\n";
 

@@ -1,30 +1,8 @@
 //! `--weight-col NAME`: relevance degrees from a CSV column (issue #5), for every method, like `--weights`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn usvm<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_usvm")).args(args).output().expect("run usvm")
-}
-
-fn data(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name).display().to_string()
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("usvm-weight-col-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
-}
-
-fn ok(out: &Output) {
-    assert!(out.status.success(), "usvm failed ({:?}): {}", out.status, String::from_utf8_lossy(&out.stderr));
-}
-
-fn p(path: &Path) -> String {
-    path.display().to_string()
-}
+use common::*;
 
 /// train.csv with a weight column `w` inserted after `f1` (rows `skip` dropped), and the weights.
 fn weighted_csv(weight: impl Fn(usize) -> String, skip: &[usize]) -> (String, Vec<String>) {
@@ -38,11 +16,6 @@ fn weighted_csv(weight: impl Fn(usize) -> String, skip: &[usize]) -> (String, Ve
         weights.push(weight(i));
     }
     (out.join("\n") + "\n", weights)
-}
-
-fn scores(path: &Path) -> Vec<f64> {
-    let text = std::fs::read_to_string(path).unwrap();
-    text.lines().skip(1).map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap()).collect()
 }
 
 #[test]
