@@ -2,7 +2,7 @@
 
 Every method of the registry (``usvm.METHODS``) is reachable through :class:`Classifier` with no code of its
 own: the estimator sends ``{"method": ..., **params}`` as JSON to the core's single ``fit``, keeps the
-fitted ``Model`` and implements ``decision_function``/``predict`` once.
+fitted ``Model``; ``decision_function``/``predict`` come from ``DecisionMixin`` as for every estimator.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _usvm
 from ._checks import checked_sample_weight, encode_classes
+from ._decision import DecisionMixin
 from ._estimators import _as_cov
 
 __all__ = ["Classifier", "RegistryClassifier"]
@@ -26,7 +27,7 @@ __all__ = ["Classifier", "RegistryClassifier"]
 _FLOATS = [np.float64, np.float32]
 
 
-class RegistryClassifier(ClassifierMixin, BaseEstimator):
+class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     """Base of the estimators fitted through the registry.
 
     A subclass says which method it fits and which registry fields its parameters are
@@ -72,17 +73,10 @@ class RegistryClassifier(ClassifierMixin, BaseEstimator):
             )
         return self
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """``f(x)`` per row: shape (n,) for two classes (positive: ``classes_[1]``), (n, K) otherwise."""
+    def _scores(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "model_")
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
-        return self.model_.decision_function(X)
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The class of every row: ``classes_[f > 0]`` for two classes, else the class of the largest ``f``."""
-        f = self.decision_function(X)
-        index = (f > 0).astype(np.int64) if f.ndim == 1 else np.argmax(f, axis=1)
-        return self.classes_[index]
+        return np.asarray(self.model_.decision_function(X)).reshape(X.shape[0], -1)
 
     def to_json(self) -> str:
         """The model file (version 2), as ``usvm train`` writes it (labels are the class indices)."""

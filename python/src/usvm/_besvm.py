@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import checked_sample_weight, encode_classes
 from . import _usvm
+from ._decision import DecisionMixin
 
 __all__ = ["BasisExpansion", "BasisExpansionClassifier"]
 
@@ -196,7 +197,7 @@ class BasisExpansion(_ExpansionParams, TransformerMixin, BaseEstimator):
         return np.asarray([f"be{k}" for k in range(self.n_features_out_)], dtype=object)
 
 
-class BasisExpansionClassifier(_ExpansionParams, ClassifierMixin, BaseEstimator):
+class BasisExpansionClassifier(DecisionMixin, _ExpansionParams, ClassifierMixin, BaseEstimator):
     """BE-SVM: ``min ½‖w‖² + C Σ c_i max(0, 1 - y_i(wᵀφ(x_i) + b))²`` on the :class:`BasisExpansion` map,
     one-vs-rest for more than two classes, solved to high precision by a primal Newton method.
 
@@ -293,18 +294,10 @@ class BasisExpansionClassifier(_ExpansionParams, ClassifierMixin, BaseEstimator)
         self.expansion_ = expansion
         return self
 
-    def decision_function(self, X: Any) -> np.ndarray:
-        """``f(x) = wᵀφ(x) + b``: shape (n_samples,) for two classes, (n_samples, n_classes) one-vs-rest."""
+    def _scores(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
-        scores = self.model_.decision_function(X)
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X: Any) -> np.ndarray:
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        return self.model_.decision_function(X)
 
     def to_json(self) -> str:
         """The usvm JSON model file (integer class labels only), readable by ``usvm predict``."""

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._checks import checked_sample_weight, encode_classes, positive_int, positive_real
 from . import _usvm
+from ._decision import DecisionMixin
 
 __all__ = ["GSUClassifier", "LowRankCovariance"]
 
@@ -160,7 +161,7 @@ def _seed(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
 
 
-class GSUClassifier(ClassifierMixin, BaseEstimator):
+class GSUClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     r"""Linear SVM for uncertain data: LSVM-GSU (Tzelepis et al.) and its baselines.
 
     Each training example is a Gaussian ``X_i ~ N(x_i, Σ_i)`` (mean ``x_i`` = row ``i`` of ``X``,
@@ -488,19 +489,6 @@ class GSUClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
         return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True)) + self.intercept_
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """``f(x) = wᵀx + b``: shape (n_samples,) for two classes (``> 0`` means ``classes_[1]``),
-        (n_samples, n_classes) one-vs-rest."""
-        scores = self._scores(X)
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The class of each example: ``classes_[f > 0]`` for two classes, else ``argmax_k f_k``."""
-        scores = self._scores(X)
-        if scores.shape[1] == 1:
-            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
 
     def _check_proba(self) -> bool:
         if not self.probability:

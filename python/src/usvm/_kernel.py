@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import checked_sample_weight, encode_classes, positive_real
 from . import _usvm
+from ._decision import DecisionMixin
 from ._estimators import _FLOATS, _as_cov, _seed
 
 __all__ = ["KernelGSUClassifier"]
@@ -24,7 +25,7 @@ _SOLVERS = ("exact", "sgd")
 _APPROXIMATIONS = ("exact", "nystroem", "fourier")
 
 
-class KernelGSUClassifier(ClassifierMixin, BaseEstimator):
+class KernelGSUClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     """Kernel SVM for examples known up to isotropic Gaussian noise (KSVM-iGSU, Tzelepis thesis ch. 4).
 
     Example ``i`` is ``N(x_i, σ_i² I)``; the decision function ``f(x) = Σ_j α_j k(x, x_j) + b`` minimises
@@ -203,16 +204,3 @@ class KernelGSUClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
         return np.asarray(_usvm.model_decision_function(self.model_, X))
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """``f(x)``: shape (n_samples,) for two classes (``> 0`` means ``classes_[1]``), else
-        (n_samples, n_classes) one-vs-rest."""
-        scores = self._scores(X)
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X: Any) -> np.ndarray:
-        """``classes_[f > 0]`` for two classes, else ``argmax_k f_k``."""
-        scores = self._scores(X)
-        if scores.shape[1] == 1:
-            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]

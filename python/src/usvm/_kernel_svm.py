@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import checked_sample_weight, encode_classes, positive_real
 from . import _usvm
+from ._decision import DecisionMixin
 
 __all__ = ["KernelSVMClassifier"]
 
@@ -23,7 +24,7 @@ _KERNELS = ("linear", "rbf", "poly", "precomputed")
 _FLOATS = [np.float64, np.float32]
 
 
-class KernelSVMClassifier(ClassifierMixin, BaseEstimator):
+class KernelSVMClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     """Kernel SVM with per-example costs, solved by LIBSVM's SMO (second-order working sets, shrinking,
     kernel cache) in the Rust core.
 
@@ -208,16 +209,3 @@ class KernelSVMClassifier(ClassifierMixin, BaseEstimator):
             degree=int(self.degree),
             coef0=float(self.coef0),
         )
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """``f(x) = Σ_i dual_coef_i k(x_i, x) + intercept``: shape (n_samples,) for two classes (``> 0``
-        means ``classes_[1]``), (n_samples, n_classes) one-vs-rest."""
-        scores = self._scores(X)
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X: Any) -> np.ndarray:
-        """``classes_[f > 0]`` for two classes, else ``argmax_k f_k``."""
-        scores = self._scores(X)
-        if scores.shape[1] == 1:
-            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]

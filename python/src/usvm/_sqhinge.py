@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import checked_sample_weight, encode_classes
 from . import _usvm
+from ._decision import DecisionMixin
 from ._estimators import _FLOATS, _as_cov, _seed
 
 __all__ = ["GSUSquaredHingeClassifier"]
@@ -24,7 +25,7 @@ _LOSSES = ("expected", "thesis")
 _SOLVERS = ("lbfgs", "newton", "sgd")
 
 
-class GSUSquaredHingeClassifier(ClassifierMixin, BaseEstimator):
+class GSUSquaredHingeClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     r"""Linear one-vs-rest squared-hinge classifier for Gaussian inputs (thesis ch. 5, DESIGN 2.4).
 
     Each example is ``X_i ~ N(x_i, Σ_i)`` (typically the mean and variance pooled over a feature map).
@@ -202,15 +203,3 @@ class GSUSquaredHingeClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
         return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True)) + self.intercept_
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """``f(x) = wᵀx + b``: shape (n_samples,) for two classes, (n_samples, n_classes) one-vs-rest."""
-        scores = self._scores(X)
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X: Any) -> np.ndarray:
-        """``classes_[f > 0]`` for two classes, else ``classes_[argmax_j f_j]``."""
-        scores = self._scores(X)
-        if scores.shape[1] == 1:
-            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]

@@ -14,11 +14,12 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._checks import positive_real
 from . import _usvm
+from ._decision import DecisionMixin
 
 _KERNELS = ("rbf", "linear", "poly")
 
 
-class SVMPlusClassifier(ClassifierMixin, BaseEstimator):
+class SVMPlusClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     """SVM+ (Vapnik's learning using privileged information): the slacks are modelled by a correcting
     function ``ξ_i = w*ᵀφ*(x*_i) + b*`` of privileged features ``X_star`` seen at training time only.
 
@@ -136,7 +137,7 @@ class SVMPlusClassifier(ClassifierMixin, BaseEstimator):
         self.converged_ = np.asarray(out["converged"])
         return self
 
-    def decision_function(self, X: Any) -> np.ndarray:
+    def _scores(self, X: Any) -> np.ndarray:
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
         sv = self.support_vectors_
@@ -146,15 +147,7 @@ class SVMPlusClassifier(ClassifierMixin, BaseEstimator):
             k = polynomial_kernel(X, sv, degree=int(self.degree), gamma=self.gamma_, coef0=float(self.coef0))
         else:
             k = X @ sv.T
-        f = k @ self.dual_coef_.T + self.intercept_
-        return f[:, 0] if f.shape[1] == 1 else f
-
-    def predict(self, X: Any) -> np.ndarray:
-        f = self.decision_function(X)
-        if f.ndim == 1:
-            return self.classes_[(f > 0).astype(int)]
-        return self.classes_[np.argmax(f, axis=1)]
-
+        return k @ self.dual_coef_.T + self.intercept_
 
 class RobustSVMPlusClassifier(SVMPlusClassifier):
     """R-SVM+ (paper 004 eq. 15): SVM+ with the robust regulariser ``robust_lambda · Σ_s ‖∇f(x_s)‖²`` and

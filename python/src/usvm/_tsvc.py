@@ -15,13 +15,14 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._checks import checked_sample_weight, encode_classes, non_negative_real, positive_real
 from . import _usvm
+from ._decision import DecisionMixin
 
 __all__ = ["TSVCClassifier"]
 
 _FLOATS = [np.float64, np.float32]
 
 
-class TSVCClassifier(ClassifierMixin, BaseEstimator):
+class TSVCClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     """Total SVC: every input may move within a ball ``‖Δx_i‖ ≤ δ_i`` to where it fits best.
 
     Minimises ``½‖w‖² + C Σ_i c_i max(0, 1 - y_i(wᵀx_i + b) - δ_i‖w‖)`` (eq. 7; ``c_i`` the
@@ -182,14 +183,3 @@ class TSVCClassifier(ClassifierMixin, BaseEstimator):
             degree=int(self.degree),
             coef0=float(self.coef0),
         )
-
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Shape (n_samples,) for two classes (``> 0`` means ``classes_[1]``), else (n_samples, n_classes)."""
-        scores = self._scores(X)
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-    def predict(self, X: Any) -> np.ndarray:
-        scores = self._scores(X)
-        if scores.shape[1] == 1:
-            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
