@@ -264,6 +264,10 @@ pub fn read_per_example(path: &Path, n_samples: usize, what: &str) -> Result<Vec
         if v < 0.0 {
             bail!("{source}:{number}: field '{text}': negative {what}");
         }
+        if values.len() == n_samples {
+            // Stop reading (and allocating) at the first value too many.
+            bail!("{source}:{number}: more {what}s than the {n_samples} examples: give one {what} per example");
+        }
         values.push(v);
     }
     if values.is_empty() {

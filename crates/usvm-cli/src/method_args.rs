@@ -203,7 +203,9 @@ pub struct MethodArgs {
 impl MethodArgs {
     /// The flags given, as (flag, field, value): variant choices first, so that their fields exist when set.
     fn given(&self) -> Result<Vec<(&'static str, &'static str, Value)>> {
-        let name = |v: &dyn std::fmt::Debug| Value::String(format!("{v:?}").to_lowercase());
+        fn name<V: ValueEnum>(v: &V) -> Value {
+            Value::String(v.to_possible_value().expect("no skipped variants").get_name().to_string())
+        }
         let mut out: Vec<(&'static str, &'static str, Option<Value>)> = vec![
             ("--solver", "solver", self.solver.map(|s| name(&s))),
             ("--kernel", "kernel", self.kernel.map(|k| name(&k))),

@@ -9,7 +9,7 @@
 //! large Gram block (bench/RESULTS.md). So every function here that calls faer ends with `vzeroupper`
 //! (a `VectorState` guard, dropped on every exit path), and no other module calls faer.
 
-use ndarray::{Array2, ArrayView2};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -73,20 +73,29 @@ fn faer_ref<'a>(a: &'a ArrayView2<'_, f64>) -> faer::MatRef<'a, f64> {
     faer::MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), a.nrows(), a.ncols())
 }
 
-fn to_array(m: &faer::Mat<f64>) -> Array2<f64> {
-    Array2::from_shape_fn((m.nrows(), m.ncols()), |(i, j)| m[(i, j)])
+fn copy_into(m: &faer::Mat<f64>, out: &mut ArrayViewMut2<'_, f64>) {
+    for (i, mut row) in out.rows_mut().into_iter().enumerate() {
+        row.iter_mut().enumerate().for_each(|(j, v)| *v = m[(i, j)]);
+    }
 }
 
-/// `A Bᵀ` for row-major `A` (`m × k`) and `B` (`n × k`), sequential (callers parallelise over blocks).
+/// `out = A Bᵀ` for row-major `A` (`m × k`) and `B` (`n × k`), sequential (callers parallelise over blocks).
+pub(crate) fn mul_transposed_into(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>, out: &mut ArrayViewMut2<'_, f64>) {
+    let _state = VectorState;
+    copy_into(&(faer_ref(&a) * faer_ref(&b).transpose()), out);
+}
+
+/// `A Bᵀ` (see [`mul_transposed_into`]).
 pub(crate) fn mul_transposed(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> Array2<f64> {
-    let _state = VectorState;
-    to_array(&(faer_ref(&a) * faer_ref(&b).transpose()))
+    let mut out = Array2::zeros((a.nrows(), b.nrows()));
+    mul_transposed_into(a, b, &mut out.view_mut());
+    out
 }
 
-/// `A B` for row-major `A` (`m × k`) and `B` (`k × n`), sequential.
-pub(crate) fn mul(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> Array2<f64> {
+/// `out = A B` for row-major `A` (`m × k`) and `B` (`k × n`), sequential.
+pub(crate) fn mul_into(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>, out: &mut ArrayViewMut2<'_, f64>) {
     let _state = VectorState;
-    to_array(&(faer_ref(&a) * faer_ref(&b)))
+    copy_into(&(faer_ref(&a) * faer_ref(&b)), out);
 }
 
 /// `A -= B Bᵀ` on the lower half of the column-major `m × m` matrix `a`, `B` column-major `m × k`, by

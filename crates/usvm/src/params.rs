@@ -83,8 +83,21 @@ impl MethodParams {
 
     /// The method name (the CLI's `--method`).
     pub fn name(&self) -> &'static str {
-        let tag = self.to_json()["method"].as_str().map(str::to_owned).unwrap_or_default();
-        METHODS.iter().find(|(n, _)| *n == tag).map(|(n, _)| *n).expect("every variant is listed in METHODS")
+        match self {
+            MethodParams::Gsu(_) => "gsu",
+            MethodParams::Hinge(_) => "hinge",
+            MethodParams::Iso(_) => "iso",
+            MethodParams::Sampling(_) => "sampling",
+            MethodParams::Power(_) => "power",
+            MethodParams::Svm(_) => "svm",
+            MethodParams::KsvmIgsu(_) => "ksvm-igsu",
+            MethodParams::SqhingeGsu(_) => "sqhinge-gsu",
+            MethodParams::Besvm(_) => "besvm",
+            MethodParams::Svmplus(_) => "svmplus",
+            MethodParams::Rsvmplus(_) => "rsvmplus",
+            MethodParams::Tsvc(_) => "tsvc",
+            MethodParams::Logistic(_) => "logistic",
+        }
     }
 
     /// Parses a JSON object; unknown methods and fields (at any depth) are errors that name them.

@@ -131,6 +131,22 @@ fn derivatives_match_finite_differences() {
 }
 
 #[test]
+fn logistic_loss_derivatives_match_finite_differences() {
+    use usvm::methods::logistic::LogisticLoss;
+    for d in [-40.0, -3.0, -0.5, 0.0, 0.7, 1.0, 2.5, 40.0] {
+        let h = 1e-5;
+        let v = LogisticLoss.derivatives(d, 0.3);
+        let fd_d = (LogisticLoss.value(d + h, 0.3) - LogisticLoss.value(d - h, 0.3)) / (2.0 * h);
+        let fd_dd = (LogisticLoss.derivatives(d + h, 0.3).d - LogisticLoss.derivatives(d - h, 0.3).d) / (2.0 * h);
+        assert!((v.d - fd_d).abs() <= 1e-7 * v.d.abs().max(1e-3), "∂d at {d}: {} vs {fd_d}", v.d);
+        assert!((v.dd - fd_dd).abs() <= 1e-6 * v.dd.abs().max(1e-3), "∂dd at {d}: {} vs {fd_dd}", v.dd);
+        // σ does not enter; the value is log(1 + e^{d-1}) without overflow.
+        assert_eq!((v.s, v.ds, v.ss), (0.0, 0.0, 0.0));
+        assert!(v.value.is_finite() && (v.value - (d - 1.0).exp().ln_1p()).abs() <= 1e-12 * v.value.max(1.0));
+    }
+}
+
+#[test]
 fn other_losses() {
     assert_eq!(Hinge.value(0.3, 5.0), 0.3);
     assert_eq!(SquaredHinge.value(0.5, 0.0), 0.25);

@@ -93,7 +93,7 @@ fn product(a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
     blocks.into_par_iter().enumerate().for_each(|(blk, mut rows)| {
         let start = blk * BLOCK;
         let block = a.slice(s![start..start + rows.nrows(), ..]);
-        rows.assign(&crate::linalg::mul(block, b.view()));
+        crate::linalg::mul_into(block, b.view(), &mut rows);
     });
     out
 }

@@ -239,7 +239,7 @@ pub fn squared_norms(x: &Features) -> Vec<f64> {
 
 /// `out = a bᵀ` (sequential: the caller parallelises over blocks).
 fn dense_dots(a: ArrayView2<f64>, b: ArrayView2<f64>, out: &mut ndarray::ArrayViewMut2<f64>) {
-    out.assign(&crate::linalg::mul_transposed(a, b));
+    crate::linalg::mul_transposed_into(a, b, out);
 }
 
 #[cfg(test)]
