@@ -31,7 +31,8 @@ def test_logistic_through_the_registry_equals_scikit_learn():
     clf = usvm.Classifier(method="logistic", params={"regularization": {"lambda": lam}, "solver": {"tol": 1e-12}})
     clf.fit(X, y)
     ref = LogisticRegression(C=1 / (lam * len(y)), tol=1e-12, max_iter=10_000).fit(X, y)
-    coef, intercept = clf.model_.linear
+    coef, intercept = clf.model_.coef, clf.model_.intercept
+    assert clf.model_.kind == "linear"
     np.testing.assert_allclose(coef, ref.coef_, rtol=1e-6)
     np.testing.assert_allclose(intercept, ref.intercept_, rtol=1e-6)
     np.testing.assert_array_equal(clf.predict(X), ref.predict(X))

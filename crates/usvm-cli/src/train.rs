@@ -160,7 +160,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         Ok((fitted, Some(platt), train_seconds))
     });
     bar.finish_and_clear();
-    let (Fit { model, reports }, platt, train_seconds) = fitted?;
+    let (Fit { model, reports, .. }, platt, train_seconds) = fitted?;
     warn_unless_converged(&params, &reports);
 
     let mut file = ModelFile::from_model(&model, params.name(), params.to_json());

@@ -40,6 +40,12 @@ pub struct BasisExpansionMap {
     inner: BasisExpansion,
 }
 
+impl BasisExpansionMap {
+    pub(crate) fn new(inner: BasisExpansion) -> Self {
+        BasisExpansionMap { inner }
+    }
+}
+
 #[pymethods]
 impl BasisExpansionMap {
     /// `φ(x)` for every row of `x`.

@@ -30,8 +30,8 @@ pub(crate) fn to_py_err(e: usvm::Error) -> PyErr {
     }
 }
 
-/// `(coef, intercept)` as numpy arrays.
-type Hyperplanes<'py> = (Bound<'py, PyArray2<f64>>, Bound<'py, PyArray1<f64>>);
+/// What `fit` returns: the model, one report per binary problem, the support vectors' training indices.
+type FitResult<'py> = (PyModel, Vec<Bound<'py, PyDict>>, Option<Bound<'py, PyArray1<i64>>>);
 
 /// A fitted classifier of any method, with the parameters and seed it was fit with.
 #[pyclass(name = "Model", module = "usvm._usvm", frozen)]
@@ -132,15 +132,94 @@ impl PyModel {
         self.params.to_string()
     }
 
-    /// `(coef (K × d), intercept (K,))` of a linear model; None for other kinds.
+    /// The kind of model: `"linear"` (hyperplanes on the inputs), `"kernel"` (an expansion over support
+    /// vectors), `"mapped"` (hyperplanes on random features) or `"basis_expansion"` (BE-SVM).
     #[getter]
-    fn linear<'py>(&self, py: Python<'py>) -> Option<Hyperplanes<'py>> {
+    fn kind(&self) -> &'static str {
         match &self.model {
-            usvm::Model::Linear(m) => {
-                Some((m.coef.clone().into_pyarray(py), Array1::from(m.intercept.clone()).into_pyarray(py)))
-            }
+            usvm::Model::Linear(_) => "linear",
+            usvm::Model::Kernel(_) => "kernel",
+            usvm::Model::Mapped(_) => "mapped",
+            usvm::Model::BasisExpansion(_) => "basis_expansion",
+        }
+    }
+
+    /// The coefficients, one row per output: the hyperplanes `w_k` of a linear model (K × d), the
+    /// expansion coefficients `α_j y_j` of a kernel model (K × n_SV), the hyperplanes on the mapped
+    /// features otherwise (K × D).
+    #[getter]
+    fn coef<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
+        let coef = match &self.model {
+            usvm::Model::Linear(m) => &m.coef,
+            usvm::Model::Kernel(m) => &m.coef,
+            usvm::Model::Mapped(m) => &m.linear.coef,
+            usvm::Model::BasisExpansion(m) => &m.linear.coef,
+        };
+        coef.clone().into_pyarray(py)
+    }
+
+    /// The intercepts `b_k`, one per output.
+    #[getter]
+    fn intercept<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
+        let b = match &self.model {
+            usvm::Model::Linear(m) => &m.intercept,
+            usvm::Model::Kernel(m) => &m.intercept,
+            usvm::Model::Mapped(m) => &m.linear.intercept,
+            usvm::Model::BasisExpansion(m) => &m.linear.intercept,
+        };
+        Array1::from(b.clone()).into_pyarray(py)
+    }
+
+    /// A kernel model's support vectors: a dense (n_SV × d) array, or `(data, indices, indptr, shape)`
+    /// of a CSR matrix for sparse ones; None for other kinds.
+    #[getter]
+    fn support_vectors<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let usvm::Model::Kernel(m) = &self.model else { return Ok(None) };
+        Ok(Some(match &m.support {
+            usvm::Features::Dense(a) => a.clone().into_pyarray(py).into_any(),
+            usvm::Features::Sparse(c) => (
+                Array1::from(c.values.clone()).into_pyarray(py),
+                Array1::from(c.indices.iter().map(|&j| j as i64).collect::<Vec<_>>()).into_pyarray(py),
+                Array1::from(c.indptr.iter().map(|&j| j as i64).collect::<Vec<_>>()).into_pyarray(py),
+                (c.indptr.len() - 1, c.n_cols),
+            )
+                .into_pyobject(py)?
+                .into_any(),
+        }))
+    }
+
+    /// A kernel model's kernel as a JSON object (`{"type": "rbf", "gamma": ...}`); None for other kinds.
+    #[getter]
+    fn kernel(&self) -> Option<String> {
+        match &self.model {
+            usvm::Model::Kernel(m) => Some(serde_json::to_string(&m.kernel).expect("a kernel serialises")),
             _ => None,
         }
+    }
+
+    /// The number of stored parameters (BE-SVM's count, Table 3 of its paper; coefficients, intercepts and
+    /// support-vector entries for the other kinds).
+    #[getter]
+    fn n_parameters(&self) -> usize {
+        match &self.model {
+            usvm::Model::BasisExpansion(m) => m.n_parameters(),
+            usvm::Model::Linear(m) => m.coef.len() + m.intercept.len(),
+            usvm::Model::Kernel(m) => m.coef.len() + m.intercept.len() + m.support.n_samples() * m.n_features(),
+            usvm::Model::Mapped(m) => m.linear.coef.len() + m.linear.intercept.len(),
+        }
+    }
+
+    /// BE-SVM's fitted basis expansion (its `transform` gives the mapped features); None for other kinds.
+    fn expansion(&self) -> Option<crate::besvm::BasisExpansionMap> {
+        match &self.model {
+            usvm::Model::BasisExpansion(m) => Some(crate::besvm::BasisExpansionMap::new(m.expansion.clone())),
+            _ => None,
+        }
+    }
+
+    /// Pickling: the model file, restored by `Model.from_json`.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
+        Ok((py.get_type::<PyModel>().getattr("from_json")?, (self.to_json(),)))
     }
 
     /// The model file (version 2), the same text `usvm train` writes.
@@ -169,11 +248,13 @@ impl PyModel {
 
 /// Fits any registry method: `params_json` is a `MethodParams` object (`{"method": ..., field: value}`;
 /// unknown methods and fields raise `ParamsError`). `y` holds integer labels; `cov` any covariance form
-/// the estimators accept; `x_star` the privileged features of SVM+/R-SVM+. Returns the `Model` and one
-/// report dict per binary problem (`objective`, `n_iter`, `termination`, `converged`, `gradient_norm`,
-/// `duality_gap`).
+/// the estimators accept; `x_star` the privileged features of SVM+/R-SVM+; `start` a `Model` of the same
+/// classes and features to warm-start the linear methods from. Returns the `Model`, one report dict per
+/// binary problem (`objective`, `n_iter`, `termination`, `converged`, `gradient_norm`,
+/// `initial_gradient_norm`, `duality_gap`, `objective_trace`) and the training indices of the support
+/// vectors where the method selects them (the SVM; else None).
 #[pyfunction]
-#[pyo3(signature = (params_json, x, y, *, cov=None, sample_weight=None, x_star=None, seed=0, threads=None))]
+#[pyo3(signature = (params_json, x, y, *, cov=None, sample_weight=None, x_star=None, seed=0, threads=None, start=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit<'py>(
     py: Python<'py>,
@@ -185,12 +266,14 @@ fn fit<'py>(
     x_star: Option<&Bound<'py, PyAny>>,
     seed: u64,
     threads: Option<usize>,
-) -> PyResult<(PyModel, Vec<Bound<'py, PyDict>>)> {
+    start: Option<PyRef<'py, PyModel>>,
+) -> PyResult<FitResult<'py>> {
     let params = MethodParams::from_json(params_json).map_err(to_py_err)?;
     let data = borrow_data(x, cov, sample_weight)?;
     let star = x_star.filter(|s| !s.is_none()).map(|s| borrow_data(s, None, None)).transpose()?;
     let (views, star_views, labels) = (data.views(), star.as_ref().map(|s| s.views()), y.as_array());
-    let options = FitOptions { seed, threads, observer: None };
+    let start = start.as_ref().map(|m| &m.model);
+    let options = FitOptions { seed, threads, observer: None, start };
     let fit = py
         .detach(|| -> usvm::Result<_> {
             let mut dataset = views.to_dataset(labels.to_vec())?;
@@ -210,7 +293,9 @@ fn fit<'py>(
             d.set_item("termination", serde_json::to_value(r.termination).expect("serialises").as_str())?;
             d.set_item("converged", r.converged())?;
             d.set_item("gradient_norm", r.gradient_norm)?;
+            d.set_item("initial_gradient_norm", r.initial_gradient_norm)?;
             d.set_item("duality_gap", r.duality_gap)?;
+            d.set_item("objective_trace", r.objective_trace.clone())?;
             Ok(d)
         })
         .collect::<PyResult<Vec<_>>>()?;
@@ -221,7 +306,8 @@ fn fit<'py>(
         seed: Some(seed),
         platt: None,
     };
-    Ok((model, reports))
+    let support = fit.support.map(|s| Array1::from(s.iter().map(|&i| i as i64).collect::<Vec<_>>()).into_pyarray(py));
+    Ok((model, reports, support))
 }
 
 /// The defaults of a method, as a JSON object.

@@ -18,32 +18,52 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _usvm
+from ._checks import FLOATS as _FLOATS
 from ._checks import checked_sample_weight, encode_classes
 from ._decision import DecisionMixin
-from ._estimators import _as_cov
+from ._covariance import _as_cov
 
 __all__ = ["Classifier", "RegistryClassifier"]
 
-_FLOATS = [np.float64, np.float32]
 
 
 class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     """Base of the estimators fitted through the registry.
 
-    A subclass says which method it fits and which registry fields its parameters are
-    (:meth:`_registry_params`); fitting, warnings, ``decision_function`` and ``predict`` are shared.
+    A subclass says which method it fits and with which registry fields (:meth:`_registry_params`, from its
+    scikit-learn parameters and the validated training data); fitting, the fit attributes, warnings,
+    ``decision_function`` and ``predict`` are shared. Its ``fit`` keeps its own signature (scikit-learn's
+    metadata routing reads it) and calls :meth:`_fit`.
     """
 
-    def _registry_params(self) -> dict[str, Any]:  # pragma: no cover - abstract
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None) -> dict[str, Any]:  # pragma: no cover
         raise NotImplementedError
 
     def _seed(self) -> int:
         return 0
 
-    def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None, X_star: Any = None) -> Any:
-        """Fits the method on means ``X`` (array or CSR), labels ``y``, optional covariances ``X_cov``
-        (any form :class:`usvm.GSUClassifier` takes), weights and privileged features ``X_star``."""
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order=None, ensure_min_samples=1)
+    def _check_params(self) -> None:
+        """Checks of the scikit-learn parameters by their Python names (the core checks its fields again)."""
+
+    def _fit(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        X_cov: Any = None,
+        sample_weight: Any = None,
+        X_star: Any = None,
+        accept_sparse: Any = "csr",
+        ensure_min_samples: int = 1,
+    ) -> Any:
+        """Validates the data, fits through the core's ``fit`` and sets ``classes_``, ``model_``,
+        ``reports_``, ``n_iter_``, ``objective_``, ``converged_`` (and ``support_``, the support vectors'
+        training indices, where the method has them); warns (``ConvergenceWarning``) when a
+        solver did not converge."""
+        self._check_params()
+        X, y = validate_data(
+            self, X, y, accept_sparse=accept_sparse, dtype=_FLOATS, order=None, ensure_min_samples=ensure_min_samples
+        )
         check_classification_targets(y)
         n, d = X.shape
         classes, y_enc = encode_classes(self, y)
@@ -54,24 +74,45 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
             star = check_array(X_star, accept_sparse="csr", dtype=_FLOATS, input_name="X_star")
             if star.shape[0] != n:
                 raise ValueError(f"X_star has {star.shape[0]} rows for {n} samples")
-        params = self._registry_params()
-        model, reports = _usvm.fit(
-            json.dumps(params), X, y_enc.astype(np.int64), cov=cov, sample_weight=sw, x_star=star, seed=self._seed()
-        )
+        warm = getattr(self, "warm_start", False) and np.array_equal(getattr(self, "classes_", None), classes)
+        model, reports, support = self._fit_core(X, y_enc, cov, sw, star, start=self.model_ if warm else None)
         self.classes_ = classes
         self.model_ = model
         self.reports_ = reports
+        if support is not None:
+            self.support_ = np.asarray(support, dtype=np.intp)
         self.n_iter_ = int(max(r["n_iter"] for r in reports))
+        self.objective_ = np.array([r["objective"] for r in reports], dtype=np.float64)
         self.converged_ = np.array([r["converged"] for r in reports], dtype=bool)
-        failed = [r["termination"] for r in reports if not r["converged"]]
+        self._fitted(X, y_enc, cov, sw)
+        failed = [r for r in reports if not r["converged"]]
         if failed:
             warnings.warn(
-                f"{type(self).__name__} ({params['method']}): the solver did not converge "
-                f"({', '.join(sorted(set(failed)))}) in {len(failed)} of {len(reports)} binary problem(s)",
+                f"{type(self).__name__} ({model.method}): the solver did not converge in {len(failed)} of "
+                f"{len(reports)} binary problem(s): {_why(failed[0])}",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
         return self
+
+    def _fit_core(
+        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
+    ) -> tuple[Any, list[dict], Any]:
+        """One call of the core's ``fit`` on validated data (labels ``0..K-1``)."""
+        params = self._registry_params(X, cov, sw)
+        return _usvm.fit(
+            json.dumps(params),
+            X,
+            np.asarray(y_enc, dtype=np.int64),
+            cov=cov,
+            sample_weight=sw,
+            x_star=star,
+            seed=self._seed(),
+            start=start,
+        )
+
+    def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
+        """Sets a subclass's own fit attributes (after ``model_`` and ``reports_``)."""
 
     def _scores(self, X: Any) -> np.ndarray:
         check_is_fitted(self, "model_")
@@ -82,6 +123,17 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         """The model file (version 2), as ``usvm train`` writes it (labels are the class indices)."""
         check_is_fitted(self, "model_")
         return self.model_.to_json()
+
+
+def _why(report: dict) -> str:
+    """A report's termination in words, with its residual."""
+    what = {
+        "max_iterations": "max_iterations: the iteration limit was reached first; raise it",
+        "stalled": "stalled: no further progress before the tolerance; the tolerance may be below the "
+        "attainable accuracy",
+        "not_certified": "not_certified: the relaxation's bound did not certify the solution",
+    }.get(report["termination"], report["termination"])
+    return f"{what} (residual {report['gradient_norm']:.3g} after {report['n_iter']} iterations)"
 
 
 class Classifier(RegistryClassifier):
@@ -109,7 +161,7 @@ class Classifier(RegistryClassifier):
         self.params = params
         self.seed = seed
 
-    def _registry_params(self) -> dict[str, Any]:
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None) -> dict[str, Any]:
         if self.params is not None and not isinstance(self.params, dict):
             raise TypeError(f"params must be a dict of registry fields; got {type(self.params).__name__}")
         if "method" in (self.params or {}):
@@ -118,6 +170,11 @@ class Classifier(RegistryClassifier):
 
     def _seed(self) -> int:
         return int(self.seed)
+
+    def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None, X_star: Any = None) -> Any:
+        """Fits the method on means ``X`` (array or CSR), labels ``y``, optional covariances ``X_cov``
+        (any form :class:`usvm.GSUClassifier` takes), weights and privileged features ``X_star``."""
+        return self._fit(X, y, X_cov=X_cov, sample_weight=sample_weight, X_star=X_star)
 
 
 def default_params(method: str) -> dict[str, Any]:

@@ -7,6 +7,10 @@ import numbers
 from typing import Any
 
 import numpy as np
+from sklearn.utils import check_random_state
+
+# The float types the binding reads without a conversion.
+FLOATS = [np.float64, np.float32]
 
 
 def _finite_real(value: Any) -> bool:
@@ -64,3 +68,10 @@ def checked_sample_weight(sample_weight: Any, n: int, y_enc: np.ndarray | None =
             "classes are needed"
         )
     return sw
+
+
+def seed_of(random_state: Any) -> int:
+    """A non-negative integer seed from scikit-learn's ``random_state``."""
+    if isinstance(random_state, numbers.Integral) and int(random_state) >= 0:
+        return int(random_state)
+    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))

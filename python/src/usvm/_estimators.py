@@ -1,167 +1,32 @@
-"""scikit-learn estimators over the usvm Rust core."""
+"""``GSUClassifier``: the linear methods on uncertain data (gsu, hinge, iso, sampling, power) through the
+registry, with Platt scaling and test-time uncertainty."""
 
 from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
-import scipy.sparse as sp
 from scipy.special import expit, ndtr
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold
-from sklearn.utils import check_random_state
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._checks import checked_sample_weight, encode_classes, positive_int, positive_real
 from . import _usvm
-from ._decision import DecisionMixin
+from ._base import RegistryClassifier
+from ._checks import positive_int, positive_real, seed_of
+from ._covariance import LowRankCovariance, _as_cov, _margin_variance, _take_cov
 
 __all__ = ["GSUClassifier", "LowRankCovariance"]
 
 _METHODS = ("gsu", "hinge", "iso", "sampling", "power")
 _SOLVERS = ("exact", "sgd")
-_FLOATS = [np.float64, np.float32]
 # Probabilists' Gauss-Hermite rule for E[g(Z)], Z ~ N(0, 1): exact for polynomials of degree < 80.
 _GH_NODES, _GH_WEIGHTS = np.polynomial.hermite_e.hermegauss(40)
 _GH_WEIGHTS = _GH_WEIGHTS / _GH_WEIGHTS.sum()
 
 
-class LowRankCovariance:
-    """Per-example covariances ``Σ_i = U_i U_iᵀ + diag(v_i)`` in factored form.
-
-    ``factors`` has shape ``(n, d, r)`` (``U_i`` is ``factors[i]``, ``d × r``) and ``diagonal`` shape
-    ``(n, d)`` or is ``None``. Computing ``wᵀΣ_i w = ‖U_iᵀw‖² + Σ_j v_ij w_j²`` costs ``O(d r)``
-    instead of ``O(d²)`` for a full matrix: the form for rank-2 image-translation covariances or
-    covariances estimated from a few observations.
-
-    It indexes along the examples like an array (``len``, ``shape``, ``cov[idx]``), so scikit-learn's
-    metadata routing splits it together with ``X`` in ``cross_val_score`` or ``GridSearchCV``. (A plain
-    tuple ``(U, v)`` is also accepted by ``fit`` but cannot be split by cross-validation.)
-
-    >>> import numpy as np
-    >>> cov = LowRankCovariance(np.ones((4, 3, 2)), np.full((4, 3), 0.1))
-    >>> len(cov), cov.shape, cov[[0, 2]].shape
-    (4, (4, 3, 2), (2, 3, 2))
-    """
-
-    def __init__(self, factors: Any, diagonal: Any = None) -> None:
-        factors = np.asarray(factors)
-        if factors.ndim != 3:
-            raise ValueError(
-                f"low-rank factors must have shape (n, d, r); got an array of shape {factors.shape}"
-            )
-        if diagonal is not None:
-            diagonal = np.asarray(diagonal)
-            if diagonal.shape != factors.shape[:2]:
-                raise ValueError(
-                    f"low-rank diagonal must have shape {factors.shape[:2]} (n, d); got {diagonal.shape}"
-                )
-        self.factors = factors
-        self.diagonal = diagonal
-
-    @property
-    def shape(self) -> tuple[int, int, int]:
-        return tuple(self.factors.shape)  # type: ignore[return-value]
-
-    def __len__(self) -> int:
-        return self.factors.shape[0]
-
-    def __getitem__(self, key: Any) -> LowRankCovariance:
-        if isinstance(key, tuple):  # scikit-learn's _safe_indexing asks for cov[idx, ...]
-            key = key[0]
-        key = np.arange(len(self))[key]
-        if key.ndim == 0:
-            key = key[None]
-        return LowRankCovariance(self.factors[key], None if self.diagonal is None else self.diagonal[key])
-
-    def __repr__(self) -> str:
-        n, d, r = self.shape
-        return f"LowRankCovariance(n={n}, d={d}, rank={r}, diagonal={self.diagonal is not None})"
-
-
-def _as_cov(X_cov: Any, n_samples: int, n_features: int, *, name: str = "X_cov") -> Any:
-    """Validates covariances of ``n_samples × n_features`` data; returns what the binding accepts:
-    ``None``, a float array of shape (n,), (n, d) or (n, d, d), a CSR matrix (n, d), or a pair (U, v)."""
-    if X_cov is None:
-        return None
-    if isinstance(X_cov, LowRankCovariance):
-        X_cov = (X_cov.factors, X_cov.diagonal)
-    if isinstance(X_cov, tuple):
-        if len(X_cov) != 2:
-            raise ValueError(f"a low-rank {name} is a pair (U, v); got a tuple of length {len(X_cov)}")
-        U, v = X_cov
-        U = check_array(U, ensure_2d=False, allow_nd=True, dtype=_FLOATS, input_name=f"{name} factors")
-        if U.ndim != 3 or U.shape[:2] != (n_samples, n_features):
-            raise ValueError(
-                f"low-rank {name} factors must have shape ({n_samples}, {n_features}, r); got {U.shape} "
-                "(cross-validation cannot split a (U, v) tuple: pass a LowRankCovariance instead)"
-            )
-        if v is not None:
-            v = check_array(v, dtype=_FLOATS, input_name=f"{name} diagonal")
-            if v.shape != (n_samples, n_features):
-                raise ValueError(
-                    f"low-rank {name} diagonal must have shape ({n_samples}, {n_features}); got {v.shape}"
-                )
-        return (U, v)
-    cov = check_array(
-        X_cov,
-        accept_sparse="csr",
-        ensure_2d=False,
-        allow_nd=True,
-        dtype=_FLOATS,
-        input_name=name,
-        ensure_min_samples=0,
-    )
-    expected = {1: (n_samples,), 2: (n_samples, n_features), 3: (n_samples, n_features, n_features)}
-    if cov.ndim not in expected or cov.shape != expected[cov.ndim]:
-        raise ValueError(
-            f"{name} must have shape ({n_samples},) (isotropic), ({n_samples}, {n_features}) (diagonal "
-            f"variances) or ({n_samples}, {n_features}, {n_features}) (full), or be a low-rank pair; "
-            f"got {cov.shape}"
-        )
-    # Negative variances, asymmetric or indefinite matrices: the core's validation says which example.
-    return cov
-
-
-def _take_cov(cov: Any, idx: np.ndarray) -> Any:
-    if cov is None:
-        return None
-    if isinstance(cov, tuple):
-        U, v = cov
-        return (U[idx], None if v is None else v[idx])
-    return cov[idx]
-
-
-def _margin_variance(cov: Any, coef: np.ndarray) -> np.ndarray:
-    """``wₖᵀ Σ_i wₖ`` for every example i (rows) and hyperplane k (columns)."""
-    if isinstance(cov, tuple):
-        U, v = cov
-        out = np.einsum("ndr,kd->nkr", U, coef, optimize=True)
-        out = np.einsum("nkr,nkr->nk", out, out)
-        if v is not None:
-            out += np.asarray(v, dtype=np.float64) @ (coef**2).T
-        return out
-    if sp.issparse(cov) or cov.ndim == 2:
-        return np.asarray(safe_sparse_dot(cov, (coef**2).T, dense_output=True), dtype=np.float64)
-    if cov.ndim == 1:
-        return np.asarray(cov, dtype=np.float64)[:, None] * (coef**2).sum(axis=1)[None, :]
-    return np.einsum("nij,ki,kj->nk", cov, coef, coef, optimize=True)
-
-
-def _seed(random_state: Any) -> int:
-    if isinstance(random_state, numbers.Integral) and int(random_state) >= 0:
-        return int(random_state)
-    return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
-
-
-class GSUClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
+class GSUClassifier(RegistryClassifier):
     r"""Linear SVM for uncertain data: LSVM-GSU (Tzelepis et al.) and its baselines.
 
     Each training example is a Gaussian ``X_i ~ N(x_i, Σ_i)`` (mean ``x_i`` = row ``i`` of ``X``,
@@ -330,8 +195,6 @@ class GSUClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
-    # ----------------------------------------------------------------------------------------- fit
-
     def _check_params(self) -> None:
         positive_real("lam", self.lam)
         positive_real("C", self.C, allow_none=True)
@@ -352,14 +215,39 @@ class GSUClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         if not isinstance(r, numbers.Real) or not math.isfinite(r) or r < 0:
             raise ValueError(f"radius_scale must be a finite non-negative number; got {r!r}")
 
-    def fit(
-        self,
-        X: Any,
-        y: Any,
-        *,
-        X_cov: Any = None,
-        sample_weight: Any = None,
-    ) -> GSUClassifier:
+
+    def _seed(self) -> int:
+        return seed_of(self.random_state)
+
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None) -> dict[str, Any]:
+        if self.solver == "exact":
+            solver: dict[str, Any] = {"name": "exact", "tol": float(self.tol), "max_iter": int(self.max_iter)}
+        else:
+            solver = {"name": "sgd", "iterations": int(self.iterations), "batch": int(self.batch)}
+        params: dict[str, Any] = {
+            "method": self.method,
+            "regularization": {"lambda": float(self.lam)} if self.C is None else {"C": float(self.C)},
+            "fit_intercept": bool(self.fit_intercept),
+            "solver": solver,
+        }
+        if self.method == "gsu" and self.subspace_variance is not None and cov is not None:
+            params["subspace_variance"] = float(self.subspace_variance)
+        elif self.method == "sampling":
+            params["samples"] = int(self.samples)
+        elif self.method == "power":
+            params["radius_scale"] = float(self.radius_scale)
+            params["max_rounds"] = int(self.max_rounds)
+        return params
+
+    def _fit_core(
+        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
+    ) -> tuple[Any, list[dict], Any]:
+        # λ-form weights are normalised to mean 1, so that the data term is (1/Σc) Σ c_i L_i.
+        if sw is not None and self.C is None:
+            sw = sw * (len(sw) / sw.sum())
+        return super()._fit_core(X, y_enc, cov, sw, star, start)
+
+    def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None) -> GSUClassifier:
         """Fits the hyperplane(s).
 
         Parameters
@@ -381,83 +269,15 @@ class GSUClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order=None, ensure_min_samples=1)
-        check_classification_targets(y)
-        n, d = X.shape
-        classes, y_enc = encode_classes(self, y)
-        cov = _as_cov(X_cov, n, d)
-        sw = checked_sample_weight(sample_weight, n, y_enc)
+        return self._fit(X, y, X_cov=X_cov, sample_weight=sample_weight)
 
-        start = None
-        if (
-            self.warm_start
-            and hasattr(self, "coef_")
-            and np.array_equal(getattr(self, "classes_", None), classes)
-            and self.coef_.shape[1] == d
-        ):
-            start = (
-                np.ascontiguousarray(self.coef_, dtype=np.float64),
-                np.asarray(self.intercept_, np.float64),
-            )
-        result = self._fit_core(X, y_enc, cov, sw, start=start)
-        self.classes_ = classes
-        self.coef_ = result["coef"]
-        self.intercept_ = result["intercept"]
-        self.n_iter_ = int(max(result["n_iter"]))
-        self.objective_ = np.asarray(result["objective"], dtype=np.float64)
-        self.converged_ = np.asarray(result["converged"], dtype=bool)
-        self.gradient_norm_ = np.asarray(result["gradient_norm"], dtype=np.float64)
-        self.lam_ = result["lam"]
-        if self.solver == "exact" and not self.converged_.all():
-            why = (
-                f"reached max_iter={self.max_iter}; increase it"
-                if self.n_iter_ >= self.max_iter
-                else "made no further progress: tol is below the attainable accuracy"
-            )
-            warnings.warn(
-                f"the exact solver stopped after {self.n_iter_} iterations with "
-                f"‖∇J‖ = {self.gradient_norm_.max():.3g} above tol={self.tol:g} × ‖∇J(0)‖ ({why})",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+    def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
+        self.coef_ = self.model_.coef
+        self.intercept_ = self.model_.intercept
+        self.gradient_norm_ = np.array([r["gradient_norm"] for r in self.reports_], dtype=np.float64)
+        self.lam_ = float(self.lam) if self.C is None else 1.0 / (self.C * X.shape[0])
         if self.probability:
-            self.probA_, self.probB_ = self._fit_platt(X, y_enc, cov, sw, len(classes))
-        return self
-
-    def _fit_core(
-        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, start: tuple | None = None
-    ) -> dict:
-        """One call into Rust on already validated data (integer labels 0..K-1)."""
-        n = X.shape[0]
-        if self.C is not None:
-            lam = 1.0 / (self.C * n)
-        else:
-            lam = float(self.lam)
-            if sw is not None:  # weighted mean: (1/Σc) Σ c_i L_i
-                sw = sw * (n / sw.sum())
-        subspace = self.subspace_variance if cov is not None else None
-        result = _usvm.fit_linear(
-            X,
-            np.asarray(y_enc, dtype=np.int64),
-            cov=cov,
-            sample_weight=sw,
-            method=self.method,
-            lam=lam,
-            fit_intercept=bool(self.fit_intercept),
-            solver=self.solver,
-            tol=float(self.tol),
-            max_iter=int(self.max_iter),
-            iterations=int(self.iterations),
-            batch=int(self.batch),
-            samples=int(self.samples),
-            seed=_seed(self.random_state),
-            radius_scale=float(self.radius_scale),
-            max_rounds=int(self.max_rounds),
-            start=start,
-            subspace_variance=None if subspace is None else float(subspace),
-        )
-        return {**result, "lam": lam}
+            self.probA_, self.probB_ = self._fit_platt(X, y_enc, cov, sw, len(self.classes_))
 
     def _fit_platt(
         self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, n_classes: int
@@ -468,15 +288,15 @@ class GSUClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         scores = np.empty((X.shape[0], n_problems))
         n_splits = min(5, int(np.bincount(y_enc).min()))
         if n_splits >= 2:
-            folds = StratifiedKFold(n_splits, shuffle=True, random_state=_seed(self.random_state))
+            folds = StratifiedKFold(n_splits, shuffle=True, random_state=self._seed())
             for train, test in folds.split(np.zeros(len(y_enc)), y_enc):
                 sw_train = None if sw is None else sw[train]
                 if sw_train is not None and len(np.unique(y_enc[train][sw_train > 0])) < 2:
                     sw_train = None
-                fit = self._fit_core(X[train], y_enc[train], _take_cov(cov, train), sw_train)
-                scores[test] = safe_sparse_dot(X[test], fit["coef"].T) + fit["intercept"]
+                model, _, _ = self._fit_core(X[train], y_enc[train], _take_cov(cov, train), sw_train)
+                scores[test] = np.asarray(model.decision_function(X[test])).reshape(len(test), -1)
         else:
-            scores[:] = safe_sparse_dot(X, self.coef_.T) + self.intercept_
+            scores[:] = self._scores(X)
         A, B = np.empty(n_problems), np.empty(n_problems)
         for k in range(n_problems):
             positive = y_enc == (1 if n_problems == 1 else k)
@@ -484,11 +304,6 @@ class GSUClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         return A, B
 
     # ----------------------------------------------------------------------------------- predict
-
-    def _scores(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
-        return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True)) + self.intercept_
 
     def _check_proba(self) -> bool:
         if not self.probability:

@@ -16,7 +16,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._checks import checked_sample_weight, encode_classes, positive_real
 from . import _usvm
 from ._decision import DecisionMixin
-from ._estimators import _FLOATS, _as_cov, _seed
+from ._checks import FLOATS as _FLOATS
+from ._checks import seed_of as _seed
+from ._covariance import _as_cov
 
 __all__ = ["KernelGSUClassifier"]
 

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from . import _usvm
-from ._estimators import LowRankCovariance
+from ._covariance import LowRankCovariance
 
 __all__ = [
     "gaussians_from_repeats",

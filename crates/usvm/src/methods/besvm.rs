@@ -185,7 +185,7 @@ impl Besvm {
     pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
         let params = self.params(data.n_samples(), gamma_scale(&data.features), opts.seed)?;
         let fit = params.fit(data)?;
-        Ok(Fit { model: Model::BasisExpansion(fit.model), reports: fit.reports })
+        Ok(Fit::new(Model::BasisExpansion(fit.model), fit.reports))
     }
 }
 

@@ -77,7 +77,7 @@ impl Svm {
                 duality_gap: None,
             })
             .collect();
-        Ok(Fit { model: Model::Kernel(fit.model), reports })
+        Ok(Fit { model: Model::Kernel(fit.model), reports, support: Some(fit.support) })
     }
 }
 
@@ -161,6 +161,6 @@ impl KsvmIgsu {
             },
         };
         let fit = params.fit(data)?;
-        Ok(Fit { model: fit.model, reports: fit.reports })
+        Ok(Fit::new(fit.model, fit.reports))
     }
 }

@@ -43,8 +43,12 @@ impl Linear {
             solver: self.solver.solver(opts.seed),
             max_rounds,
         };
-        let fit = params.fit(data)?;
-        Ok(Fit { model: Model::Linear(fit.model), reports: fit.reports })
+        let start = match opts.start {
+            Some(Model::Linear(m)) => Some(m),
+            _ => None,
+        };
+        let fit = params.fit_from(data, start)?;
+        Ok(Fit::new(Model::Linear(fit.model), fit.reports))
     }
 
     pub(crate) fn validate(&self, n_samples: usize) -> Result<()> {

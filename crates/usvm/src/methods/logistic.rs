@@ -67,6 +67,6 @@ impl Logistic {
                 Objective { fit_intercept: self.fit_intercept, ..Objective::new(problem, LogisticLoss, lambda) };
             Ok(exact::solve(&objective, vec![0.0; objective.dim()], &self.solver))
         })?;
-        Ok(Fit { model: Model::Linear(model), reports })
+        Ok(Fit::new(Model::Linear(model), reports))
     }
 }

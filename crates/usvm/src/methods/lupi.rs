@@ -70,7 +70,7 @@ impl SvmPlus {
 
     pub(crate) fn fit_as(&self, method: LupiMethod, data: &Dataset) -> Result<Fit> {
         let fit = self.params(method, data.n_samples(), data.n_features())?.fit(data)?;
-        Ok(Fit { model: Model::Kernel(fit.model), reports: fit.reports })
+        Ok(Fit::new(Model::Kernel(fit.model), fit.reports))
     }
 
     pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {

@@ -226,6 +226,10 @@ pub struct FitOptions<'a> {
     pub seed: u64,
     /// Progress events, if anyone listens.
     pub observer: Option<&'a dyn Observer>,
+    /// A warm start: a model of the same classes and features (e.g. the solution for a nearby `λ` on a
+    /// regularisation path). The linear methods start from its hyperplanes; other methods, and a model
+    /// that does not match, ignore it.
+    pub start: Option<&'a Model>,
 }
 
 impl std::fmt::Debug for FitOptions<'_> {
@@ -234,6 +238,7 @@ impl std::fmt::Debug for FitOptions<'_> {
             .field("threads", &self.threads)
             .field("seed", &self.seed)
             .field("observer", &self.observer.is_some())
+            .field("start", &self.start.is_some())
             .finish()
     }
 }
@@ -253,9 +258,17 @@ pub struct Fit {
     pub model: Model,
     /// One report per binary problem.
     pub reports: Vec<FitReport>,
+    /// The training indices of the kernel model's support vectors, in the model's order, where the method
+    /// selects them from the training rows (the SVM); `None` otherwise.
+    pub support: Option<Vec<usize>>,
 }
 
 impl Fit {
+    /// A fit without support indices.
+    pub(crate) fn new(model: Model, reports: Vec<FitReport>) -> Self {
+        Fit { model, reports, support: None }
+    }
+
     /// `Converged` if every binary problem converged, else the first failure.
     pub fn termination(&self) -> crate::report::Termination {
         crate::report::overall(&self.reports)

@@ -73,6 +73,6 @@ impl SqhingeGsu {
             },
         };
         let fit = params.fit(data)?;
-        Ok(Fit { model: Model::Linear(fit.model), reports: fit.reports })
+        Ok(Fit::new(Model::Linear(fit.model), fit.reports))
     }
 }

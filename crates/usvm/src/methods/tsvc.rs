@@ -101,6 +101,6 @@ impl Tsvc {
 
     pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
         let fit = self.params(data.n_samples(), data.n_features())?.fit(data)?;
-        Ok(Fit { model: fit.model, reports: fit.reports.into_iter().map(|r| r.report).collect() })
+        Ok(Fit::new(fit.model, fit.reports.into_iter().map(|r| r.report).collect()))
     }
 }
