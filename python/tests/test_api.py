@@ -204,11 +204,11 @@ def test_errors():
         GSUClassifier().fit(X, y).predict(np.ones((2, 3)))
     # The binding itself: Rust errors are ValueError with the core's message, bad types TypeError
     with pytest.raises(ValueError, match=r"invalid parameter lambda = -1: must be positive and finite"):
-        _usvm.fit_linear(X, np.array(y, dtype=np.int64), lam=-1.0)
+        _usvm.fit('{"method": "gsu", "regularization": {"lambda": -1.0}}', X, np.array(y, dtype=np.int64))
     with pytest.raises(TypeError, match="X must be a 2-dimensional numpy array of float64 or float32"):
-        _usvm.fit_linear(X.astype(np.int64), np.array(y, dtype=np.int64))
+        _usvm.fit('{"method": "gsu"}', X.astype(np.int64), np.array(y, dtype=np.int64))
     with pytest.raises(ValueError, match="a single class"):
-        _usvm.fit_linear(X, np.zeros(4, dtype=np.int64))
+        _usvm.fit('{"method": "gsu"}', X, np.zeros(4, dtype=np.int64))
 
 
 # ------------------------------------------------------------------------------------------ GIL

@@ -85,5 +85,5 @@ def test_bad_input():
     bad[3, 0] = np.nan
     with pytest.raises(ValueError):
         SVMPlusClassifier().fit(X, y, X_star=bad)
-    with pytest.raises(ValueError, match="two classes"):
+    with pytest.raises(ValueError, match="2 classes"):
         SVMPlusClassifier().fit(X, np.ones(20), X_star=X_star)

@@ -1,8 +1,8 @@
 //! `usvm._usvm`: the PyO3 bindings under the Python package `usvm` (python/src/usvm).
 //!
 //! Deliberately thin: numpy / scipy arrays are converted to a [`usvm::Dataset`] and its
-//! [`usvm::Covariances`], [`usvm::LinearSvmParams::fit`] runs with the GIL released, and the fitted
-//! hyperplanes come back as numpy arrays in a dict. Everything scikit-learn-shaped (validation, label
+//! [`usvm::Covariances`], the registry's [`usvm::fit`] runs with the GIL released (`registry.rs`), and
+//! the fitted `Model` answers in numpy arrays. Everything scikit-learn-shaped (validation, label
 //! encoding, metadata routing, Platt cross-validation) lives in Python.
 //!
 //! Arrays cross without needless copies: each input array is read once, with the GIL released, into the owned
@@ -13,25 +13,19 @@
 //! core arrive as `ValueError` carrying the core's message; arrays of an unsupported type as `TypeError`.
 
 mod besvm;
-mod kernel_svm;
-mod ksvm_igsu;
+mod kernel_expansion;
 mod plot;
 mod registry;
-mod sqhinge;
 mod svm_plus;
 mod tsvc;
 mod uncertainty;
 
-use ndarray::{Array, Array1, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
-use numpy::{
-    IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
-};
+use ndarray::{Array, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
-use usvm::solver::exact::ExactSettings;
-use usvm::solver::pegasos::SgdSettings;
-use usvm::{Covariances, CsrMatrix, Dataset, Features, LinearMethod, LinearModel, LinearSvmParams, Solver};
+use pyo3::types::{PyList, PyTuple};
+use usvm::{Covariances, CsrMatrix, Dataset, Features};
 
 /// The core's error as the typed Python exception (all subclasses of `ValueError`).
 pub(crate) fn value_error(e: usvm::Error) -> PyErr {
@@ -379,108 +373,6 @@ impl Views<'_> {
 
 // ---------------------------------------------------------------------------------------------------------
 
-fn method(
-    name: &str,
-    subspace_variance: Option<f64>,
-    samples: usize,
-    seed: u64,
-    radius_scale: f64,
-) -> PyResult<LinearMethod> {
-    Ok(match (name, subspace_variance) {
-        ("gsu", None) => LinearMethod::Gsu,
-        ("gsu", Some(p)) => LinearMethod::GsuSubspace { variance_fraction: p },
-        ("hinge", _) => LinearMethod::Hinge,
-        ("iso", _) => LinearMethod::Iso,
-        ("sampling", _) => LinearMethod::Sampling { samples, seed },
-        ("power", _) => LinearMethod::Power { radius_scale },
-        _ => {
-            return Err(PyValueError::new_err(format!(
-                "method must be one of 'gsu', 'hinge', 'iso', 'sampling', 'power'; got {name:?}"
-            )));
-        }
-    })
-}
-
-/// Fits a linear classifier (LSVM-GSU or a baseline) on integer labels; see the Python package for the maths.
-///
-/// Returns a dict: `coef` (K × d), `intercept` (K,), `classes` (sorted distinct labels; K = 1 for two
-/// classes, else one-vs-rest), and per binary problem `objective`, `n_iter`, `converged`, `gradient_norm`,
-/// `initial_gradient_norm`, `sigma_floor`, `objective_trace`, `duality_gap` (the relative duality gap, or
-/// `None`; set for the Σ = 0 hinge, solved in the dual). `start`, a `(coef, intercept)` pair of the
-/// same shapes, warm-starts the solver from that hyperplane ([`LinearSvmParams::fit_from`]).
-#[pyfunction]
-#[pyo3(signature = (
-    x, y, *, cov=None, sample_weight=None, method="gsu", lam=0.01, fit_intercept=true, solver="exact",
-    tol=1e-6, max_iter=1000, iterations=1000, batch=100, samples=10, seed=0, radius_scale=1.0,
-    subspace_variance=None, max_rounds=100, start=None
-))]
-#[allow(clippy::too_many_arguments)]
-fn fit_linear<'py>(
-    py: Python<'py>,
-    x: &Bound<'py, PyAny>,
-    y: PyReadonlyArray1<'py, i64>,
-    cov: Option<&Bound<'py, PyAny>>,
-    sample_weight: Option<&Bound<'py, PyAny>>,
-    method: &str,
-    lam: f64,
-    fit_intercept: bool,
-    solver: &str,
-    tol: f64,
-    max_iter: usize,
-    iterations: usize,
-    batch: usize,
-    samples: usize,
-    seed: u64,
-    radius_scale: f64,
-    subspace_variance: Option<f64>,
-    max_rounds: usize,
-    start: Option<(PyReadonlyArray2<'py, f64>, PyReadonlyArray1<'py, f64>)>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let params = LinearSvmParams {
-        method: self::method(method, subspace_variance, samples, seed, radius_scale)?,
-        lambda: lam,
-        fit_intercept,
-        solver: match solver {
-            "exact" => Solver::Exact(ExactSettings { tol, max_iter, ..ExactSettings::default() }),
-            "sgd" => Solver::Sgd(SgdSettings { iterations, batch, seed }),
-            _ => return Err(PyValueError::new_err(format!("solver must be 'exact' or 'sgd'; got {solver:?}"))),
-        },
-        max_rounds,
-    };
-    let data = borrow_data(x, cov, sample_weight)?;
-    let (views, labels) = (data.views(), y.as_array());
-    // A warm start: the hyperplane(s) of the same classes (ignored by the core if the classes or the
-    // number of features differ).
-    let start = start.map(|(coef, intercept)| {
-        let mut classes = labels.to_vec();
-        classes.sort_unstable();
-        classes.dedup();
-        LinearModel { classes, coef: coef.as_array().to_owned(), intercept: intercept.as_array().to_vec() }
-    });
-    if let Some(m) = &start
-        && (m.coef.nrows() != m.intercept.len() || m.coef.nrows() == 0)
-    {
-        return Err(PyValueError::new_err("start: coef must have one row per intercept"));
-    }
-    // Copies and fit with the GIL released: other Python threads run meanwhile.
-    let fit =
-        py.detach(|| params.fit_from(&views.to_dataset(labels.to_vec())?, start.as_ref())).map_err(value_error)?;
-    let out = PyDict::new(py);
-    out.set_item("coef", fit.model.coef.into_pyarray(py))?;
-    out.set_item("intercept", Array1::from(fit.model.intercept).into_pyarray(py))?;
-    out.set_item("classes", fit.model.classes)?;
-    let r = &fit.reports;
-    out.set_item("objective", r.iter().map(|r| r.objective).collect::<Vec<_>>())?;
-    out.set_item("n_iter", r.iter().map(|r| r.n_iter).collect::<Vec<_>>())?;
-    out.set_item("converged", r.iter().map(|r| r.converged()).collect::<Vec<_>>())?;
-    out.set_item("gradient_norm", r.iter().map(|r| r.gradient_norm).collect::<Vec<_>>())?;
-    out.set_item("initial_gradient_norm", r.iter().map(|r| r.initial_gradient_norm).collect::<Vec<_>>())?;
-    out.set_item("sigma_floor", r.iter().map(|r| r.sigma_floor).collect::<Vec<_>>())?;
-    out.set_item("objective_trace", r.iter().map(|r| r.objective_trace.clone()).collect::<Vec<_>>())?;
-    out.set_item("duality_gap", r.iter().map(|r| r.duality_gap).collect::<Vec<_>>())?;
-    Ok(out)
-}
-
 /// `J(w, b) = λ/2‖w‖² + (1/ℓ) Σ c_i L(d_i, σ_i)` with the expected hinge loss `L` (the hinge where `σ_i = 0`)
 /// for labels `y_i ∈ {-1, +1}`, evaluated by the core's objective (no smoothing floor).
 #[pyfunction]
@@ -591,14 +483,11 @@ fn stratified_k_fold<'py>(
 #[pymodule]
 fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add_function(wrap_pyfunction!(fit_linear, m)?)?;
     m.add_function(wrap_pyfunction!(objective, m)?)?;
     m.add_function(wrap_pyfunction!(fit_platt, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_split, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_k_fold, m)?)?;
-    kernel_svm::register(m)?;
-    ksvm_igsu::register(m)?;
-    sqhinge::register(m)?;
+    kernel_expansion::register(m)?;
     uncertainty::register(m)?;
     besvm::register(m)?;
     plot::register(m)?;

@@ -36,7 +36,7 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     metadata routing reads it) and calls :meth:`_fit`.
     """
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None) -> dict[str, Any]:  # pragma: no cover
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:  # pragma: no cover
         raise NotImplementedError
 
     def _seed(self) -> int:
@@ -55,6 +55,7 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         X_star: Any = None,
         accept_sparse: Any = "csr",
         ensure_min_samples: int = 1,
+        cov_name: str = "X_cov",
     ) -> Any:
         """Validates the data, fits through the core's ``fit`` and sets ``classes_``, ``model_``,
         ``reports_``, ``n_iter_``, ``objective_``, ``converged_`` (and ``support_``, the support vectors'
@@ -67,7 +68,7 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         n, d = X.shape
         classes, y_enc = encode_classes(self, y)
-        cov = _as_cov(X_cov, n, d)
+        cov = _as_cov(X_cov, n, d, name=cov_name)
         sw = checked_sample_weight(sample_weight, n, y_enc)
         star = None
         if X_star is not None:
@@ -99,7 +100,7 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
     ) -> tuple[Any, list[dict], Any]:
         """One call of the core's ``fit`` on validated data (labels ``0..K-1``)."""
-        params = self._registry_params(X, cov, sw)
+        params = self._registry_params(X, cov, sw, star)
         return _usvm.fit(
             json.dumps(params),
             X,
@@ -161,7 +162,7 @@ class Classifier(RegistryClassifier):
         self.params = params
         self.seed = seed
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None) -> dict[str, Any]:
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
         if self.params is not None and not isinstance(self.params, dict):
             raise TypeError(f"params must be a dict of registry fields; got {type(self.params).__name__}")
         if "method" in (self.params or {}):

@@ -219,7 +219,7 @@ class GSUClassifier(RegistryClassifier):
     def _seed(self) -> int:
         return seed_of(self.random_state)
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None) -> dict[str, Any]:
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
         if self.solver == "exact":
             solver: dict[str, Any] = {"name": "exact", "tol": float(self.tol), "max_iter": int(self.max_iter)}
         else:

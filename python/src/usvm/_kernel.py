@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._checks import checked_sample_weight, encode_classes, positive_real
-from . import _usvm
-from ._decision import DecisionMixin
-from ._checks import FLOATS as _FLOATS
-from ._checks import seed_of as _seed
-from ._covariance import _as_cov
+from ._base import RegistryClassifier
+from ._checks import positive_real, seed_of
 
 __all__ = ["KernelGSUClassifier"]
 
@@ -27,7 +18,7 @@ _SOLVERS = ("exact", "sgd")
 _APPROXIMATIONS = ("exact", "nystroem", "fourier")
 
 
-class KernelGSUClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
+class KernelGSUClassifier(RegistryClassifier):
     """Kernel SVM for examples known up to isotropic Gaussian noise (KSVM-iGSU, Tzelepis thesis ch. 4).
 
     Example ``i`` is ``N(x_i, σ_i² I)``; the decision function ``f(x) = Σ_j α_j k(x, x_j) + b`` minimises
@@ -147,62 +138,53 @@ class KernelGSUClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         sample_weight : array-like of shape (n_samples,), default=None
             Relevance degrees ``c_i ≥ 0``.
         """
-        self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order=None, ensure_min_samples=1)
-        check_classification_targets(y)
-        n, d = X.shape
-        classes, y_enc = encode_classes(self, y)
         if X_var is not None and X_cov is not None:
             raise ValueError("give X_var or X_cov, not both")
-        cov = _as_cov(X_var, n, d, name="X_var") if X_var is not None else _as_cov(X_cov, n, d)
-        if X_var is not None and getattr(cov, "ndim", 1) == 3:
-            raise ValueError("X_var holds variances: shape (n_samples,) or (n_samples, n_features)")
-        sw = checked_sample_weight(sample_weight, n, y_enc)
-        if self.C is not None:
-            lam = 1.0 / (self.C * n)
-        else:
-            lam = float(self.lam)
-            if sw is not None:  # weighted mean: (1/Σc) Σ c_i L_i
-                sw = sw * (n / sw.sum())
-        gamma = 1.0 / d if self.gamma is None else float(self.gamma)
-        result = _usvm.fit_kernel_igsu(
-            X,
-            np.asarray(y_enc, dtype=np.int64),
-            cov=cov,
-            sample_weight=sw,
-            kernel=self.kernel,
-            gamma=gamma,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            lam=lam,
-            fit_intercept=bool(self.fit_intercept),
-            solver=self.solver,
-            approximation=self.approximation,
-            n_components=int(self.n_components),
-            tol=float(self.tol),
-            max_iter=int(self.max_iter),
-            iterations=int(self.iterations),
-            batch=int(self.batch),
-            seed=_seed(self.random_state),
-        )
-        self.classes_ = classes
-        self.model_ = result["model"]
-        self.lam_ = lam
-        self.gamma_ = gamma
-        self.n_iter_ = int(max(result["n_iter"]))
-        self.objective_ = np.asarray(result["objective"], dtype=np.float64)
-        self.converged_ = np.asarray(result["converged"], dtype=bool)
-        self.gradient_norm_ = np.asarray(result["gradient_norm"], dtype=np.float64)
-        if self.solver == "exact" and not self.converged_.all():
-            warnings.warn(
-                f"the exact solver stopped after {self.n_iter_} iterations with "
-                f"‖∇J‖ = {self.gradient_norm_.max():.3g} above tol={self.tol:g} × ‖∇J(0)‖",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        return self
+        if X_var is not None:
+            X_var = np.asarray(X_var)
+            if X_var.ndim == 3:
+                raise ValueError("X_var holds variances: shape (n_samples,) or (n_samples, n_features)")
+        if X_var is not None:
+            return self._fit(X, y, X_cov=X_var, sample_weight=sample_weight, cov_name="X_var")
+        return self._fit(X, y, X_cov=X_cov, sample_weight=sample_weight)
 
-    def _scores(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
-        return np.asarray(_usvm.model_decision_function(self.model_, X))
+    def _seed(self) -> int:
+        return seed_of(self.random_state)
+
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+        kernel: dict[str, Any] = {"type": "polynomial" if self.kernel == "poly" else self.kernel}
+        if self.kernel != "linear":
+            kernel["gamma"] = self._gamma(X)
+        if self.kernel == "poly":
+            kernel.update(degree=int(self.degree), coef0=float(self.coef0))
+        if self.solver == "exact":
+            solver: dict[str, Any] = {"name": "exact", "tol": float(self.tol), "max_iter": int(self.max_iter)}
+        else:
+            solver = {"name": "sgd", "iterations": int(self.iterations), "batch": int(self.batch)}
+        approximation: dict[str, Any] = {"name": self.approximation}
+        if self.approximation != "exact":
+            approximation["components"] = int(self.n_components)
+        return {
+            "method": "ksvm-igsu",
+            "regularization": {"lambda": float(self.lam)} if self.C is None else {"C": float(self.C)},
+            "fit_intercept": bool(self.fit_intercept),
+            "kernel": kernel,
+            "solver": solver,
+            "approximation": approximation,
+        }
+
+    def _gamma(self, X: Any) -> float:
+        return 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
+
+    def _fit_core(
+        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
+    ) -> tuple[Any, list[dict], Any]:
+        # λ-form weights are normalised to mean 1, so that the data term is (1/Σc) Σ c_i L_i.
+        if sw is not None and self.C is None:
+            sw = sw * (len(sw) / sw.sum())
+        return super()._fit_core(X, y_enc, cov, sw, star, start)
+
+    def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
+        self.lam_ = float(self.lam) if self.C is None else 1.0 / (self.C * X.shape[0])
+        self.gamma_ = self._gamma(X)
+        self.gradient_norm_ = np.array([r["gradient_norm"] for r in self.reports_], dtype=np.float64)

@@ -9,22 +9,18 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._checks import checked_sample_weight, encode_classes, positive_real
-from . import _usvm
-from ._decision import DecisionMixin
+from ._base import RegistryClassifier
+from ._checks import FLOATS as _FLOATS
+from ._checks import positive_real
 
 __all__ = ["KernelSVMClassifier"]
 
 _KERNELS = ("linear", "rbf", "poly", "precomputed")
-_FLOATS = [np.float64, np.float32]
 
 
-class KernelSVMClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
+class KernelSVMClassifier(RegistryClassifier):
     """Kernel SVM with per-example costs, solved by LIBSVM's SMO (second-order working sets, shrinking,
     kernel cache) in the Rust core.
 
@@ -137,75 +133,64 @@ class KernelSVMClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelSVMClassifier:
         """Fits the machine(s). ``sample_weight`` (non-negative) scales each example's cost: ``C_i = C·c_i``."""
-        self._check_params()
         precomputed = self.kernel == "precomputed"
-        X, y = validate_data(
-            self, X, y, accept_sparse=False if precomputed else "csr", dtype=_FLOATS, order="C"
-        )
-        check_classification_targets(y)
+        return self._fit(X, y, sample_weight=sample_weight, accept_sparse=False if precomputed else "csr")
+
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+        if self.kernel == "precomputed":
+            kernel: dict[str, Any] = {"type": "precomputed"}
+        elif self.kernel == "linear":
+            kernel = {"type": "linear"}
+        else:
+            kernel = {"type": "rbf" if self.kernel == "rbf" else "polynomial", "gamma": self._gamma(X, sample_weight)}
+            if self.kernel == "poly":
+                kernel.update(degree=int(self.degree), coef0=float(self.coef0))
+        return {
+            "method": "svm",
+            "regularization": {"C": float(self.C)},
+            "kernel": kernel,
+            "tol": float(self.tol),
+            "cache_mb": float(self.cache_size),
+            "shrinking": bool(self.shrinking),
+            "max_iter": 0 if self.max_iter == -1 else int(self.max_iter),
+        }
+
+    def _fit_core(
+        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
+    ) -> tuple[Any, list[dict], Any]:
         n = X.shape[0]
-        if precomputed and X.shape[1] != n:
-            raise ValueError(f"a precomputed kernel needs a square Gram matrix; got shape {X.shape}")
-        classes, y_enc = encode_classes(self, y)
-        sw = checked_sample_weight(sample_weight, n)
         if sw is not None:
-            for k in range(len(classes) if len(classes) > 2 else 1):
-                pos = y_enc == (k if len(classes) > 2 else 1)
+            n_classes = int(y_enc.max()) + 1
+            for k in range(n_classes if n_classes > 2 else 1):
+                pos = y_enc == (k if n_classes > 2 else 1)
                 if not (np.any(sw[pos] > 0) and np.any(sw[~pos] > 0)):
                     raise ValueError(
                         "sample_weight leaves a one-vs-rest problem with a single class of positive "
                         "weight: every class and its complement need a positive weight"
                     )
+        if self.kernel == "precomputed":
+            if X.shape[1] != n:
+                raise ValueError(f"a precomputed kernel needs a square Gram matrix; got shape {X.shape}")
+            X = _libsvm_layout(X)
+        return super()._fit_core(X, y_enc, cov, sw, star, start)
+
+    def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
+        precomputed = self.kernel == "precomputed"
         self.gamma_ = 0.0 if precomputed else self._gamma(X, sw)
-        if precomputed:
-            # LIBSVM's layout: the serial number 1..n in column 0, then the Gram row.
-            X = np.hstack([np.arange(1, n + 1, dtype=np.float64)[:, None], X])
-        result = _usvm.fit_kernel_svm(
-            X,
-            y_enc.astype(np.int64),
-            sample_weight=sw,
-            kernel=self.kernel,
-            gamma=self.gamma_ if self.gamma_ > 0 else 1.0,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            c=float(self.C),
-            tol=float(self.tol),
-            cache_mb=float(self.cache_size),
-            max_iter=0 if self.max_iter == -1 else int(self.max_iter),
-            shrinking=bool(self.shrinking),
-        )
-        self.classes_ = classes
-        self.support_ = result["support"].astype(np.intp)
         self.support_vectors_ = np.empty((0, 0)) if precomputed else X[self.support_]
-        self.dual_coef_ = result["dual_coef"]
-        self.intercept_ = result["intercept"]
-        self.n_support_ = np.asarray(result["n_support"], dtype=np.intp)
-        self.objective_ = np.asarray(result["objective"], dtype=np.float64)
-        self.n_iter_ = np.asarray(result["n_iter"], dtype=np.intp)
-        self.converged_ = np.asarray(result["converged"], dtype=bool)
-        if not self.converged_.all():
-            warnings.warn(
-                f"SMO reached max_iter={self.max_iter} before the KKT violation fell below tol={self.tol:g}",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        return self
+        self.dual_coef_ = self.model_.coef
+        self.intercept_ = self.model_.intercept
+        self.n_support_ = np.count_nonzero(self.dual_coef_, axis=1).astype(np.intp)
+        self.n_iter_ = np.array([r["n_iter"] for r in self.reports_], dtype=np.intp)
 
     def _scores(self, X: Any) -> np.ndarray:
+        if self.kernel != "precomputed":
+            return super()._scores(X)
         check_is_fitted(self)
-        if self.kernel == "precomputed":
-            X = validate_data(self, X, dtype=_FLOATS, reset=False)
-            return np.asarray(X[:, self.support_] @ self.dual_coef_.T) + self.intercept_
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order="C", reset=False)
-        if self.support_.size == 0:
-            return np.tile(self.intercept_, (X.shape[0], 1))
-        return _usvm.kernel_decision_function(
-            X,
-            self.support_vectors_,
-            np.ascontiguousarray(self.dual_coef_),
-            np.asarray(self.intercept_, np.float64),
-            kernel=self.kernel,
-            gamma=self.gamma_,
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-        )
+        X = validate_data(self, X, dtype=_FLOATS, reset=False)
+        return np.asarray(X[:, self.support_] @ self.dual_coef_.T) + self.intercept_
+
+
+def _libsvm_layout(gram: np.ndarray) -> np.ndarray:
+    """LIBSVM's precomputed layout: the serial number ``1..n`` in column 0, then the Gram row."""
+    return np.hstack([np.arange(1, gram.shape[0] + 1, dtype=np.float64)[:, None], gram])

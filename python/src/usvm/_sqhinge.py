@@ -4,22 +4,12 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.extmath import safe_sparse_dot
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._checks import checked_sample_weight, encode_classes
-from . import _usvm
-from ._decision import DecisionMixin
-from ._checks import FLOATS as _FLOATS
-from ._checks import seed_of as _seed
-from ._covariance import _as_cov
+from ._base import RegistryClassifier
+from ._checks import seed_of
 
 __all__ = ["GSUSquaredHingeClassifier"]
 
@@ -27,7 +17,7 @@ _LOSSES = ("expected", "thesis")
 _SOLVERS = ("lbfgs", "newton", "sgd")
 
 
-class GSUSquaredHingeClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
+class GSUSquaredHingeClassifier(RegistryClassifier):
     r"""Linear one-vs-rest squared-hinge classifier for Gaussian inputs (thesis ch. 5, DESIGN 2.4).
 
     Each example is ``X_i ~ N(x_i, Σ_i)`` (typically the mean and variance pooled over a feature map).
@@ -154,54 +144,36 @@ class GSUSquaredHingeClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         :class:`GSUClassifier` accepts ((n,) isotropic, (n, d) diagonal or CSR, (n, d, d) full,
         :class:`LowRankCovariance`), ``None`` for Σ = 0; ``sample_weight`` non-negative weights ``c_i``.
         """
-        self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order=None, ensure_min_samples=1)
-        check_classification_targets(y)
-        n, d = X.shape
-        classes, y_enc = encode_classes(self, y)
-        cov = _as_cov(X_cov, n, d)
-        sw = checked_sample_weight(sample_weight, n, y_enc)
-        if self.C is not None:
-            lam = 1.0 / (self.C * n)
-        else:
-            lam = float(self.lam)
-            if sw is not None:  # weighted mean: (1/Σc) Σ c_i L_i
-                sw = sw * (n / sw.sum())
-        result = _usvm.fit_sqhinge(
-            X,
-            np.asarray(y_enc, dtype=np.int64),
-            cov=cov,
-            sample_weight=sw,
-            loss=self.loss,
-            lam=lam,
-            fit_intercept=bool(self.fit_intercept),
-            solver=self.solver,
-            tol=float(self.tol),
-            max_iter=int(self.max_iter),
-            iterations=int(self.iterations),
-            batch=int(self.batch),
-            seed=_seed(self.random_state),
-        )
-        self.classes_ = classes
-        self.coef_ = result["coef"]
-        self.intercept_ = result["intercept"]
-        self.n_iter_ = int(max(result["n_iter"]))
-        self.objective_ = np.asarray(result["objective"], dtype=np.float64)
-        self.objective_trace_ = [np.asarray(t, dtype=np.float64) for t in result["objective_trace"]]
-        self.converged_ = np.asarray(result["converged"], dtype=bool)
-        self.gradient_norm_ = np.asarray(result["gradient_norm"], dtype=np.float64)
-        self.lam_ = lam
-        if self.solver != "sgd" and not self.converged_.all():
-            warnings.warn(
-                f"the {self.solver} solver stopped after {self.n_iter_} iterations with "
-                f"‖∇J‖ = {self.gradient_norm_.max():.3g} above tol={self.tol:g} × ‖∇J(0)‖ (max_iter reached, "
-                "or tol below the attainable accuracy)",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        return self
+        return self._fit(X, y, X_cov=X_cov, sample_weight=sample_weight)
 
-    def _scores(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
-        return np.asarray(safe_sparse_dot(X, self.coef_.T, dense_output=True)) + self.intercept_
+    def _seed(self) -> int:
+        return seed_of(self.random_state)
+
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+        if self.solver == "sgd":
+            solver: dict[str, Any] = {"name": "sgd", "iterations": int(self.iterations), "batch": int(self.batch)}
+        else:
+            name = "exact" if self.solver == "lbfgs" else "newton"
+            solver = {"name": name, "tol": float(self.tol), "max_iter": int(self.max_iter)}
+        return {
+            "method": "sqhinge-gsu",
+            "regularization": {"lambda": float(self.lam)} if self.C is None else {"C": float(self.C)},
+            "fit_intercept": bool(self.fit_intercept),
+            "loss": self.loss,
+            "solver": solver,
+        }
+
+    def _fit_core(
+        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
+    ) -> tuple[Any, list[dict], Any]:
+        # λ-form weights are normalised to mean 1, so that the data term is (1/Σc) Σ c_i L_i.
+        if sw is not None and self.C is None:
+            sw = sw * (len(sw) / sw.sum())
+        return super()._fit_core(X, y_enc, cov, sw, star, start)
+
+    def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
+        self.coef_ = self.model_.coef
+        self.intercept_ = self.model_.intercept
+        self.objective_trace_ = [np.asarray(r["objective_trace"], dtype=np.float64) for r in self.reports_]
+        self.gradient_norm_ = np.array([r["gradient_norm"] for r in self.reports_], dtype=np.float64)
+        self.lam_ = float(self.lam) if self.C is None else 1.0 / (self.C * X.shape[0])

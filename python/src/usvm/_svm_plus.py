@@ -2,24 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from ._checks import positive_real
 from . import _usvm
-from ._decision import DecisionMixin
+from ._base import RegistryClassifier
+from ._checks import positive_real
 
 _KERNELS = ("rbf", "linear", "poly")
 
 
-class SVMPlusClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
+class SVMPlusClassifier(RegistryClassifier):
     """SVM+ (Vapnik's learning using privileged information): the slacks are modelled by a correcting
     function ``ξ_i = w*ᵀφ*(x*_i) + b*`` of privileged features ``X_star`` seen at training time only.
 
@@ -98,56 +95,47 @@ class SVMPlusClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, *, X_star: Any = None) -> SVMPlusClassifier:
         """Fits on ``X`` with privileged features ``X_star`` (required; one row per example)."""
-        self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(y)
         if X_star is None:
             raise ValueError(f"{type(self).__name__}.fit needs X_star, the privileged features")
-        X_star = check_array(X_star, dtype=np.float64, order="C", input_name="X_star")
-        if X_star.shape[0] != X.shape[0]:
-            raise ValueError(f"X_star has {X_star.shape[0]} rows; X has {X.shape[0]}")
-        self.classes_, codes = np.unique(y, return_inverse=True)
-        if len(self.classes_) < 2:
-            raise ValueError(f"need at least two classes; got {len(self.classes_)}")
-        gamma = self.gamma
-        if gamma is None and self.kernel == "poly":
-            gamma = 1.0 / X.shape[1]
-        out = _usvm.fit_svm_plus(
-            X,
-            codes.astype(np.int64),
-            X_star,
-            robust=self._robust,
-            c=float(self.C),
-            rho=float(self.rho),
-            kernel=self.kernel,
-            gamma=None if gamma is None else float(gamma),
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            gamma_star=None if self.gamma_star is None else float(self.gamma_star),
-            tol=float(self.tol),
-            **self._robust_args(),
-        )
-        self.support_vectors_ = out["support_vectors"]
-        self.dual_coef_ = out["dual_coef"]
-        self.intercept_ = out["intercept"]
-        self.gamma_ = out["gamma"]
-        self.gamma_star_ = out["gamma_star"]
-        self.objective_ = np.asarray(out["objective"])
-        self.n_iter_ = np.asarray(out["n_iter"])
-        self.converged_ = np.asarray(out["converged"])
-        return self
+        return self._fit(X, y, X_star=X_star, accept_sparse=False)
 
-    def _scores(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        sv = self.support_vectors_
-        if self.kernel == "rbf":
-            k = rbf_kernel(X, sv, gamma=self.gamma_)
-        elif self.kernel == "poly":
-            k = polynomial_kernel(X, sv, degree=int(self.degree), gamma=self.gamma_, coef0=float(self.coef0))
-        else:
-            k = X @ sv.T
-        return k @ self.dual_coef_.T + self.intercept_
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+        kernel: dict[str, Any] = {"type": "polynomial" if self.kernel == "poly" else self.kernel}
+        if self.kernel != "linear":
+            kernel["gamma"] = self._gamma(X)
+        if self.kernel == "poly":
+            kernel.update(degree=int(self.degree), coef0=float(self.coef0))
+        return {
+            "method": "rsvmplus" if self._robust else "svmplus",
+            "regularization": {"C": float(self.C)},
+            "kernel": kernel,
+            "gamma_star": self._gamma_star(star),
+            "rho": float(self.rho),
+            "tol": float(self.tol),
+            **self._robust_args(),
+        }
+
+    def _gamma(self, X: Any) -> float | None:
+        """``γ`` of ``k``: as given, else ``1/D`` (rbf; ``D`` the mean squared distance between rows) or
+        ``1/n_features`` (poly); None for the linear kernel."""
+        if self.kernel == "linear":
+            return None
+        if self.gamma is not None:
+            return float(self.gamma)
+        return _usvm.default_gaussian_gamma(X) if self.kernel == "rbf" else 1.0 / X.shape[1]
+
+    def _gamma_star(self, X_star: Any) -> float:
+        """``γ*`` of the Gaussian ``k*``: as given, else ``1/D*`` on the privileged features."""
+        return float(self.gamma_star) if self.gamma_star is not None else _usvm.default_gaussian_gamma(X_star)
+
+    def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
+        self.support_vectors_ = self.model_.support_vectors
+        self.dual_coef_ = self.model_.coef
+        self.intercept_ = self.model_.intercept
+        self.gamma_ = self._gamma(X)
+        self.gamma_star_ = json.loads(self.model_.params)["gamma_star"]
+        self.n_iter_ = np.array([r["n_iter"] for r in self.reports_], dtype=np.intp)
+
 
 class RobustSVMPlusClassifier(SVMPlusClassifier):
     """R-SVM+ (paper 004 eq. 15): SVM+ with the robust regulariser ``robust_lambda · Σ_s ‖∇f(x_s)‖²`` and

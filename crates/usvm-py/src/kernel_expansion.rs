@@ -1,11 +1,8 @@
-//! Bindings of the kernel SVM ([`usvm::svm::KernelSvmParams`], LIBSVM's SMO with per-example costs).
+//! The decision function of a kernel expansion given as arrays (TSVC's kernel form in Python).
 
-use ndarray::Array1;
 use numpy::{IntoPyArray, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use usvm::svm::KernelSvmParams;
 use usvm::{Kernel, KernelModel};
 
 use crate::{borrow_data, value_error};
@@ -22,54 +19,6 @@ fn kernel(name: &str, gamma: f64, degree: u32, coef0: f64) -> PyResult<Kernel> {
             )));
         }
     })
-}
-
-/// Fits a kernel SVM (C-SVC, per-example costs `C·sample_weight_i`; one-vs-rest for more than two classes).
-///
-/// With `kernel="precomputed"`, `x` holds rows of the Gram matrix in LIBSVM's layout (column 0 the serial
-/// number `1..ℓ`, column `j` the kernel value with training example `j`).
-/// Returns a dict: `support` (training indices of the support vectors), `dual_coef` (K × n_sv, `α_i y_i`),
-/// `intercept` (K,), `classes`, and per binary problem `objective` (the dual `½αᵀQα - 1ᵀα`), `n_iter`,
-/// `converged`, `max_violation`, `n_support`, `n_bounded`.
-#[pyfunction]
-#[pyo3(signature = (
-    x, y, *, sample_weight=None, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, c=1.0, tol=1e-3,
-    cache_mb=200.0, max_iter=0, shrinking=true
-))]
-#[allow(clippy::too_many_arguments)]
-fn fit_kernel_svm<'py>(
-    py: Python<'py>,
-    x: &Bound<'py, PyAny>,
-    y: PyReadonlyArray1<'py, i64>,
-    sample_weight: Option<&Bound<'py, PyAny>>,
-    kernel: &str,
-    gamma: f64,
-    degree: u32,
-    coef0: f64,
-    c: f64,
-    tol: f64,
-    cache_mb: f64,
-    max_iter: usize,
-    shrinking: bool,
-) -> PyResult<Bound<'py, PyDict>> {
-    let params =
-        KernelSvmParams { kernel: self::kernel(kernel, gamma, degree, coef0)?, c, tol, cache_mb, max_iter, shrinking };
-    let data = borrow_data(x, None, sample_weight)?;
-    let (views, labels) = (data.views(), y.as_array());
-    let fit = py.detach(|| params.fit(&views.to_dataset(labels.to_vec())?)).map_err(value_error)?;
-    let out = PyDict::new(py);
-    out.set_item("support", Array1::from(fit.support.iter().map(|&i| i as i64).collect::<Vec<_>>()).into_pyarray(py))?;
-    out.set_item("dual_coef", fit.model.coef.into_pyarray(py))?;
-    out.set_item("intercept", Array1::from(fit.model.intercept).into_pyarray(py))?;
-    out.set_item("classes", fit.model.classes)?;
-    let r = &fit.reports;
-    out.set_item("objective", r.iter().map(|r| r.objective).collect::<Vec<_>>())?;
-    out.set_item("n_iter", r.iter().map(|r| r.n_iter).collect::<Vec<_>>())?;
-    out.set_item("converged", r.iter().map(|r| r.converged()).collect::<Vec<_>>())?;
-    out.set_item("max_violation", r.iter().map(|r| r.max_violation).collect::<Vec<_>>())?;
-    out.set_item("n_support", r.iter().map(|r| r.n_support).collect::<Vec<_>>())?;
-    out.set_item("n_bounded", r.iter().map(|r| r.n_bounded).collect::<Vec<_>>())?;
-    Ok(out)
 }
 
 /// `f_k(x) = Σ_j dual_coef[k, j] k(x, s_j) + intercept[k]` for the rows of `x` and support vectors `s_j`
@@ -117,7 +66,6 @@ fn kernel_decision_function<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(fit_kernel_svm, m)?)?;
     m.add_function(wrap_pyfunction!(kernel_decision_function, m)?)?;
     Ok(())
 }
