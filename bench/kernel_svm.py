@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import os
 import time
 from pathlib import Path
@@ -98,13 +99,15 @@ def sklearn_ovr(x, y, xt, gamma, c, eps, cache, repeat):
 
 
 def usvm_ovr(x, y, xt, gamma, c, eps, cache, repeat):
-    t, r = best_of(
-        repeat, lambda: _usvm.fit_kernel_svm(x, y, kernel="rbf", gamma=gamma, c=c, tol=eps, cache_mb=cache)
+    params = json.dumps(
+        {"method": "svm", "regularization": {"C": c}, "kernel": {"type": "rbf", "gamma": gamma}, "tol": eps,
+         "cache_mb": cache}
     )
-    f = _usvm.kernel_decision_function(xt, x[r["support"]], r["dual_coef"], r["intercept"], kernel="rbf", gamma=gamma)
-    classes = np.array(r["classes"])
+    t, (model, reports, _) = best_of(repeat, lambda: _usvm.fit(params, x, y.astype(np.int64)))
+    f = np.asarray(model.decision_function(xt)).reshape(len(xt), -1)
+    classes = np.array(model.classes)
     pred = classes[(f[:, 0] > 0).astype(int)] if f.shape[1] == 1 else classes[np.argmax(f, axis=1)]
-    return t, pred, r
+    return t, pred, {"n_iter": [r["n_iter"] for r in reports]}
 
 
 def run(name, x, y, gamma, c, eps, cache, repeat):

@@ -14,6 +14,7 @@ P = ½‖w‖² + C Σ max(0, 1 - y_i(wᵀx_i + b)) each reaches is printed besi
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -97,8 +98,9 @@ def main():
     X32, V32 = X.astype(np.float32), V.astype(np.float32)
     t32, _ = best_of(args.runs, lambda: GSUClassifier(lam=lam).fit(X32, y, X_cov=V32))
     row("GSUClassifier, diagonal Σ, float32 input", t32)
-    t_bind, _ = best_of(args.runs, lambda: _usvm.fit_linear(X, y.astype(np.int64), cov=V, lam=lam))
-    row("_usvm.fit_linear, diagonal Σ (no sklearn layer)", t_bind)
+    gsu = json.dumps({"method": "gsu", "regularization": {"lambda": lam}})
+    t_bind, _ = best_of(args.runs, lambda: _usvm.fit(gsu, X, y.astype(np.int64), cov=V))
+    row("_usvm.fit, diagonal Σ (no sklearn layer)", t_bind)
     print(f"ratio GSUClassifier(Σ=0) / LinearSVC fit time:        {t0 / t_ll:.2f}")
     print(f"ratio GSUClassifier(diagonal Σ) / LinearSVC fit time: {t_diag / t_ll:.2f}")
     print(f"hinge primal, GSUClassifier(Σ=0) vs LinearSVC:        {(p0 - p_ll) / p_ll:+.2e} relative")
@@ -111,14 +113,15 @@ def main():
     y64 = ys.astype(np.int64)
     clf = GSUClassifier().fit(xs, ys, X_cov=vs)
     t_fit = median_time(1000, lambda: GSUClassifier().fit(xs, ys, X_cov=vs))
-    t_bind = median_time(1000, lambda: _usvm.fit_linear(xs, y64, cov=vs, lam=0.01))
+    gsu_default = json.dumps({"method": "gsu"})
+    t_bind = median_time(1000, lambda: _usvm.fit(gsu_default, xs, y64, cov=vs))
     t_pred = median_time(1000, lambda: clf.predict(xs))
     t_dec = median_time(1000, lambda: clf.decision_function(xs))
     t_llf = median_time(1000, lambda: LinearSVC(loss="hinge", dual=True).fit(xs, ys))
     t_llp = median_time(1000, lambda: ll_small.predict(xs)) if (ll_small := LinearSVC().fit(xs, ys)) else 0
     print(f"GSUClassifier().fit(X, y, X_cov=V)        {t_fit * 1e6:8.1f} µs")
     print(
-        f"_usvm.fit_linear (binding + Rust fit)     {t_bind * 1e6:8.1f} µs  ({clf.n_iter_} Newton iterations)"
+        f"_usvm.fit (binding + Rust fit)            {t_bind * 1e6:8.1f} µs  ({clf.n_iter_} Newton iterations)"
     )
     print(
         f"  scikit-learn layer (validation etc.)    {(t_fit - t_bind) * 1e6:8.1f} µs = "

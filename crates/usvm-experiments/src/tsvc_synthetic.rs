@@ -246,7 +246,7 @@ pub fn run_trial(protocol: &TsvcSynthetic, target: Target, l: usize, t: u64) -> 
         at_target_radius,
         svc_error: error_rate(&svc.model, &data.test)?,
         tsvc_error: error_rate(&tsvc.model, &data.test)?,
-        rounds: tsvc.reports[0].rounds,
+        rounds: tsvc.reports[0].report.rounds,
         svc_radius: boundary_radius(&svc.model),
         tsvc_radius: boundary_radius(&tsvc.model),
     })

@@ -1,14 +1,14 @@
-//! BE-SVM bindings: the basis expansion, the squared-hinge SVM and the whole BE-SVM. Settings cross as the
-//! core's parameter types in JSON (built by the Python estimators), fitted objects as Python classes holding
-//! the core's models; arrays as numpy arrays.
+//! BE-SVM's parts on their own: the basis expansion as a transformer (settings as the core's
+//! `BasisExpansionParams` in JSON), its default `γ`, and its squared-hinge solver for cross-checks. The
+//! classifier itself fits through the registry (`registry.rs`).
 
 use ndarray::Array1;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use usvm::besvm::{BasisExpansion, BasisExpansionParams, BeSvmModel, BeSvmParams, SquaredHingeSvmParams};
-use usvm::{Dataset, Features, ModelFile};
+use usvm::besvm::{BasisExpansion, BasisExpansionParams, SquaredHingeSvmParams};
+use usvm::{Dataset, Features};
 
 use crate::{borrow_data, value_error};
 
@@ -69,46 +69,6 @@ impl BasisExpansionMap {
     }
 }
 
-/// A fitted BE-SVM.
-#[pyclass(module = "usvm._usvm", frozen)]
-pub struct BeSvm {
-    inner: BeSvmModel,
-}
-
-#[pymethods]
-impl BeSvm {
-    /// Decision values, shape (n, 1) for two classes or (n, K) one-vs-rest.
-    fn decision_function<'py>(&self, py: Python<'py>, x: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let f = features(py, x)?;
-        let out = py.detach(|| self.inner.decision_function(&f)).map_err(value_error)?;
-        Ok(out.into_pyarray(py))
-    }
-    /// Pickling: the model as JSON, restored by `_besvm_from_state`.
-    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        let state = serde_json::to_string(&self.inner).map_err(json_error)?;
-        Ok((py.import("usvm._usvm")?.getattr("_besvm_from_state")?, (state,)))
-    }
-    /// The feature map.
-    fn expansion(&self) -> BasisExpansionMap {
-        BasisExpansionMap { inner: self.inner.expansion.clone() }
-    }
-    #[getter]
-    fn n_parameters(&self) -> usize {
-        self.inner.n_parameters()
-    }
-    /// The usvm JSON model file (readable by `usvm predict`); `classes` replace the integer labels.
-    #[pyo3(signature = (classes, hyperparameters="{}"))]
-    fn to_json(&self, classes: Vec<i64>, hyperparameters: &str) -> PyResult<String> {
-        let mut model = self.inner.clone();
-        if classes.len() != model.linear.classes.len() {
-            return Err(PyValueError::new_err("classes must have one entry per class"));
-        }
-        model.linear.classes = classes;
-        let hyper: serde_json::Value = serde_json::from_str(hyperparameters).map_err(json_error)?;
-        Ok(ModelFile::from_basis_expansion(&model, "besvm", hyper).to_json())
-    }
-}
-
 /// Fits the basis expansion with `params` (JSON of `usvm::besvm::BasisExpansionParams`).
 #[pyfunction]
 fn fit_basis_expansion(py: Python<'_>, x: &Bound<'_, PyAny>, params: &str) -> PyResult<BasisExpansionMap> {
@@ -127,31 +87,9 @@ fn reports<'py>(py: Python<'py>, r: &[usvm::svm::FitReport], out: &Bound<'py, Py
     Ok(())
 }
 
-/// Fits BE-SVM with `params` (JSON of `usvm::besvm::BeSvmParams`) on integer labels. Returns
-/// `(model, dict)` with `coef`, `intercept`, `classes` and per binary problem `objective` (`J`; `C·n·J` is
-/// the C-form), `n_iter`, `converged`, `gradient_norm`.
-#[pyfunction]
-#[pyo3(signature = (x, y, params, *, sample_weight=None))]
-fn fit_besvm<'py>(
-    py: Python<'py>,
-    x: &Bound<'py, PyAny>,
-    y: PyReadonlyArray1<'py, i64>,
-    params: &str,
-    sample_weight: Option<&Bound<'py, PyAny>>,
-) -> PyResult<(BeSvm, Bound<'py, PyDict>)> {
-    let params: BeSvmParams = serde_json::from_str(params).map_err(json_error)?;
-    let data = dataset(py, x, y, sample_weight)?;
-    let fit = py.detach(|| params.fit(&data)).map_err(value_error)?;
-    let out = PyDict::new(py);
-    out.set_item("coef", fit.model.linear.coef.clone().into_pyarray(py))?;
-    out.set_item("intercept", Array1::from(fit.model.linear.intercept.clone()).into_pyarray(py))?;
-    out.set_item("classes", fit.model.linear.classes.clone())?;
-    reports(py, &fit.reports, &out)?;
-    Ok((BeSvm { inner: fit.model }, out))
-}
-
 /// The squared-hinge SVM `½‖w‖² + C Σ c_i max(0, 1 - y_i(wᵀx_i + b))²` (LIBLINEAR `-s 2`, bias not
-/// regularised) by the core's Newton solver; same dict as [`fit_besvm`].
+/// regularised) by BE-SVM's Newton solver, on features given as they are (for cross-checks of that solver):
+/// `coef`, `intercept`, `classes` and per binary problem `objective`, `n_iter`, `converged`, `gradient_norm`.
 #[pyfunction]
 #[pyo3(signature = (x, y, *, c=1.0, fit_intercept=true, tol=1e-10, max_iter=1000, sample_weight=None))]
 #[allow(clippy::too_many_arguments)]
@@ -184,23 +122,15 @@ fn gamma_scale(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<f64> {
 }
 
 #[pyfunction]
-fn _besvm_from_state(state: &str) -> PyResult<BeSvm> {
-    Ok(BeSvm { inner: serde_json::from_str(state).map_err(json_error)? })
-}
-
-#[pyfunction]
 fn _besvm_map_from_state(state: &str) -> PyResult<BasisExpansionMap> {
     Ok(BasisExpansionMap { inner: serde_json::from_str(state).map_err(json_error)? })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<BasisExpansionMap>()?;
-    m.add_class::<BeSvm>()?;
     m.add_function(wrap_pyfunction!(fit_basis_expansion, m)?)?;
-    m.add_function(wrap_pyfunction!(fit_besvm, m)?)?;
     m.add_function(wrap_pyfunction!(fit_squared_hinge, m)?)?;
     m.add_function(wrap_pyfunction!(gamma_scale, m)?)?;
-    m.add_function(wrap_pyfunction!(_besvm_from_state, m)?)?;
     m.add_function(wrap_pyfunction!(_besvm_map_from_state, m)?)?;
     Ok(())
 }

@@ -13,11 +13,9 @@
 //! core arrive as `ValueError` carrying the core's message; arrays of an unsupported type as `TypeError`.
 
 mod besvm;
-mod kernel_expansion;
 mod plot;
 mod registry;
 mod svm_plus;
-mod tsvc;
 mod uncertainty;
 
 use ndarray::{Array, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
@@ -487,12 +485,10 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_platt, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_split, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_k_fold, m)?)?;
-    kernel_expansion::register(m)?;
     uncertainty::register(m)?;
     besvm::register(m)?;
     plot::register(m)?;
     svm_plus::register(m)?;
-    tsvc::register(m)?;
     registry::register(m)?;
     Ok(())
 }

@@ -219,12 +219,25 @@ impl PyModel {
 
     /// Pickling: the model file, restored by `Model.from_json`.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<(Bound<'py, PyAny>, (String,))> {
-        Ok((py.get_type::<PyModel>().getattr("from_json")?, (self.to_json(),)))
+        Ok((py.get_type::<PyModel>().getattr("from_json")?, (self.to_json(None)?,)))
     }
 
-    /// The model file (version 2), the same text `usvm train` writes.
-    fn to_json(&self) -> String {
-        self.file().to_json() + "\n"
+    /// The model file (version 2), the same text `usvm train` writes; `classes`, one per class, replace
+    /// the model's labels.
+    #[pyo3(signature = (classes=None))]
+    fn to_json(&self, classes: Option<Vec<i64>>) -> PyResult<String> {
+        let mut file = self.file();
+        if let Some(classes) = classes {
+            if classes.len() != file.classes.len() {
+                return Err(UsvmError::new_err(format!(
+                    "classes has {} labels; the model has {} classes",
+                    classes.len(),
+                    file.classes.len()
+                )));
+            }
+            file.classes = classes;
+        }
+        Ok(file.to_json() + "\n")
     }
 
     /// Reads a model file (version 1 or 2).
@@ -251,7 +264,7 @@ impl PyModel {
 /// the estimators accept; `x_star` the privileged features of SVM+/R-SVM+; `start` a `Model` of the same
 /// classes and features to warm-start the linear methods from. Returns the `Model`, one report dict per
 /// binary problem (`objective`, `n_iter`, `termination`, `converged`, `gradient_norm`,
-/// `initial_gradient_norm`, `duality_gap`, `objective_trace`) and the training indices of the support
+/// `initial_gradient_norm`, `duality_gap`, `objective_trace`, `rounds`, `norm_bound`) and the training indices of the support
 /// vectors where the method selects them (the SVM; else None).
 #[pyfunction]
 #[pyo3(signature = (params_json, x, y, *, cov=None, sample_weight=None, x_star=None, seed=0, threads=None, start=None))]
@@ -296,6 +309,8 @@ fn fit<'py>(
             d.set_item("initial_gradient_norm", r.initial_gradient_norm)?;
             d.set_item("duality_gap", r.duality_gap)?;
             d.set_item("objective_trace", r.objective_trace.clone())?;
+            d.set_item("rounds", r.rounds)?;
+            d.set_item("norm_bound", r.norm_bound)?;
             Ok(d)
         })
         .collect::<PyResult<Vec<_>>>()?;

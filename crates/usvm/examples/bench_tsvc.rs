@@ -42,7 +42,7 @@ fn main() {
             TsvcForm::Alternating => println!(
                 "alternating  {secs:>8.3} s  objective {:.10}  rounds {} (SVM solves; trace {:?})  Newton iterations {}  converged {}",
                 r.report.objective,
-                r.rounds,
+                r.report.rounds,
                 r.report.objective_trace.iter().map(|v| format!("{v:.6}")).collect::<Vec<_>>(),
                 r.report.n_iter,
                 r.report.converged()
@@ -50,9 +50,9 @@ fn main() {
             TsvcForm::Socp => println!(
                 "socp         {secs:>8.3} s  objective {:.10}  cone solves {}  interior-point iterations {}  γ = {:.6}  duality gap {:.2e}  lower bound {:.10}  certified {}",
                 r.report.objective,
-                r.rounds,
+                r.report.rounds,
                 r.report.n_iter,
-                r.gamma.unwrap(),
+                r.report.norm_bound.unwrap(),
                 r.duality_gap.unwrap(),
                 r.lower_bound.unwrap(),
                 r.report.converged()

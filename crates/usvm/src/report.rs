@@ -71,10 +71,19 @@ pub struct FitReport {
     /// The objective after each round (alternating methods) or stage (continuation); monotone for
     /// the alternating methods.
     pub objective_trace: Vec<f64>,
-    /// The relative duality gap `(J - D)/J` of the solution against a dual lower bound `D`, for solvers
-    /// that certify one (dual coordinate descent, the cone programmes); `None` otherwise.
+    /// The relative duality gap of the solution against a dual lower bound `D`, for solvers that certify
+    /// one: `(J - D)/|J|` (dual coordinate descent) or `(J - D)/max(1, |J|)` (TSVC's cone programme, whose
+    /// slack objective `J` may be 0); `None` otherwise.
     #[serde(default)]
     pub duality_gap: Option<f64>,
+    /// Outer rounds: the SVM solves of an alternating method (Power SVM, TSVC; the first included) or the
+    /// cone programmes solved (TSVC's cone form); 0 for a method that is one solve.
+    #[serde(default)]
+    pub rounds: usize,
+    /// TSVC's cone form: the bound `γ` on `‖w‖` of eq. 8 at the solution (the optimal one when solving for
+    /// `C`); `None` otherwise.
+    #[serde(default)]
+    pub norm_bound: Option<f64>,
 }
 
 impl FitReport {

@@ -193,7 +193,7 @@ fn alternating_and_socp_agree_on_separable_data() {
         let socp = TsvcParams { form: TsvcForm::Socp, ..params }.fit(&data).unwrap();
         let (ra, rs) = (&alt.reports[0], &socp.reports[0]);
         assert!(ra.report.converged() && rs.report.converged());
-        assert!(ra.rounds >= 2);
+        assert!(ra.report.rounds >= 2);
         assert!(common::rel_diff(ra.report.objective, rs.report.objective) < 1e-6, "{ra:?} vs {rs:?}");
         let ((wa, ba), (ws, bs)) = (linear(&alt), linear(&socp));
         let scale = wa.iter().map(|v| v * v).sum::<f64>().sqrt();
@@ -210,7 +210,7 @@ fn alternating_trace_is_monotone_and_stops() {
     let fit = TsvcParams { c: 1.0, delta: Delta::PerExample(delta.clone()), ..Default::default() }.fit(&data).unwrap();
     let r = &fit.reports[0];
     let trace = &r.report.objective_trace;
-    assert!(trace.len() >= 2 && r.rounds >= trace.len(), "{r:?}");
+    assert!(trace.len() >= 2 && r.report.rounds >= trace.len(), "{r:?}");
     assert!(trace.windows(2).all(|w| w[1] <= w[0]), "not monotone: {trace:?}");
     assert!(r.report.converged());
     let y = common::labels_pm1(&data);
@@ -221,7 +221,7 @@ fn alternating_trace_is_monotone_and_stops() {
     let one = TsvcParams { max_rounds: 1, tol: 0.0, delta: Delta::PerExample(delta), ..Default::default() }
         .fit(&data)
         .unwrap();
-    assert!(one.reports[0].rounds == 2 && one.reports[0].report.objective_trace[0] == trace[0]);
+    assert!(one.reports[0].report.rounds == 2 && one.reports[0].report.objective_trace[0] == trace[0]);
 }
 
 #[test]
@@ -348,7 +348,7 @@ fn socp_for_a_cost_searches_the_bound_when_the_relaxation_is_loose() {
     let socp = TsvcParams { form: TsvcForm::Socp, ..params }.fit(&data).unwrap();
     let r = &socp.reports[0];
     let (lower, value) = (r.lower_bound.unwrap(), r.report.objective);
-    assert!(r.rounds > 1 + 12, "the relaxation was exact: {r:?}");
+    assert!(r.report.rounds > 1 + 12, "the relaxation was exact: {r:?}");
     assert!(lower <= value, "{lower} > {value}");
     assert!(r.duality_gap.unwrap().abs() <= 1e-6 * value, "{r:?}");
     let ja = alt.reports[0].report.objective;

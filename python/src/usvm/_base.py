@@ -2,7 +2,7 @@
 
 Every method of the registry (``usvm.METHODS``) is reachable through :class:`Classifier` with no code of its
 own: the estimator sends ``{"method": ..., **params}`` as JSON to the core's single ``fit``, keeps the
-fitted ``Model``; ``decision_function``/``predict`` come from ``DecisionMixin`` as for every estimator.
+fitted ``Model``; ``decision_function`` and ``predict`` are the base's, as for every estimator.
 """
 
 from __future__ import annotations
@@ -20,14 +20,12 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from . import _usvm
 from ._checks import FLOATS as _FLOATS
 from ._checks import checked_sample_weight, encode_classes
-from ._decision import DecisionMixin
 from ._covariance import _as_cov
 
 __all__ = ["Classifier", "RegistryClassifier"]
 
 
-
-class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
+class RegistryClassifier(ClassifierMixin, BaseEstimator):
     """Base of the estimators fitted through the registry.
 
     A subclass says which method it fits and with which registry fields (:meth:`_registry_params`, from its
@@ -38,6 +36,10 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
 
     def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:  # pragma: no cover
         raise NotImplementedError
+
+    # λ-form sample weights normalised to mean 1, so that the data term is (1/Σc) Σ c_i L_i (the estimators'
+    # documented objective); the generic Classifier passes them as given, as the CLI does.
+    _mean_one_weights = False
 
     def _seed(self) -> int:
         return 0
@@ -56,8 +58,10 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         accept_sparse: Any = "csr",
         ensure_min_samples: int = 1,
         cov_name: str = "X_cov",
+        fit_params: dict[str, Any] | None = None,
     ) -> Any:
-        """Validates the data, fits through the core's ``fit`` and sets ``classes_``, ``model_``,
+        """Validates the data, fits through the core's ``fit`` (``fit_params``: registry fields given to this
+        ``fit`` call, over the estimator's own) and sets ``classes_``, ``model_``,
         ``reports_``, ``n_iter_``, ``objective_``, ``converged_`` (and ``support_``, the support vectors'
         training indices, where the method has them); warns (``ConvergenceWarning``) when a
         solver did not converge."""
@@ -76,7 +80,8 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
             if star.shape[0] != n:
                 raise ValueError(f"X_star has {star.shape[0]} rows for {n} samples")
         warm = getattr(self, "warm_start", False) and np.array_equal(getattr(self, "classes_", None), classes)
-        model, reports, support = self._fit_core(X, y_enc, cov, sw, star, start=self.model_ if warm else None)
+        start = self.model_ if warm else None
+        model, reports, support = self._fit_core(X, y_enc, cov, sw, star, start=start, fit_params=fit_params)
         self.classes_ = classes
         self.model_ = model
         self.reports_ = reports
@@ -97,10 +102,19 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _fit_core(
-        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
+        self,
+        X: Any,
+        y_enc: np.ndarray,
+        cov: Any,
+        sw: np.ndarray | None,
+        star: Any = None,
+        start: Any = None,
+        fit_params: dict[str, Any] | None = None,
     ) -> tuple[Any, list[dict], Any]:
         """One call of the core's ``fit`` on validated data (labels ``0..K-1``)."""
-        params = self._registry_params(X, cov, sw, star)
+        params = {**self._registry_params(X, cov, sw, star), **(fit_params or {})}
+        if sw is not None and self._mean_one_weights and "lambda" in params.get("regularization", {}):
+            sw = sw * (len(sw) / sw.sum())
         return _usvm.fit(
             json.dumps(params),
             X,
@@ -115,14 +129,31 @@ class RegistryClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
         """Sets a subclass's own fit attributes (after ``model_`` and ``reports_``)."""
 
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``f(x)``: shape (n_samples,) for two classes (``> 0`` means ``classes_[1]``), else
+        (n_samples, n_classes), one column per class (one-vs-rest)."""
+        scores = self._scores(X)
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of each example: ``classes_[f > 0]`` for two classes, else ``classes_[argmax_k f_k]``."""
+        scores = self._scores(X)
+        if scores.shape[1] == 1:
+            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
     def _scores(self, X: Any) -> np.ndarray:
+        """The decision values as an (n_samples, n_outputs) array."""
         check_is_fitted(self, "model_")
         X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
         return np.asarray(self.model_.decision_function(X)).reshape(X.shape[0], -1)
 
     def to_json(self) -> str:
-        """The model file (version 2), as ``usvm train`` writes it (labels are the class indices)."""
+        """The model file (version 2), as ``usvm train`` writes it, readable by ``usvm predict``: integer
+        class labels as they are, other labels as their indices into ``classes_``."""
         check_is_fitted(self, "model_")
+        if np.issubdtype(self.classes_.dtype, np.integer):
+            return self.model_.to_json([int(c) for c in self.classes_])
         return self.model_.to_json()
 
 
@@ -134,7 +165,8 @@ def _why(report: dict) -> str:
         "attainable accuracy",
         "not_certified": "not_certified: the relaxation's bound did not certify the solution",
     }.get(report["termination"], report["termination"])
-    return f"{what} (residual {report['gradient_norm']:.3g} after {report['n_iter']} iterations)"
+    rounds = f" in {report['rounds']} rounds" if report.get("rounds") else ""
+    return f"{what} (residual {report['gradient_norm']:.3g} after {report['n_iter']} iterations{rounds})"
 
 
 class Classifier(RegistryClassifier):

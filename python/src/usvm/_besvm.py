@@ -12,19 +12,17 @@ import numbers
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
-from sklearn.utils.multiclass import check_classification_targets
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._checks import checked_sample_weight, encode_classes
 from . import _usvm
-from ._decision import DecisionMixin
+from ._base import RegistryClassifier
+from ._checks import FLOATS as _FLOATS
 
 __all__ = ["BasisExpansion", "BasisExpansionClassifier"]
 
 _SIMILARITIES = ("linear", "rbf", "rigid", "deformable")
 _SELECTIONS = ("random", "index", "kmedoids", "nystroem")
-_FLOATS = [np.float64, np.float32]
 
 
 def _seed(random_state: Any) -> int:
@@ -197,7 +195,7 @@ class BasisExpansion(_ExpansionParams, TransformerMixin, BaseEstimator):
         return np.asarray([f"be{k}" for k in range(self.n_features_out_)], dtype=object)
 
 
-class BasisExpansionClassifier(DecisionMixin, _ExpansionParams, ClassifierMixin, BaseEstimator):
+class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
     """BE-SVM: ``min ½‖w‖² + C Σ c_i max(0, 1 - y_i(wᵀφ(x_i) + b))²`` on the :class:`BasisExpansion` map,
     one-vs-rest for more than two classes, solved to high precision by a primal Newton method.
 
@@ -253,55 +251,57 @@ class BasisExpansionClassifier(DecisionMixin, _ExpansionParams, ClassifierMixin,
         return tags
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BasisExpansionClassifier:
+        return self._fit(X, y, sample_weight=sample_weight, ensure_min_samples=2)
+
+    def _check_params(self) -> None:
         for name in ("C", "tol"):
             v = getattr(self, name)
             if not isinstance(v, numbers.Real) or isinstance(v, bool) or not math.isfinite(v) or v <= 0:
                 raise ValueError(f"{name} must be a positive finite number; got {v!r}")
         if not isinstance(self.max_iter, numbers.Integral) or isinstance(self.max_iter, bool) or self.max_iter < 1:
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order=None, ensure_min_samples=2)
-        check_classification_targets(y)
-        classes, y_enc = encode_classes(self, y)
-        n = X.shape[0]
-        sw = checked_sample_weight(sample_weight, n, y_enc)
-        params = {
-            "expansion": self._expansion_params(X),
-            "svm": {"c": float(self.C), "fit_intercept": bool(self.fit_intercept), "tol": float(self.tol),
-                    "max_iter": int(self.max_iter)},
+
+    def _seed(self) -> int:
+        return _seed(self.random_state)
+
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+        expansion = self._expansion_params(X)
+        grid = None
+        similarity = []
+        for m in expansion["measures"]:
+            if m["type"] in ("linear", "rbf"):
+                similarity.append("linear" if m["type"] == "linear" else f"rbf:{m['gamma']!r}")
+                continue
+            grid = m["grid"]
+            shifts = [m["shift"]] + ([m["local_shift"]] if m["type"] == "deformable" else [])
+            similarity.append(":".join([m["type"], *map(str, shifts)]))
+        size = expansion["basis_size"]
+        return {
+            "method": "besvm",
+            "regularization": {"C": float(self.C)},
+            "fit_intercept": bool(self.fit_intercept),
+            "tol": float(self.tol),
+            "max_iter": int(self.max_iter),
+            "similarity": similarity,
+            "shape": None if grid is None else f"{grid['height']}x{grid['width']}x{grid['channels']}",
+            "basis_size": str(size["count"]) if "count" in size else repr(size["fraction"]),
+            "basis_selection": self.basis_selection,
         }
-        model, result = _usvm.fit_besvm(X, y_enc.astype(np.int64), json.dumps(params), sample_weight=sw)
-        self.model_ = model
-        self.params_ = params
-        self.classes_ = classes
-        self.coef_ = result["coef"]
-        self.intercept_ = result["intercept"]
-        self.objective_ = np.asarray(result["objective"], dtype=np.float64)
-        self.converged_ = np.asarray(result["converged"], dtype=bool)
-        self.n_iter_ = int(max(result["n_iter"]))
-        self.n_parameters_ = int(model.n_parameters)
+
+    def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
+        self.coef_ = self.model_.coef
+        self.intercept_ = self.model_.intercept
+        self.n_parameters_ = int(self.model_.n_parameters)
         expansion = BasisExpansion(
             similarity=self.similarity, gamma=self.gamma, shift=self.shift, local_shift=self.local_shift,
             grid=self.grid, basis_size=self.basis_size, basis_selection=self.basis_selection,
             random_state=self.random_state,
         )
-        expansion.map_ = model.expansion()
+        expansion.map_ = self.model_.expansion()
         expansion.basis_indices_ = np.asarray(expansion.map_.basis_indices, dtype=np.intp)
         expansion.n_features_out_ = int(expansion.map_.n_outputs)
-        expansion.measures_ = params["expansion"]["measures"]
+        expansion.measures_ = self._measures(X)
         expansion.n_features_in_ = self.n_features_in_
         if hasattr(self, "feature_names_in_"):
             expansion.feature_names_in_ = self.feature_names_in_
         self.expansion_ = expansion
-        return self
-
-    def _scores(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
-        return self.model_.decision_function(X)
-
-    def to_json(self) -> str:
-        """The usvm JSON model file (integer class labels only), readable by ``usvm predict``."""
-        check_is_fitted(self)
-        if not np.issubdtype(self.classes_.dtype, np.integer):
-            raise ValueError("model files store integer class labels")
-        return self.model_.to_json([int(c) for c in self.classes_], json.dumps(self.params_))

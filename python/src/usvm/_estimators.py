@@ -153,6 +153,8 @@ class GSUClassifier(RegistryClassifier):
     True
     """
 
+    _mean_one_weights = True
+
     def __init__(
         self,
         *,
@@ -239,13 +241,6 @@ class GSUClassifier(RegistryClassifier):
             params["max_rounds"] = int(self.max_rounds)
         return params
 
-    def _fit_core(
-        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
-    ) -> tuple[Any, list[dict], Any]:
-        # λ-form weights are normalised to mean 1, so that the data term is (1/Σc) Σ c_i L_i.
-        if sw is not None and self.C is None:
-            sw = sw * (len(sw) / sw.sum())
-        return super()._fit_core(X, y_enc, cov, sw, star, start)
 
     def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None) -> GSUClassifier:
         """Fits the hyperplane(s).

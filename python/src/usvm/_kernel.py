@@ -65,6 +65,8 @@ class KernelGSUClassifier(RegistryClassifier):
     True
     """
 
+    _mean_one_weights = True
+
     def __init__(
         self,
         *,
@@ -176,13 +178,6 @@ class KernelGSUClassifier(RegistryClassifier):
     def _gamma(self, X: Any) -> float:
         return 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
 
-    def _fit_core(
-        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
-    ) -> tuple[Any, list[dict], Any]:
-        # λ-form weights are normalised to mean 1, so that the data term is (1/Σc) Σ c_i L_i.
-        if sw is not None and self.C is None:
-            sw = sw * (len(sw) / sw.sum())
-        return super()._fit_core(X, y_enc, cov, sw, star, start)
 
     def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
         self.lam_ = float(self.lam) if self.C is None else 1.0 / (self.C * X.shape[0])

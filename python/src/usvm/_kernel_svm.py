@@ -155,9 +155,7 @@ class KernelSVMClassifier(RegistryClassifier):
             "max_iter": 0 if self.max_iter == -1 else int(self.max_iter),
         }
 
-    def _fit_core(
-        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
-    ) -> tuple[Any, list[dict], Any]:
+    def _fit_core(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, *args: Any, **kw: Any) -> Any:
         n = X.shape[0]
         if sw is not None:
             n_classes = int(y_enc.max()) + 1
@@ -172,7 +170,7 @@ class KernelSVMClassifier(RegistryClassifier):
             if X.shape[1] != n:
                 raise ValueError(f"a precomputed kernel needs a square Gram matrix; got shape {X.shape}")
             X = _libsvm_layout(X)
-        return super()._fit_core(X, y_enc, cov, sw, star, start)
+        return super()._fit_core(X, y_enc, cov, sw, *args, **kw)
 
     def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
         precomputed = self.kernel == "precomputed"

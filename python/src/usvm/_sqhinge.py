@@ -84,6 +84,8 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
     True
     """
 
+    _mean_one_weights = True
+
     def __init__(
         self,
         *,
@@ -163,13 +165,6 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
             "solver": solver,
         }
 
-    def _fit_core(
-        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, star: Any = None, start: Any = None
-    ) -> tuple[Any, list[dict], Any]:
-        # λ-form weights are normalised to mean 1, so that the data term is (1/Σc) Σ c_i L_i.
-        if sw is not None and self.C is None:
-            sw = sw * (len(sw) / sw.sum())
-        return super()._fit_core(X, y_enc, cov, sw, star, start)
 
     def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
         self.coef_ = self.model_.coef

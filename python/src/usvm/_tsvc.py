@@ -4,25 +4,17 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._checks import checked_sample_weight, encode_classes, non_negative_real, positive_real
-from . import _usvm
-from ._decision import DecisionMixin
+from ._base import RegistryClassifier
+from ._checks import non_negative_real, positive_real
 
 __all__ = ["TSVCClassifier"]
 
-_FLOATS = [np.float64, np.float32]
 
-
-class TSVCClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
+class TSVCClassifier(RegistryClassifier):
     """Total SVC: every input may move within a ball ``‖Δx_i‖ ≤ δ_i`` to where it fits best.
 
     Minimises ``½‖w‖² + C Σ_i c_i max(0, 1 - y_i(wᵀx_i + b) - δ_i‖w‖)`` (eq. 7; ``c_i`` the
@@ -51,7 +43,7 @@ class TSVCClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
     ----------
     classes_, coef_ and intercept_ (linear), support_vectors_ (the shifted points), dual_coef_ and
     intercept_ (kernel), objective_, objective_trace_, n_rounds_, converged_, gamma_bound_ and
-    duality_gap_ (socp).
+    duality_gap_ (socp; the relative gap ``(J - D)/max(1, |J|)`` of eq. 8 against its dual eq. 9).
 
     >>> import numpy as np
     >>> from usvm import TSVCClassifier
@@ -108,78 +100,47 @@ class TSVCClassifier(DecisionMixin, ClassifierMixin, BaseEstimator):
         if not isinstance(self.max_rounds, numbers.Integral) or isinstance(self.max_rounds, bool) or self.max_rounds < 0:
             raise ValueError(f"max_rounds must be a non-negative integer; got {self.max_rounds!r}")
 
-    def _deltas(self, delta: Any, n: int) -> list[float]:
-        d = np.asarray(delta, dtype=np.float64)
-        if d.ndim == 0:
-            d = d.reshape(1)
-        elif d.shape != (n,):
-            raise ValueError(f"delta must be a number or have shape ({n},); got {d.shape}")
-        if not np.all(np.isfinite(d)) or np.any(d < 0):
-            raise ValueError("delta must be finite and non-negative")
-        if n == 1 and d.size == 1:
-            return [float(d[0])]
-        return d.tolist()
-
     def fit(self, X: Any, y: Any, sample_weight: Any = None, delta: Any = None) -> TSVCClassifier:
         """Fits TSVC. ``delta`` (optional) gives this fit's per-example bounds instead of ``self.delta``."""
-        self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=_FLOATS, order="C")
-        check_classification_targets(y)
-        n = X.shape[0]
-        classes, y_enc = encode_classes(self, y)
-        deltas = self._deltas(self.delta if delta is None else delta, n)
-        sw = checked_sample_weight(sample_weight, n, y_enc)
-        result = _usvm.fit_tsvc(
-            X,
-            y_enc.astype(np.int64),
-            delta=deltas,
-            sample_weight=sw,
-            kernel=self.kernel,
-            gamma=float(self.gamma),
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-            c=float(self.C),
-            form=self.form,
-            max_rounds=int(self.max_rounds),
-            tol=float(self.tol),
-            fit_intercept=bool(self.fit_intercept),
-        )
-        self.classes_ = classes
-        if self.kernel == "linear":
-            self.coef_ = result["coef"]
-            self.intercept_ = result["intercept"]
-        else:
-            self.support_vectors_ = result["support_vectors"]
-            self.dual_coef_ = result["dual_coef"]
-            self.intercept_ = result["intercept"]
-        self.objective_ = np.asarray(result["objective"], dtype=np.float64)
-        self.objective_trace_ = [np.asarray(t, dtype=np.float64) for t in result["objective_trace"]]
-        self.n_rounds_ = np.asarray(result["rounds"], dtype=np.intp)
-        self.converged_ = np.asarray(result["converged"], dtype=bool)
-        self.gamma_bound_ = result["gamma"]
-        self.duality_gap_ = result["duality_gap"]
-        if not self.converged_.all():
-            warnings.warn(
-                "TSVC did not meet its stopping rule (max_rounds reached or the solver did not converge)",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        return self
+        return self._fit(X, y, sample_weight=sample_weight, fit_params={"delta": _delta(delta)} if delta is not None else None)
 
-    def _scores(self, X: Any) -> np.ndarray:
-        check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order="C", reset=False)
-        if self.kernel == "linear":
-            return np.asarray(X @ self.coef_.T) + self.intercept_
-        if self.support_vectors_.shape[0] == 0:
-            return np.tile(self.intercept_, (X.shape[0], 1))
-        return _usvm.kernel_decision_function(
-            X,
-            np.ascontiguousarray(self.support_vectors_),
-            np.ascontiguousarray(self.dual_coef_),
-            np.asarray(self.intercept_, np.float64),
-            kernel=self.kernel,
-            gamma=float(self.gamma),
-            degree=int(self.degree),
-            coef0=float(self.coef0),
-        )
+    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+        kernel: dict[str, Any] = {"type": "polynomial" if self.kernel == "poly" else self.kernel}
+        if self.kernel != "linear":
+            kernel["gamma"] = float(self.gamma)
+        if self.kernel == "poly":
+            kernel.update(degree=int(self.degree), coef0=float(self.coef0))
+        form: dict[str, Any] = {"name": self.form}
+        if self.form == "alternating":
+            form.update(max_rounds=int(self.max_rounds), tol=float(self.tol))
+        return {
+            "method": "tsvc",
+            "regularization": {"C": float(self.C)},
+            "kernel": kernel,
+            "delta": _delta(self.delta),
+            "fit_intercept": bool(self.fit_intercept),
+            "form": form,
+        }
+
+    def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
+        if self.model_.kind == "linear":
+            self.coef_ = self.model_.coef
+        else:
+            self.support_vectors_ = self.model_.support_vectors
+            self.dual_coef_ = self.model_.coef
+        self.intercept_ = self.model_.intercept
+        self.objective_trace_ = [np.asarray(r["objective_trace"], dtype=np.float64) for r in self.reports_]
+        self.n_rounds_ = np.array([r["rounds"] for r in self.reports_], dtype=np.intp)
+        self.gamma_bound_ = [r["norm_bound"] for r in self.reports_]
+        self.duality_gap_ = [r["duality_gap"] for r in self.reports_]
+
+
+def _delta(delta: Any) -> Any:
+    """The bounds as the registry takes them: one number, or a list with one per example (checked by the
+    core: finite, non-negative, one per training example)."""
+    d = np.asarray(delta, dtype=np.float64)
+    if d.ndim == 0:
+        return float(d)
+    if d.ndim != 1:
+        raise ValueError(f"delta must be a number or have shape (n_samples,); got {d.shape}")
+    return d.tolist()

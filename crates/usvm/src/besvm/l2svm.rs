@@ -154,6 +154,8 @@ impl SquaredHingeSvmParams {
             sigma_floor: 0.0,
             objective_trace: vec![result.value],
             duality_gap: dual.map(|d| dual_cd::relative_gap(result.value, d)),
+            rounds: 0,
+            norm_bound: None,
         };
         (result.x, report)
     }

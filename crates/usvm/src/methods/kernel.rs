@@ -75,6 +75,8 @@ impl Svm {
                 sigma_floor: 0.0,
                 objective_trace: Vec::new(),
                 duality_gap: None,
+                rounds: 0,
+                norm_bound: None,
             })
             .collect();
         Ok(Fit { model: Model::Kernel(fit.model), reports, support: Some(fit.support) })

@@ -78,6 +78,8 @@ pub fn solve<L: MarginLoss>(objective: &Objective<'_, L>, settings: &SgdSettings
         sigma_floor: objective.sigma_floor,
         objective_trace: Vec::new(),
         duality_gap: None,
+        rounds: 0,
+        norm_bound: None,
     };
     (average, report)
 }

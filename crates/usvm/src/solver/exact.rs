@@ -147,6 +147,8 @@ fn solve_all_columns<L: MarginLoss>(
                 sigma_floor: floor,
                 objective_trace: trace,
                 duality_gap: None,
+                rounds: 0,
+                norm_bound: None,
             };
             return (x, report);
         }

@@ -24,9 +24,8 @@ pub(crate) fn shift_points(features: &Features, y: &[f64], radii: &[f64], w: &[f
 pub(crate) struct Alternation {
     pub theta: Vec<f64>,
     /// The last accepted SVM's report with the objective, total iterations and trace of eq. 7.
+    /// Its `rounds` counts the SVM solves, the first one included.
     pub report: FitReport,
-    /// SVM solves, the first one included.
-    pub rounds: usize,
     /// Whether the rounds stopped by the rule (no or a small decrease) rather than by `max_rounds`.
     pub settled: bool,
 }
@@ -76,5 +75,6 @@ pub(crate) fn alternate(
     report.objective = value;
     report.n_iter = n_iter;
     report.objective_trace = trace;
-    Alternation { theta, report, rounds, settled }
+    report.rounds = rounds;
+    Alternation { theta, report, settled }
 }

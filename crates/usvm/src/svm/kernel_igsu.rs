@@ -378,6 +378,8 @@ impl KernelIgsuParams {
                 sigma_floor: 0.0,
                 objective_trace: Vec::new(),
                 duality_gap: None,
+                rounds: 0,
+                norm_bound: None,
             });
             coef.row_mut(k).assign(&ArrayView1::from(&alpha[..]));
             intercept.push(b);

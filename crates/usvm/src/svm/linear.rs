@@ -321,6 +321,8 @@ impl LinearSvmParams {
             sigma_floor: 0.0,
             objective_trace: vec![value],
             duality_gap: Some(gap),
+            rounds: 0,
+            norm_bound: None,
         };
         (cd.theta, report)
     }

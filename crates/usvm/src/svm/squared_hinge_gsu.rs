@@ -174,6 +174,8 @@ impl SquaredHingeGsuParams {
                     sigma_floor: 0.0,
                     objective_trace: r.trace,
                     duality_gap: None,
+                    rounds: 0,
+                    norm_bound: None,
                 };
                 (r.x, report)
             }

@@ -276,6 +276,8 @@ fn solve_all(
             sigma_floor: 0.0,
             objective_trace: Vec::new(),
             duality_gap: None,
+            rounds: 0,
+            norm_bound: None,
         })
         .collect();
     let model = KernelModel::from_training(m.kernel, classes, &data.features, coef, intercept);

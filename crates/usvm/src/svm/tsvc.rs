@@ -193,14 +193,7 @@ impl TsvcParams {
         let n = data.n_features();
         let b = if self.fit_intercept { run.theta[n] } else { 0.0 };
         run.theta.truncate(n);
-        let report = TsvcReport {
-            report: run.report,
-            rounds: run.rounds,
-            gamma: None,
-            dual_objective: None,
-            duality_gap: None,
-            lower_bound: None,
-        };
+        let report = TsvcReport { report: run.report, dual_objective: None, duality_gap: None, lower_bound: None };
         (run.theta, b, report)
     }
 
@@ -293,16 +286,11 @@ impl TsvcParams {
             initial_gradient_norm: 0.0,
             sigma_floor: 0.0,
             objective_trace: vec![objective],
-            duality_gap: None,
-        };
-        let report = TsvcReport {
-            report,
+            duality_gap: Some((gap / best.primal.abs().max(1.0)).max(0.0)),
             rounds: solves,
-            gamma: Some(best.gamma),
-            dual_objective: Some(best.dual),
-            duality_gap: Some(gap),
-            lower_bound,
+            norm_bound: Some(best.gamma),
         };
+        let report = TsvcReport { report, dual_objective: Some(best.dual), duality_gap: Some(gap), lower_bound };
         Ok((best.w, best.b, report))
     }
 }

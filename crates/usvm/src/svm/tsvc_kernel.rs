@@ -232,12 +232,14 @@ pub fn fit_binary(
         sigma_floor: 0.0,
         objective_trace: trace,
         duality_gap: None,
+        rounds,
+        norm_bound: None,
     };
     Ok(KernelTsvc {
         points,
         coef: svm.a,
         intercept: svm.b,
-        report: TsvcReport { report, rounds, gamma: None, dual_objective: None, duality_gap: None, lower_bound: None },
+        report: TsvcReport { report, dual_objective: None, duality_gap: None, lower_bound: None },
     })
 }
 

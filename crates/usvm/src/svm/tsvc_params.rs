@@ -69,11 +69,9 @@ pub struct TsvcReport {
     /// eq. 7 after every alternating round (monotone); `n_iter`: SVM solver iterations in total (alternating)
     /// or interior-point iterations in total (cone); `gradient_norm`: the last SVM's optimality residual
     /// (alternating) or the duality gap (cone); `converged`: the stopping rule was met.
+    /// `rounds`: SVM solves (alternating, the first one included) or cone programmes solved (cone);
+    /// `norm_bound`: the cone form's `γ` of eq. 8 (the optimal one when solving for `C`).
     pub report: FitReport,
-    /// SVM solves (alternating, the first one included) or cone programmes solved (cone).
-    pub rounds: usize,
-    /// Cone form: the norm bound `γ` of eq. 8 (the optimal one when solving for `C`).
-    pub gamma: Option<f64>,
     /// Cone form: eq. 9's objective at the multipliers, and `Σ c_i ξ_i + eq. 9` (≈ 0 at the optimum).
     pub dual_objective: Option<f64>,
     /// Cone form: `Σ c_i ξ_i + eq. 9` (≈ 0 at the optimum).
