@@ -40,6 +40,7 @@ pub mod metrics;
 pub mod model;
 pub mod model_selection;
 pub mod objective;
+pub(crate) mod ovr;
 pub mod params;
 pub mod report;
 pub mod solver;

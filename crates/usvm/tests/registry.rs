@@ -134,3 +134,45 @@ fn a_thread_count_runs_the_fit_on_its_own_pool() {
     let all = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
     assert_eq!(one, all);
 }
+
+#[test]
+fn a_warm_start_reaches_the_same_hyperplane_in_fewer_iterations() {
+    let data = data();
+    let tight = params("gsu", &[("lambda", json!(1e-3)), ("tol", json!(1e-10))]);
+    let cold = usvm::fit(&tight, &data, &FitOptions::default()).unwrap();
+    let near = usvm::fit(&params("gsu", &[("lambda", json!(2e-3))]), &data, &FitOptions::default()).unwrap();
+    let warm = usvm::fit(&tight, &data, &FitOptions { start: Some(&near.model), ..FitOptions::default() }).unwrap();
+    let (usvm::Model::Linear(a), usvm::Model::Linear(b)) = (&cold.model, &warm.model) else { panic!("linear") };
+    let scale = a.coef.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for (x, y) in a.coef.iter().zip(&b.coef) {
+        assert!((x - y).abs() <= 1e-6 * scale, "{x} vs {y}");
+    }
+    assert!(
+        warm.reports[0].n_iter < cold.reports[0].n_iter,
+        "{} vs {}",
+        warm.reports[0].n_iter,
+        cold.reports[0].n_iter
+    );
+    // A start of other classes is ignored: the fit is the cold one, bit for bit.
+    let mut other = near.model.clone();
+    if let usvm::Model::Linear(m) = &mut other {
+        m.classes = vec![5, 6];
+    }
+    let ignored = usvm::fit(&tight, &data, &FitOptions { start: Some(&other), ..FitOptions::default() }).unwrap();
+    assert_eq!(ignored, cold);
+}
+
+#[test]
+fn the_svm_names_its_support_vectors_by_training_index() {
+    let data = data();
+    let fit = usvm::fit(&MethodParams::default_for("svm").unwrap(), &data, &FitOptions::default()).unwrap();
+    let usvm::Model::Kernel(m) = &fit.model else { panic!("kernel") };
+    let support = fit.support.as_ref().expect("the SVM keeps its support indices");
+    assert_eq!(support.len(), m.support.n_samples());
+    let (x, sv) = (data.features.to_dense(), m.support.to_dense());
+    for (row, &i) in support.iter().enumerate() {
+        assert_eq!(sv.row(row), x.row(i));
+    }
+    let linear = usvm::fit(&MethodParams::default_for("gsu").unwrap(), &data, &FitOptions::default()).unwrap();
+    assert!(linear.support.is_none());
+}

@@ -25,21 +25,16 @@ impl LinearModel {
     pub(crate) fn one_vs_rest(
         data: &crate::data::Dataset,
         fit_intercept: bool,
-        mut solve: impl FnMut(&[f64]) -> Result<(Vec<f64>, crate::report::FitReport)>,
+        solve: impl Fn(&[f64]) -> Result<(Vec<f64>, crate::report::FitReport)> + Sync,
     ) -> Result<(LinearModel, Vec<crate::report::FitReport>)> {
-        let classes = data.classes();
-        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
         let n = data.n_features();
-        let mut coef = Array2::zeros((positives.len(), n));
-        let (mut intercept, mut reports) = (Vec::with_capacity(positives.len()), Vec::with_capacity(positives.len()));
-        for (k, &positive) in positives.iter().enumerate() {
-            let y: Vec<f64> = data.labels.iter().map(|&c| if c == positive { 1.0 } else { -1.0 }).collect();
-            let (theta, report) = solve(&y)?;
-            coef.row_mut(k).assign(&ndarray::ArrayView1::from(&theta[..n]));
-            intercept.push(if fit_intercept { theta[n] } else { 0.0 });
-            reports.push(report);
-        }
-        Ok((LinearModel { classes, coef, intercept }, reports))
+        let s = crate::ovr::one_vs_rest(data.classes(), n, false, |_, positive| {
+            let (mut theta, report) = solve(&crate::ovr::signs(&data.labels, positive))?;
+            let intercept = if fit_intercept { theta[n] } else { 0.0 };
+            theta.truncate(n);
+            Ok(crate::ovr::Binary { coef: theta, intercept, report })
+        })?;
+        Ok((LinearModel { classes: s.classes, coef: s.coef, intercept: s.intercept }, s.reports))
     }
 
     /// The input dimension `n`.

@@ -53,6 +53,7 @@ use crate::kernel::Kernel;
 use crate::kernel::feature_map::{FeatureMap, KernelFactor, Nystroem, RandomFourier, solve_pivot_block};
 use crate::loss::{ExpectedHinge, MarginLoss};
 use crate::model::{KernelModel, LinearModel, MappedModel, Model};
+use crate::ovr;
 use crate::report::{FitReport, Termination};
 use crate::solver::exact::ExactSettings;
 use crate::solver::pegasos::SgdSettings;
@@ -346,13 +347,8 @@ impl KernelIgsuParams {
                 None => self.kernel.cross_gram(&data.features.select_rows(batch), &data.features),
             }
         };
-        let classes = data.classes();
-        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
-        let mut coef = Array2::zeros((positives.len(), l));
-        let mut intercept = Vec::new();
-        let mut reports = Vec::new();
-        for (k, &positive) in positives.iter().enumerate() {
-            let y: Vec<f64> = data.labels.iter().map(|&c| if c == positive { 1.0 } else { -1.0 }).collect();
+        let s = ovr::one_vs_rest(data.classes(), l, false, |_, positive| {
+            let y = ovr::signs(&data.labels, positive);
             let (alpha, b, n_iter) = self.sgd_binary(&y, variances, data.weights.as_deref(), settings, &rows);
             // The report: J, ‖∇J‖ (α and b) and ‖∇J(0)‖, from the Gram matrix (by blocks if not cached).
             let objective = KernelObjective {
@@ -369,7 +365,7 @@ impl KernelIgsuParams {
             let (value, g, gb) = objective.value_grad(&alpha, b);
             let (_, g0, gb0) = objective.value_grad(&vec![0.0; l], 0.0);
             let (gradient_norm, initial) = (grad_norm(&g, gb), grad_norm(&g0, gb0));
-            reports.push(FitReport {
+            let report = FitReport {
                 objective: value,
                 n_iter,
                 termination: Termination::from_converged(gradient_norm <= ExactSettings::default().tol * initial),
@@ -380,12 +376,11 @@ impl KernelIgsuParams {
                 duality_gap: None,
                 rounds: 0,
                 norm_bound: None,
-            });
-            coef.row_mut(k).assign(&ArrayView1::from(&alpha[..]));
-            intercept.push(b);
-        }
-        let model = KernelModel::from_training(self.kernel, classes, &data.features, coef, intercept);
-        Ok(KernelIgsuFit { model: Model::Kernel(model), reports })
+            };
+            Ok(ovr::Binary { coef: alpha, intercept: b, report })
+        })?;
+        let model = KernelModel::from_training(self.kernel, s.classes, &data.features, s.coef, s.intercept);
+        Ok(KernelIgsuFit { model: Model::Kernel(model), reports: s.reports })
     }
 
     /// One binary problem of the kernel SGD: returns `(α, b, iterations)`.

@@ -34,6 +34,7 @@ use crate::data::{CsrMatrix, Dataset, Features, dot};
 use crate::error::{Error, Result, invalid};
 use crate::kernel::{Kernel, serial, squared_norms};
 use crate::model::KernelModel;
+use crate::ovr;
 use crate::report::Termination;
 use crate::solver::smo::{self, QMatrix, SmoSettings};
 
@@ -142,14 +143,9 @@ impl KernelSvmParams {
         let gram = Gram::new(self.kernel, &x);
 
         let classes = data.classes();
-        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
-        let mut alpha = Array2::zeros((positives.len(), l));
-        let mut coef = Array2::zeros((positives.len(), l));
-        let mut intercept = Vec::with_capacity(positives.len());
-        let mut reports = Vec::with_capacity(positives.len());
         let settings = self.settings();
-        for (k, &positive) in positives.iter().enumerate() {
-            let y: Vec<f64> = keep.iter().map(|&i| if data.labels[i] == positive { 1.0 } else { -1.0 }).collect();
+        let s = ovr::one_vs_rest(classes.clone(), l, false, |_, positive| {
+            let y = ovr::signs(keep.iter().map(|&i| &data.labels[i]), positive);
             if y.iter().all(|&v| v == y[0]) {
                 let label = if y[0] > 0.0 { positive } else { *classes.iter().find(|&&c| c != positive).unwrap_or(&0) };
                 return Err(Error::SingleClass { label });
@@ -157,12 +153,12 @@ impl KernelSvmParams {
             let q = SignedGram { gram: &gram, y: &y };
             let minus_one = vec![-1.0; y.len()];
             let s = smo::solve(&q, &minus_one, &y, &costs, None, &settings)?;
+            let (mut alpha, mut coef) = (vec![0.0; l], vec![0.0; l]);
             for (m, &i) in keep.iter().enumerate() {
-                alpha[[k, i]] = s.alpha[m];
-                coef[[k, i]] = s.alpha[m] * y[m];
+                alpha[i] = s.alpha[m];
+                coef[i] = s.alpha[m] * y[m];
             }
-            intercept.push(-s.rho);
-            reports.push(KernelSvmReport {
+            let report = KernelSvmReport {
                 objective: s.objective,
                 n_iter: s.n_iter,
                 termination: Termination::from_converged(s.converged),
@@ -170,7 +166,15 @@ impl KernelSvmParams {
                 intercept: -s.rho,
                 n_support: s.alpha.iter().filter(|&&a| a > 0.0).count(),
                 n_bounded: s.n_upper,
-            });
+            };
+            Ok(ovr::Binary { coef, intercept: -s.rho, report: (report, alpha) })
+        })?;
+        let (coef, intercept) = (s.coef, s.intercept);
+        let mut alpha = Array2::zeros((s.reports.len(), l));
+        let mut reports = Vec::with_capacity(s.reports.len());
+        for (k, (report, a)) in s.reports.into_iter().enumerate() {
+            alpha.row_mut(k).assign(&ndarray::ArrayView1::from(&a[..]));
+            reports.push(report);
         }
         let support: Vec<usize> = (0..l).filter(|&j| coef.column(j).iter().any(|&c| c != 0.0)).collect();
         let coef = coef.select(ndarray::Axis(1), &support);

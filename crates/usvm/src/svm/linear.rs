@@ -24,6 +24,7 @@ use crate::error::{Result, invalid};
 use crate::loss::{BallHinge, ExpectedHinge, MarginLoss};
 use crate::model::LinearModel;
 use crate::objective::{Objective, Problem};
+use crate::ovr;
 use crate::report::FitReport;
 use crate::report::Termination;
 use crate::solver::dual_cd::{self, DualCdSettings, DualLoss};
@@ -171,15 +172,10 @@ impl LinearSvmParams {
         self.validate()?;
         data.validate()?;
         let prepared = self.prepare(data)?;
-        let classes = data.classes();
-        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
-        let mut coef = ndarray::Array2::zeros((positives.len(), data.n_features()));
-        let mut intercept = Vec::with_capacity(positives.len());
-        let mut reports = Vec::with_capacity(positives.len());
-        let start = start.filter(|m| m.classes == classes && m.n_features() == data.n_features());
-        for (k, &positive) in positives.iter().enumerate() {
-            let y: Vec<f64> =
-                prepared.source.iter().map(|&i| if data.labels[i] == positive { 1.0 } else { -1.0 }).collect();
+        let (classes, n) = (data.classes(), data.n_features());
+        let start = start.filter(|m| m.classes == classes && m.n_features() == n);
+        let s = ovr::one_vs_rest(classes, n, false, |k, positive| {
+            let y = ovr::signs(prepared.source.iter().map(|&i| &data.labels[i]), positive);
             let theta0 = start.map(|m| {
                 let mut t = m.coef.row(k).to_vec();
                 if self.fit_intercept {
@@ -187,12 +183,15 @@ impl LinearSvmParams {
                 }
                 t
             });
-            let (theta, report) = self.fit_binary(&prepared, &y, theta0)?;
-            coef.row_mut(k).assign(&ndarray::ArrayView1::from(&theta[..data.n_features()]));
-            intercept.push(if self.fit_intercept { theta[data.n_features()] } else { 0.0 });
-            reports.push(report);
-        }
-        Ok(LinearFit { model: LinearModel { classes, coef, intercept }, reports })
+            let (mut theta, report) = self.fit_binary(&prepared, &y, theta0)?;
+            let intercept = if self.fit_intercept { theta[n] } else { 0.0 };
+            theta.truncate(n);
+            Ok(ovr::Binary { coef: theta, intercept, report })
+        })?;
+        Ok(LinearFit {
+            model: LinearModel { classes: s.classes, coef: s.coef, intercept: s.intercept },
+            reports: s.reports,
+        })
     }
 
     fn prepare<'d>(&self, data: &'d Dataset) -> Result<Prepared<'d>> {

@@ -46,13 +46,13 @@
 //! ```
 
 use ndarray::{Array1, Array2};
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Dataset, Features};
 use crate::error::{Error, Result, invalid};
 use crate::kernel::{Kernel, gradient::gradient_gram_sum, squared_norms};
 use crate::model::KernelModel;
+use crate::ovr;
 use crate::report::FitReport;
 use crate::report::Termination;
 use crate::solver::svmplus_qp::{QpSettings, QpSolution, SvmPlusQp};
@@ -245,27 +245,16 @@ fn solve_all(
     rho: f64,
     settings: &QpSettings,
 ) -> Result<SvmPlusFit> {
-    let classes = data.classes();
-    let targets: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
-    let solved: Vec<Result<QpSolution>> = targets
-        .par_iter()
-        .map(|&positive| {
-            let y: Vec<f64> = data.labels.iter().map(|&l| if l == positive { 1.0 } else { -1.0 }).collect();
-            let qp = SvmPlusQp { a: m.a.view(), b: m.b.view(), y: &y, c, upper, rho };
-            qp.solve(settings)
-        })
-        .collect();
-    let solutions = solved.into_iter().collect::<Result<Vec<_>>>()?;
     let n = data.n_samples();
-    let mut coef = Array2::zeros((targets.len(), n));
-    let mut intercept = Vec::with_capacity(targets.len());
-    for (k, (sol, &positive)) in solutions.iter().zip(&targets).enumerate() {
-        for i in 0..n {
-            coef[[k, i]] = if data.labels[i] == positive { sol.alpha[i] } else { -sol.alpha[i] };
-        }
-        intercept.push(sol.bias);
-    }
-    let reports = solutions
+    let s = ovr::one_vs_rest(data.classes(), n, true, |_, positive| {
+        let y = ovr::signs(&data.labels, positive);
+        let qp = SvmPlusQp { a: m.a.view(), b: m.b.view(), y: &y, c, upper, rho };
+        let sol = qp.solve(settings)?;
+        let coef = sol.alpha.iter().zip(&y).map(|(a, yi)| a * yi).collect();
+        Ok(ovr::Binary { coef, intercept: sol.bias, report: sol })
+    })?;
+    let reports = s
+        .reports
         .iter()
         .map(|s| FitReport {
             objective: s.dual_objective,
@@ -280,7 +269,8 @@ fn solve_all(
             norm_bound: None,
         })
         .collect();
-    let model = KernelModel::from_training(m.kernel, classes, &data.features, coef, intercept);
+    let model = KernelModel::from_training(m.kernel, s.classes, &data.features, s.coef, s.intercept);
+    let solutions = s.reports;
     Ok(SvmPlusFit { model, reports, solutions, kernel_star: m.kernel_star })
 }
 

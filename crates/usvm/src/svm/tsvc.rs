@@ -44,6 +44,7 @@ use crate::kernel::Kernel;
 use crate::loss::BallHinge;
 use crate::model::{LinearModel, Model};
 use crate::objective::{Objective, Problem};
+use crate::ovr;
 use crate::report::FitReport;
 use crate::report::Termination;
 use crate::solver::conic::{self, NormBound};
@@ -136,29 +137,19 @@ impl TsvcParams {
         data.validate()?;
         self.validate(data)?;
         let delta = self.deltas(data.n_samples());
-        let classes = data.classes();
-        let positives: Vec<i64> = if classes.len() == 2 { vec![classes[1]] } else { classes.clone() };
-        let labels = |positive: i64| -> Vec<f64> {
-            data.labels.iter().map(|&l| if l == positive { 1.0 } else { -1.0 }).collect()
-        };
         if self.kernel != Kernel::Linear {
-            return super::tsvc_kernel::fit_one_vs_rest(self, data, &delta, classes, &positives);
+            return super::tsvc_kernel::fit_one_vs_rest(self, data, &delta);
         }
-        let n = data.n_features();
-        let mut coef = ndarray::Array2::zeros((positives.len(), n));
-        let mut intercept = Vec::with_capacity(positives.len());
-        let mut reports = Vec::with_capacity(positives.len());
-        for (k, &positive) in positives.iter().enumerate() {
-            let y = labels(positive);
+        let s = ovr::one_vs_rest(data.classes(), data.n_features(), false, |_, positive| {
+            let y = ovr::signs(&data.labels, positive);
             let (w, b, report) = match self.form {
                 TsvcForm::Alternating => self.fit_alternating(data, &y, &delta),
                 TsvcForm::Socp => self.fit_socp(data, &y, &delta)?,
             };
-            coef.row_mut(k).assign(&ndarray::ArrayView1::from(&w[..]));
-            intercept.push(b);
-            reports.push(report);
-        }
-        Ok(TsvcFit { model: Model::Linear(LinearModel { classes, coef, intercept }), reports })
+            Ok(ovr::Binary { coef: w, intercept: b, report })
+        })?;
+        let model = LinearModel { classes: s.classes, coef: s.coef, intercept: s.intercept };
+        Ok(TsvcFit { model: Model::Linear(model), reports: s.reports })
     }
 
     /// `λ = 1/(Cℓ)`: the library's λ-form of the same problem.

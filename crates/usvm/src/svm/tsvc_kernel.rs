@@ -23,6 +23,7 @@ use crate::data::{Dataset, Features, norm2};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 use crate::model::{KernelModel, Model};
+use crate::ovr;
 use crate::report::FitReport;
 use crate::report::Termination;
 use crate::solver::conic;
@@ -243,23 +244,15 @@ pub fn fit_binary(
     })
 }
 
-/// Binary or one-vs-rest kernel TSVC; the model's support vectors are the shifted points of every output.
-pub(crate) fn fit_one_vs_rest(
-    params: &TsvcParams,
-    data: &Dataset,
-    delta: &[f64],
-    classes: Vec<i64>,
-    positives: &[i64],
-) -> Result<TsvcFit> {
+/// Binary or one-vs-rest kernel TSVC; the model's support vectors are the shifted points of every output
+/// (output `o`'s coefficients sit on its own block of `l` points).
+pub(crate) fn fit_one_vs_rest(params: &TsvcParams, data: &Dataset, delta: &[f64]) -> Result<TsvcFit> {
     let x = data.features.to_dense();
     let (l, n) = x.dim();
-    let k = positives.len();
-    let mut points = Array2::zeros((k * l, n));
-    let mut coef = Array2::zeros((k, k * l));
-    let mut intercept = Vec::with_capacity(k);
-    let mut reports = Vec::with_capacity(k);
-    for (o, &positive) in positives.iter().enumerate() {
-        let y: Vec<f64> = data.labels.iter().map(|&c| if c == positive { 1.0 } else { -1.0 }).collect();
+    let classes = data.classes();
+    let k = ovr::positives(&classes).len();
+    let s = ovr::one_vs_rest(classes, k * l, false, |o, positive| {
+        let y = ovr::signs(&data.labels, positive);
         let fit = fit_binary(
             &x,
             &y,
@@ -271,11 +264,16 @@ pub(crate) fn fit_one_vs_rest(
             params.max_rounds,
             params.tol,
         )?;
-        points.slice_mut(ndarray::s![o * l..(o + 1) * l, ..]).assign(&fit.points);
-        coef.slice_mut(ndarray::s![o, o * l..(o + 1) * l]).assign(&ndarray::ArrayView1::from(&fit.coef[..]));
-        intercept.push(fit.intercept);
-        reports.push(fit.report);
+        let mut coef = vec![0.0; k * l];
+        coef[o * l..(o + 1) * l].copy_from_slice(&fit.coef);
+        Ok(ovr::Binary { coef, intercept: fit.intercept, report: (fit.report, fit.points) })
+    })?;
+    let mut points = Array2::zeros((k * l, n));
+    let mut reports = Vec::with_capacity(k);
+    for (o, (report, p)) in s.reports.into_iter().enumerate() {
+        points.slice_mut(ndarray::s![o * l..(o + 1) * l, ..]).assign(&p);
+        reports.push(report);
     }
-    let model = KernelModel::from_training(params.kernel, classes, &Features::Dense(points), coef, intercept);
+    let model = KernelModel::from_training(params.kernel, s.classes, &Features::Dense(points), s.coef, s.intercept);
     Ok(TsvcFit { model: Model::Kernel(model), reports })
 }
