@@ -43,7 +43,10 @@ pub mod objective;
 pub(crate) mod ovr;
 pub mod params;
 pub mod report;
+#[cfg(feature = "internals")]
 pub mod solver;
+#[cfg(not(feature = "internals"))]
+pub(crate) mod solver;
 pub mod svm;
 
 pub use covariance::Covariances;
@@ -55,4 +58,8 @@ pub use methods::{Fit, FitOptions, Regularization};
 pub use model::{KernelModel, LinearModel, Model, ModelFile};
 pub use params::MethodParams;
 pub use report::{FitReport, Termination};
+/// The solvers' settings and results that appear in the method parameters and fits.
+pub use solver::{
+    exact::ExactSettings, lbfgs::LbfgsSettings, pegasos::SgdSettings, svmplus_qp::QpSettings, svmplus_qp::QpSolution,
+};
 pub use svm::{LinearFit, LinearMethod, LinearSvmParams, Solver};

@@ -7,9 +7,9 @@
 //! LIBLINEAR's `-B 1` regularises it, so compare without bias). `J` is convex, piecewise quadratic and
 //! once continuously differentiable; its generalised Hessian `λI + (2/ℓ) Σ_{d_i > 0} c_i x_i x_iᵀ` makes
 //! Newton's method with an exact line search (the finite Newton method of Keerthi & DeCoste 2005,
-//! [`crate::solver::newton`]) converge in finitely many steps up to round-off. It stops when
+//! `solver::newton`) converge in finitely many steps up to round-off. It stops when
 //! `‖∇J‖ ≤ tol·‖∇J(0)‖`. Alternatively ([`SquaredHingeSolver::DualCd`]) dual coordinate descent
-//! ([`crate::solver::dual_cd`], LIBLINEAR's `-s 1` with the bias unregularised) solves it to a relative
+//! (`solver::dual_cd`, LIBLINEAR's `-s 1` with the bias unregularised) solves it to a relative
 //! duality gap of `1e-8` and the same Newton method finishes from there (typically one or two steps), so both
 //! solvers stop at the same optimum to the same tolerance; the dual route also reports the duality gap.
 //! Multi-class: one-vs-rest.

@@ -87,7 +87,7 @@ impl SgdParams {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "name", rename_all = "snake_case")]
 pub enum LinearSolver {
-    /// Newton-CG with an exact line search and a vanishing floor on `σ_i` ([`crate::solver::exact`]).
+    /// Newton-CG with an exact line search and a vanishing floor on `σ_i` (`solver::exact`).
     Exact(ExactSettings),
     /// Mini-batch SGD.
     Sgd(SgdParams),

@@ -13,6 +13,10 @@
 //!   with an unregularised bias kept by an augmented Lagrangian, certified by a duality gap;
 //! - [`hinge_polish`]: the exact hinge-SVM solution on a guessed margin set (an active-set solve);
 //! - [`smo`]: LIBSVM's SMO (second-order working sets, shrinking, column cache) for SVM-type duals.
+//!
+//! Internal to the crate (its interface is [`crate::fit`]); the `internals` feature makes it public for
+//! the crate's tests, benchmarks and experiments, which use parts the library itself does not.
+#![cfg_attr(not(feature = "internals"), allow(dead_code))]
 
 pub mod averaged_sgd;
 pub(crate) mod columns;

@@ -64,7 +64,7 @@ pub enum LinearMethod {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "name")]
 pub enum Solver {
-    /// Newton-CG with an exact line search and a vanishing floor on `σ_i` (see [`crate::solver::exact`]).
+    /// Newton-CG with an exact line search and a vanishing floor on `σ_i` (see `solver::exact`).
     Exact(ExactSettings),
     /// The thesis' mini-batch SGD (Algorithm 1).
     Sgd(SgdSettings),

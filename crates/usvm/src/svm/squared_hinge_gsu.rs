@@ -58,12 +58,12 @@ pub enum SquaredHingeGsuLoss {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "name")]
 pub enum SquaredHingeGsuSolver {
-    /// L-BFGS with a strong-Wolfe line search, from zero ([`crate::solver::lbfgs`]).
+    /// L-BFGS with a strong-Wolfe line search, from zero (`solver::lbfgs`).
     Lbfgs(LbfgsSettings),
-    /// Newton-CG with an exact line search and a vanishing floor on `σ_i` ([`crate::solver::exact`]);
+    /// Newton-CG with an exact line search and a vanishing floor on `σ_i` (`solver::exact`);
     /// the expected loss only (the line search assumes convexity).
     Newton(ExactSettings),
-    /// Mini-batch SGD ([`crate::solver::averaged_sgd`]: Algorithm 1's step `1/(λ(t + t₀))` with an offset
+    /// Mini-batch SGD (`solver::averaged_sgd`: Algorithm 1's step `1/(λ(t + t₀))` with an offset
     /// `t₀` bounding the first step, projection on the ball `√(2J(0)/λ)`, and suffix averaging).
     Sgd(SgdSettings),
 }

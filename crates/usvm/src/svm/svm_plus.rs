@@ -20,7 +20,7 @@
 //! by `B = K* + (2λ/(nρ)) Σ_s H*_s` (paper eq. 15; `Σ_s H_s` by [`crate::kernel::gradient`]). With
 //! `λ = 0` R-SVM+ is the slack variant of SVM+ (eq. 8/9).
 //!
-//! Both duals are solved by the SMO solver of [`crate::solver::svmplus_qp`], which also recovers `b`
+//! Both duals are solved by the SMO solver of `solver::svmplus_qp`, which also recovers `b`
 //! (and `b*`) from the KKT conditions. Prediction needs only `x`: `f(x) = Σ α_i y_i k(x_i, x) + b`.
 //!
 //! Limits: as `ρ → 0` (and `K*` positive definite) the correction term forces `β = C − α`, and SVM+

@@ -18,7 +18,7 @@
 //!   `½‖w‖² + C Σ c_i max(0, 1 - y_i(wᵀx_i + b) - δ_i wᵀu)` is ≥ `J(w, b)` everywhere and equal at `w_k`, so
 //!   `J` never increases. The rounds stop when `J` decreases by less than `tol·J` (or not at all);
 //!   the report carries the objective after every round.
-//! - **cone programme** (eq. 8, [`crate::solver::conic`]): for a fixed norm bound `γ` the problem is an
+//! - **cone programme** (eq. 8, `solver::conic`): for a fixed norm bound `γ` the problem is an
 //!   SOCP; with `γ` free and `½γ²` added it is a convex relaxation of eq. 7 that is exact whenever its
 //!   cone constraint is active, so it certifies the global minimum; its dual (eq. 9) gives a duality gap.
 //! - **kernel** ([`super::tsvc_kernel`]): a kernel SVM on the shifted points, then the first-order Taylor

@@ -50,7 +50,7 @@ const SMO_TOL: f64 = 1e-8;
 
 /// The kernel SVM step: `(α, b, solved)` for the Gram matrix `k`, labels `y` (±1), box bounds
 /// `upper_i = C c_i` and an optional warm start. With an intercept it is the SMO solver
-/// ([`crate::solver::smo`], `b = -ρ`); without one (no equality constraint) Clarabel's interior point.
+/// (`solver::smo`, `b = -ρ`); without one (no equality constraint) Clarabel's interior point.
 pub fn svm_step(
     k: &Array2<f64>,
     y: &[f64],
