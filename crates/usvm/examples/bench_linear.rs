@@ -68,7 +68,7 @@ fn main() {
         t_exact,
         r.objective,
         r.n_iter,
-        r.gradient_norm / r.initial_gradient_norm,
+        r.gradient_norm / r.initial_gradient_norm.unwrap_or(1.0),
         r.converged()
     );
     let sgd = |iterations| LinearSvmParams {

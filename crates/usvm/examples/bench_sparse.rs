@@ -264,9 +264,9 @@ fn main() {
                  converged {}  floor {:.0e}  non-zero coef {nonzero}",
                 r.objective,
                 r.n_iter,
-                r.gradient_norm / r.initial_gradient_norm,
+                r.gradient_norm / r.initial_gradient_norm.unwrap_or(1.0),
                 r.converged(),
-                r.sigma_floor
+                r.sigma_floor.unwrap_or(0.0)
             );
         }
     }

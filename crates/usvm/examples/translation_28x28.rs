@@ -245,7 +245,7 @@ fn timing(images: &[Vec<f64>], labels: &[i64], per_class: usize, lambda: f64, wr
         t.elapsed().as_secs_f64(),
         r.objective,
         r.n_iter,
-        r.gradient_norm / r.initial_gradient_norm,
+        r.gradient_norm / r.initial_gradient_norm.unwrap_or(1.0),
         r.converged()
     );
 }

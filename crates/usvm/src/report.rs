@@ -64,10 +64,14 @@ pub struct FitReport {
     /// The residual of the solver's stopping rule at the solution: `‖∇J‖` (of the smoothed objective for
     /// the exact solver; a sub-gradient for SGD) or the maximal KKT violation (SMO, the SVM+ QP).
     pub gradient_norm: f64,
-    /// `‖∇J(0)‖`, the reference of a relative gradient rule (0 where the rule is absolute).
-    pub initial_gradient_norm: f64,
-    /// The final floor `ε` on `σ_i` of the exact solver (0 for every other solver).
-    pub sigma_floor: f64,
+    /// `‖∇J(0)‖` (or the initial KKT violation), the reference of a relative stopping rule; `None` where
+    /// the rule is absolute (SMO, the cone programmes).
+    #[serde(default)]
+    pub initial_gradient_norm: Option<f64>,
+    /// The final floor `ε` on `σ_i` of a smoothed objective (the exact solver, SGD); `None` for solvers of
+    /// objectives without one.
+    #[serde(default)]
+    pub sigma_floor: Option<f64>,
     /// The objective after each round (alternating methods) or stage (continuation); monotone for
     /// the alternating methods.
     pub objective_trace: Vec<f64>,

@@ -396,7 +396,7 @@ fn squared_hinge_solver_reaches_the_dual_optimum_with_intercept_and_multiclass()
     assert_eq!(fit.model.coef.dim(), (3, 5));
     assert_eq!(fit.model.classes, vec![0, 10, 20]);
     for r in &fit.reports {
-        assert!(r.converged() && r.gradient_norm <= 1e-10 * r.initial_gradient_norm, "{r:?}");
+        assert!(r.converged() && r.gradient_norm <= 1e-10 * r.initial_gradient_norm.unwrap(), "{r:?}");
     }
 }
 

@@ -191,7 +191,7 @@ fn large_sparse_margin_sets_are_solved_by_conjugate_gradients_exactly() {
     let lambda = 1e-4;
     let fit = LinearSvmParams { method: LinearMethod::Hinge, lambda, ..Default::default() }.fit(&sparse).unwrap();
     let r = &fit.reports[0];
-    assert!(r.converged() && r.sigma_floor == 0.0, "{r:?}");
+    assert!(r.converged() && r.sigma_floor == Some(0.0), "{r:?}");
     let start = theta(&fit);
     let y = common::labels_pm1(&sparse);
     let polished = |x| hinge_polish::polish(x, &y, None, lambda, true, &start, 1e-6).unwrap();

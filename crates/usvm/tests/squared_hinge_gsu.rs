@@ -376,7 +376,11 @@ fn thesis_loss_gives_a_monotone_trace_and_a_stationary_point() {
         assert!(r.objective_trace.len() > 2);
         assert!(r.objective_trace.windows(2).all(|w| w[1] < w[0]));
         assert_eq!(*r.objective_trace.last().unwrap(), r.objective);
-        assert!(r.converged() && r.gradient_norm <= 1e-7 * r.initial_gradient_norm, "‖g‖ = {}", r.gradient_norm);
+        assert!(
+            r.converged() && r.gradient_norm <= 1e-7 * r.initial_gradient_norm.unwrap(),
+            "‖g‖ = {}",
+            r.gradient_norm
+        );
     }
     // Its objective differs from the expected loss's (the losses differ where σ > 0).
     let expected = SquaredHingeGsuParams { lambda: 0.01, ..Default::default() }.fit(&data).unwrap();

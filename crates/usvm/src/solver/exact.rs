@@ -143,8 +143,8 @@ fn solve_all_columns<L: MarginLoss>(
                 // Not the last stage: the iteration limit ended the continuation early.
                 termination: if last { result.termination } else { Termination::MaxIterations },
                 gradient_norm: result.gradient_norm,
-                initial_gradient_norm: reference,
-                sigma_floor: floor,
+                initial_gradient_norm: Some(reference),
+                sigma_floor: Some(floor),
                 objective_trace: trace,
                 duality_gap: None,
                 rounds: 0,
