@@ -13,7 +13,7 @@ use usvm::MethodParams;
 use crate::input::InputArgs;
 use crate::method_args::MethodArgs;
 use crate::output::{progress_bar, write_atomically};
-use crate::train::{fit_model, load, resolve};
+use crate::train::{FoldFits, load, resolve};
 
 #[derive(Args, Debug)]
 pub struct CvArgs {
@@ -34,6 +34,10 @@ pub struct CvArgs {
     /// Also write the results as JSON to FILE (written atomically; default: none)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Fail (exit 1) when any fit's solver stops without meeting its stopping rule (default: a warning on
+    /// stderr counting such fits)
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// One grid axis: a field name and its values.
@@ -156,9 +160,15 @@ pub fn run(args: &CvArgs) -> Result<()> {
     let bar = progress_bar((points.len() * folds) as u64, "fits");
     let accuracies = grid
         .par_iter()
-        .map(|p| {
-            let results =
-                usvm::model_selection::cross_validate_with(data, folds, options.seed, fit_model(p, &options))?;
+        .zip(&points)
+        .map(|(p, point)| {
+            let fits = FoldFits::new(p, &options, args.strict);
+            let results = usvm::model_selection::cross_validate_with(data, folds, options.seed, |d| fits.fit(d))?;
+            let at: Vec<String> = axes.iter().zip(point).map(|(a, v)| format!("{}={v}", a.name)).collect();
+            fits.warn(&format!(
+                "cross-validation fits{}",
+                if at.is_empty() { String::new() } else { format!(" at {}", at.join(" ")) }
+            ));
             bar.inc(folds as u64);
             Ok(results.iter().map(|r| r.accuracy).collect::<Vec<f64>>())
         })

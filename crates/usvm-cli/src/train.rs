@@ -1,6 +1,7 @@
 //! `usvm train`: fit a classifier and write the JSON model file (DESIGN 6).
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -65,12 +66,50 @@ pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Resul
     usvm::fit(params, data, options).map_err(flag_error).with_context(|| format!("training {} failed", params.name()))
 }
 
-/// [`fit`] as a model-valued closure for the library's cross-validation routines.
-pub fn fit_model<'a>(
-    params: &'a MethodParams,
-    options: &'a FitOptions,
-) -> impl Fn(&Dataset) -> Result<Model> + Sync + 'a {
-    move |data| fit(params, data, options).map(|f| f.model)
+/// The fits of a cross-validation: [`fit`] as a model-valued function for the library's routines, counting
+/// the fits whose solver stopped short (with `strict`, the first one is an error).
+pub struct FoldFits<'a> {
+    pub params: &'a MethodParams,
+    pub options: &'a FitOptions<'a>,
+    pub strict: bool,
+    unconverged: AtomicUsize,
+    total: AtomicUsize,
+}
+
+impl<'a> FoldFits<'a> {
+    pub fn new(params: &'a MethodParams, options: &'a FitOptions<'a>, strict: bool) -> Self {
+        FoldFits { params, options, strict, unconverged: AtomicUsize::new(0), total: AtomicUsize::new(0) }
+    }
+
+    /// Fits one training set.
+    pub fn fit(&self, data: &Dataset) -> Result<Model> {
+        let fit = fit(self.params, data, self.options)?;
+        self.total.fetch_add(1, Ordering::Relaxed);
+        if let Some(r) = fit.reports.iter().find(|r| !r.converged()) {
+            if self.strict {
+                bail!(
+                    "--strict: {} {} after {} iterations in a cross-validation fit",
+                    self.params.name(),
+                    r.termination,
+                    r.n_iter
+                );
+            }
+            self.unconverged.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(fit.model)
+    }
+
+    /// A note on standard error if any fit stopped short.
+    pub fn warn(&self, what: &str) {
+        let n = self.unconverged.load(Ordering::Relaxed);
+        if n > 0 {
+            let total = self.total.load(Ordering::Relaxed);
+            eprintln!(
+                "warning: {}: the solver did not converge in {n} of {total} {what} (--strict makes this an error)",
+                self.params.name()
+            );
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -88,6 +127,11 @@ pub struct TrainArgs {
     /// Fit Platt scaling on 5-fold cross-validated decision values (binary only; default: off)
     #[arg(long)]
     pub probability: bool,
+    /// Fail (exit 1, no file written) when a solver stops without meeting its stopping rule: the iteration
+    /// or round limit, a stall, a relaxation that does not certify (default: a warning on stderr and the
+    /// report's termination)
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// REPORT.json (DESIGN 6); `per_class` is an extension present for one-vs-rest models.
@@ -152,8 +196,9 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             return Ok((fitted, None, train_seconds));
         }
         bar.set_message("fitting Platt scaling on 5-fold cross-validated decision values");
-        let values =
-            cross_val_decision_with(data, 5, options.seed, fit_model(&params, &quiet)).context("--probability")?;
+        let folds = FoldFits::new(&params, &quiet, args.strict);
+        let values = cross_val_decision_with(data, 5, options.seed, |d| folds.fit(d)).context("--probability")?;
+        folds.warn("Platt cross-validation fits");
         let classes = data.classes();
         let positive: Vec<bool> = data.labels.iter().map(|&y| y == classes[1]).collect();
         let platt = fit_platt(&values, &positive).context("--probability")?.platt;
@@ -162,6 +207,9 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     bar.finish_and_clear();
     let (Fit { model, reports, .. }, platt, train_seconds) = fitted?;
     warn_unless_converged(&params, &reports);
+    if let Some(r) = reports.iter().find(|r| !r.converged()).filter(|_| args.strict) {
+        bail!("--strict: {} {} after {} iterations; no model written", params.name(), r.termination, r.n_iter);
+    }
 
     let mut file = ModelFile::from_model(&model, params.name(), params.to_json());
     file.seed = Some(options.seed);

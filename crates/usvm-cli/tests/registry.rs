@@ -188,3 +188,33 @@ fn help_has_a_heading_per_method_and_every_default() {
     }
     assert!(help.contains("regularization.C=1.0") && help.contains("regularization.lambda=0.01"));
 }
+
+#[test]
+fn a_solver_that_stops_short_warns_and_strict_makes_it_an_error() {
+    let dir = temp_dir("strict");
+    let model = dir.join("m.json");
+    let input = ["--data", &data("train.svm"), "--var", &data("train.var.svm")];
+    let limited = ["--method", "gsu", "--max-iter", "1", "--tol", "1e-12"];
+    let train = |extra: &[&str]| {
+        let mut args = vec!["train", "--model", s(&model)];
+        args.extend(input.iter().chain(&limited).chain(extra));
+        usvm(&args)
+    };
+    // Default: a warning naming the method and the reason, and the model.
+    let err = ok_stderr(&train(&[]));
+    assert!(err.contains("warning: gsu") && err.contains("iteration limit"), "{err}");
+    assert!(model.exists());
+    std::fs::remove_file(&model).unwrap();
+    // --strict: exit 1, nothing written.
+    let err = fails(&train(&["--strict"]));
+    assert!(err.contains("--strict: gsu stopped at the iteration limit"), "{err}");
+    assert!(!model.exists());
+    // cv counts the fits that stopped short; --strict fails on the first.
+    let mut cv = vec!["cv", "--folds", "3", "--grid", "lambda=0.01,0.1"];
+    cv.extend(input.iter().chain(&limited));
+    let err = ok_stderr(&usvm(&cv));
+    assert!(err.contains("did not converge in 3 of 3 cross-validation fits at lambda=0.01"), "{err}");
+    cv.push("--strict");
+    let err = fails(&usvm(&cv));
+    assert!(err.contains("--strict: gsu stopped at the iteration limit"), "{err}");
+}

@@ -68,8 +68,8 @@ pub struct FitReport {
     /// the rule is absolute (SMO, the cone programmes).
     #[serde(default)]
     pub initial_gradient_norm: Option<f64>,
-    /// The final floor `ε` on `σ_i` of a smoothed objective (the exact solver, SGD); `None` for solvers of
-    /// objectives without one.
+    /// The final floor `ε` on `σ_i` of the linear objective (the exact solver, SGD; 0 where the solution is
+    /// unsmoothed, e.g. the hinge by dual coordinate descent); `None` for solvers of other objectives.
     #[serde(default)]
     pub sigma_floor: Option<f64>,
     /// The objective after each round (alternating methods) or stage (continuation); monotone for

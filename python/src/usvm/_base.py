@@ -157,6 +157,17 @@ class RegistryClassifier(ClassifierMixin, BaseEstimator):
         return self.model_.to_json()
 
 
+def kernel_params(name: str, gamma: float | None, degree: int, coef0: float) -> dict[str, Any]:
+    """The registry's kernel object for scikit-learn's kernel names (``"poly"`` is ``"polynomial"``)."""
+    if name in ("linear", "precomputed"):
+        return {"type": name}
+    assert gamma is not None, "rbf and poly kernels have a gamma"
+    kernel: dict[str, Any] = {"type": "rbf" if name == "rbf" else "polynomial", "gamma": float(gamma)}
+    if name == "poly":
+        kernel.update(degree=int(degree), coef0=float(coef0))
+    return kernel
+
+
 def _why(report: dict) -> str:
     """A report's termination in words, with its residual."""
     what = {

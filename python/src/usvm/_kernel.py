@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import RegistryClassifier
+from ._base import RegistryClassifier, kernel_params
 from ._checks import positive_real, seed_of
 
 __all__ = ["KernelGSUClassifier"]
@@ -154,11 +154,7 @@ class KernelGSUClassifier(RegistryClassifier):
         return seed_of(self.random_state)
 
     def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
-        kernel: dict[str, Any] = {"type": "polynomial" if self.kernel == "poly" else self.kernel}
-        if self.kernel != "linear":
-            kernel["gamma"] = self._gamma(X)
-        if self.kernel == "poly":
-            kernel.update(degree=int(self.degree), coef0=float(self.coef0))
+        kernel = kernel_params(self.kernel, self._gamma(X), self.degree, self.coef0)
         if self.solver == "exact":
             solver: dict[str, Any] = {"name": "exact", "tol": float(self.tol), "max_iter": int(self.max_iter)}
         else:

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import RegistryClassifier
+from ._base import RegistryClassifier, kernel_params
 from ._checks import FLOATS as _FLOATS
 from ._checks import positive_real
 
@@ -137,14 +137,8 @@ class KernelSVMClassifier(RegistryClassifier):
         return self._fit(X, y, sample_weight=sample_weight, accept_sparse=False if precomputed else "csr")
 
     def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
-        if self.kernel == "precomputed":
-            kernel: dict[str, Any] = {"type": "precomputed"}
-        elif self.kernel == "linear":
-            kernel = {"type": "linear"}
-        else:
-            kernel = {"type": "rbf" if self.kernel == "rbf" else "polynomial", "gamma": self._gamma(X, sample_weight)}
-            if self.kernel == "poly":
-                kernel.update(degree=int(self.degree), coef0=float(self.coef0))
+        gamma = None if self.kernel in ("linear", "precomputed") else self._gamma(X, sample_weight)
+        kernel = kernel_params(self.kernel, gamma, self.degree, self.coef0)
         return {
             "method": "svm",
             "regularization": {"C": float(self.C)},

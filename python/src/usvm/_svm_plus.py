@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from . import _usvm
-from ._base import RegistryClassifier
+from ._base import RegistryClassifier, kernel_params
 from ._checks import positive_real
 
 _KERNELS = ("rbf", "linear", "poly")
@@ -100,11 +100,7 @@ class SVMPlusClassifier(RegistryClassifier):
         return self._fit(X, y, X_star=X_star, accept_sparse=False)
 
     def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
-        kernel: dict[str, Any] = {"type": "polynomial" if self.kernel == "poly" else self.kernel}
-        if self.kernel != "linear":
-            kernel["gamma"] = self._gamma(X)
-        if self.kernel == "poly":
-            kernel.update(degree=int(self.degree), coef0=float(self.coef0))
+        kernel = kernel_params(self.kernel, self._gamma(X), self.degree, self.coef0)
         return {
             "method": "rsvmplus" if self._robust else "svmplus",
             "regularization": {"C": float(self.C)},

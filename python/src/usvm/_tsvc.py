@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._base import RegistryClassifier
+from ._base import RegistryClassifier, kernel_params
 from ._checks import non_negative_real, positive_real
 
 __all__ = ["TSVCClassifier"]
@@ -105,11 +105,7 @@ class TSVCClassifier(RegistryClassifier):
         return self._fit(X, y, sample_weight=sample_weight, fit_params={"delta": _delta(delta)} if delta is not None else None)
 
     def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
-        kernel: dict[str, Any] = {"type": "polynomial" if self.kernel == "poly" else self.kernel}
-        if self.kernel != "linear":
-            kernel["gamma"] = float(self.gamma)
-        if self.kernel == "poly":
-            kernel.update(degree=int(self.degree), coef0=float(self.coef0))
+        kernel = kernel_params(self.kernel, float(self.gamma), self.degree, self.coef0)
         form: dict[str, Any] = {"name": self.form}
         if self.form == "alternating":
             form.update(max_rounds=int(self.max_rounds), tol=float(self.tol))

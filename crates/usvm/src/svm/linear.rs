@@ -317,7 +317,7 @@ impl LinearSvmParams {
             termination: Termination::from_converged(cd.converged),
             gradient_norm,
             initial_gradient_norm: Some(initial),
-            sigma_floor: None,
+            sigma_floor: Some(0.0),
             objective_trace: vec![value],
             duality_gap: Some(gap),
             rounds: 0,
