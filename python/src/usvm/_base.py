@@ -34,12 +34,22 @@ class RegistryClassifier(ClassifierMixin, BaseEstimator):
     metadata routing reads it) and calls :meth:`_fit`.
     """
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:  # pragma: no cover
+    def _registry_params(
+        self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
+    ) -> dict[str, Any]:  # pragma: no cover
         raise NotImplementedError
+
+    # Whether fit and predict take CSR matrices.
+    _sparse = True
 
     # λ-form sample weights normalised to mean 1, so that the data term is (1/Σc) Σ c_i L_i (the estimators'
     # documented objective); the generic Classifier passes them as given, as the CLI does.
     _mean_one_weights = False
+
+    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = self._sparse
+        return tags
 
     def _seed(self) -> int:
         return 0
@@ -55,7 +65,6 @@ class RegistryClassifier(ClassifierMixin, BaseEstimator):
         X_cov: Any = None,
         sample_weight: Any = None,
         X_star: Any = None,
-        accept_sparse: Any = "csr",
         ensure_min_samples: int = 1,
         cov_name: str = "X_cov",
         fit_params: dict[str, Any] | None = None,
@@ -66,8 +75,15 @@ class RegistryClassifier(ClassifierMixin, BaseEstimator):
         training indices, where the method has them); warns (``ConvergenceWarning``) when a
         solver did not converge."""
         self._check_params()
+        accept_sparse = "csr" if self.__sklearn_tags__().input_tags.sparse else False
         X, y = validate_data(
-            self, X, y, accept_sparse=accept_sparse, dtype=_FLOATS, order=None, ensure_min_samples=ensure_min_samples
+            self,
+            X,
+            y,
+            accept_sparse=accept_sparse,
+            dtype=_FLOATS,
+            order=None,
+            ensure_min_samples=ensure_min_samples,
         )
         check_classification_targets(y)
         n, d = X.shape
@@ -145,7 +161,8 @@ class RegistryClassifier(ClassifierMixin, BaseEstimator):
     def _scores(self, X: Any) -> np.ndarray:
         """The decision values as an (n_samples, n_outputs) array."""
         check_is_fitted(self, "model_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=_FLOATS, order=None, reset=False)
+        accept_sparse = "csr" if self.__sklearn_tags__().input_tags.sparse else False
+        X = validate_data(self, X, accept_sparse=accept_sparse, dtype=_FLOATS, order=None, reset=False)
         return np.asarray(self.model_.decision_function(X)).reshape(X.shape[0], -1)
 
     def to_json(self) -> str:
@@ -205,7 +222,9 @@ class Classifier(RegistryClassifier):
         self.params = params
         self.seed = seed
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+    def _registry_params(
+        self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
+    ) -> dict[str, Any]:
         if self.params is not None and not isinstance(self.params, dict):
             raise TypeError(f"params must be a dict of registry fields; got {type(self.params).__name__}")
         if "method" in (self.params or {}):

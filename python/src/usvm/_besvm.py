@@ -28,11 +28,17 @@ _SELECTIONS = ("random", "index", "kmedoids", "nystroem")
 def _seed(random_state: Any) -> int:
     if random_state is None:
         return 0
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
+    if (
+        isinstance(random_state, numbers.Integral)
+        and not isinstance(random_state, bool)
+        and random_state >= 0
+    ):
         return int(random_state)
     if isinstance(random_state, np.random.RandomState):
         return int(random_state.randint(0, 2**31 - 1))
-    raise ValueError(f"random_state must be a non-negative integer, a RandomState or None; got {random_state!r}")
+    raise ValueError(
+        f"random_state must be a non-negative integer, a RandomState or None; got {random_state!r}"
+    )
 
 
 def _nonneg_int(name: str, value: Any) -> int:
@@ -62,7 +68,9 @@ class _ExpansionParams:
         measures = []
         for name in names:
             if name not in _SIMILARITIES:
-                raise ValueError(f"similarity must be one of {_SIMILARITIES} (or a list of them); got {name!r}")
+                raise ValueError(
+                    f"similarity must be one of {_SIMILARITIES} (or a list of them); got {name!r}"
+                )
             if name == "linear":
                 measures.append({"type": "linear"})
             elif name == "rbf":
@@ -82,12 +90,16 @@ class _ExpansionParams:
                 if len(g) == 2:
                     g = (*g, 1)
                 if len(g) != 3 or any(not isinstance(v, numbers.Integral) or v < 1 for v in g):
-                    raise ValueError(f"grid must be (height, width[, channels]) of positive integers; got {self.grid!r}")
+                    raise ValueError(
+                        f"grid must be (height, width[, channels]) of positive integers; got {self.grid!r}"
+                    )
                 grid = {"height": int(g[0]), "width": int(g[1]), "channels": int(g[2])}
                 if name == "rigid":
                     measures.append({"type": "rigid", "grid": grid, "shift": shift})
                 else:
-                    measures.append({"type": "deformable", "grid": grid, "shift": shift, "local_shift": local_shift})
+                    measures.append(
+                        {"type": "deformable", "grid": grid, "shift": shift, "local_shift": local_shift}
+                    )
         return measures
 
     def _expansion_params(self, X: Any) -> dict:
@@ -245,11 +257,6 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BasisExpansionClassifier:
         return self._fit(X, y, sample_weight=sample_weight, ensure_min_samples=2)
 
@@ -258,13 +265,19 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
             v = getattr(self, name)
             if not isinstance(v, numbers.Real) or isinstance(v, bool) or not math.isfinite(v) or v <= 0:
                 raise ValueError(f"{name} must be a positive finite number; got {v!r}")
-        if not isinstance(self.max_iter, numbers.Integral) or isinstance(self.max_iter, bool) or self.max_iter < 1:
+        if (
+            not isinstance(self.max_iter, numbers.Integral)
+            or isinstance(self.max_iter, bool)
+            or self.max_iter < 1
+        ):
             raise ValueError(f"max_iter must be a positive integer; got {self.max_iter!r}")
 
     def _seed(self) -> int:
         return _seed(self.random_state)
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+    def _registry_params(
+        self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
+    ) -> dict[str, Any]:
         expansion = self._expansion_params(X)
         grid = None
         similarity = []
@@ -293,8 +306,13 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
         self.intercept_ = self.model_.intercept
         self.n_parameters_ = int(self.model_.n_parameters)
         expansion = BasisExpansion(
-            similarity=self.similarity, gamma=self.gamma, shift=self.shift, local_shift=self.local_shift,
-            grid=self.grid, basis_size=self.basis_size, basis_selection=self.basis_selection,
+            similarity=self.similarity,
+            gamma=self.gamma,
+            shift=self.shift,
+            local_shift=self.local_shift,
+            grid=self.grid,
+            basis_size=self.basis_size,
+            basis_selection=self.basis_selection,
             random_state=self.random_state,
         )
         expansion.map_ = self.model_.expansion()

@@ -192,11 +192,6 @@ class GSUClassifier(RegistryClassifier):
         self.probability = probability
         self.random_state = random_state
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     def _check_params(self) -> None:
         positive_real("lam", self.lam)
         positive_real("C", self.C, allow_none=True)
@@ -217,11 +212,12 @@ class GSUClassifier(RegistryClassifier):
         if not isinstance(r, numbers.Real) or not math.isfinite(r) or r < 0:
             raise ValueError(f"radius_scale must be a finite non-negative number; got {r!r}")
 
-
     def _seed(self) -> int:
         return seed_of(self.random_state)
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+    def _registry_params(
+        self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
+    ) -> dict[str, Any]:
         if self.solver == "exact":
             solver: dict[str, Any] = {"name": "exact", "tol": float(self.tol), "max_iter": int(self.max_iter)}
         else:
@@ -240,7 +236,6 @@ class GSUClassifier(RegistryClassifier):
             params["radius_scale"] = float(self.radius_scale)
             params["max_rounds"] = int(self.max_rounds)
         return params
-
 
     def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None) -> GSUClassifier:
         """Fits the hyperplane(s).

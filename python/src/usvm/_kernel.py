@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ._base import RegistryClassifier, kernel_params
-from ._checks import positive_real, seed_of
+from ._checks import positive_int, positive_real, seed_of
 
 __all__ = ["KernelGSUClassifier"]
 
@@ -102,20 +102,13 @@ class KernelGSUClassifier(RegistryClassifier):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     def _check_params(self) -> None:
         positive_real("lam", self.lam)
         positive_real("C", self.C, allow_none=True)
         positive_real("gamma", self.gamma, allow_none=True)
         positive_real("tol", self.tol)
         for name in ("degree", "n_components", "max_iter", "iterations", "batch"):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+            positive_int(name, getattr(self, name))
         if not isinstance(self.coef0, numbers.Real) or not math.isfinite(self.coef0):
             raise ValueError(f"coef0 must be a finite number; got {self.coef0!r}")
         for name, allowed in (("kernel", _KERNELS), ("solver", _SOLVERS), ("approximation", _APPROXIMATIONS)):
@@ -153,7 +146,9 @@ class KernelGSUClassifier(RegistryClassifier):
     def _seed(self) -> int:
         return seed_of(self.random_state)
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+    def _registry_params(
+        self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
+    ) -> dict[str, Any]:
         kernel = kernel_params(self.kernel, self._gamma(X), self.degree, self.coef0)
         if self.solver == "exact":
             solver: dict[str, Any] = {"name": "exact", "tol": float(self.tol), "max_iter": int(self.max_iter)}
@@ -173,7 +168,6 @@ class KernelGSUClassifier(RegistryClassifier):
 
     def _gamma(self, X: Any) -> float:
         return 1.0 / X.shape[1] if self.gamma is None else float(self.gamma)
-
 
     def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
         self.lam_ = float(self.lam) if self.C is None else 1.0 / (self.C * X.shape[0])

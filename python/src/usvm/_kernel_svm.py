@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from typing import Any
 
 import numpy as np
@@ -108,8 +107,10 @@ class KernelSVMClassifier(RegistryClassifier):
             raise ValueError(f"degree must be a positive integer; got {self.degree!r}")
         if not isinstance(self.coef0, numbers.Real) or not math.isfinite(self.coef0):
             raise ValueError(f"coef0 must be a finite number; got {self.coef0!r}")
-        if not isinstance(self.max_iter, numbers.Integral) or isinstance(self.max_iter, bool) or not (
-            self.max_iter == -1 or self.max_iter >= 1
+        if (
+            not isinstance(self.max_iter, numbers.Integral)
+            or isinstance(self.max_iter, bool)
+            or not (self.max_iter == -1 or self.max_iter >= 1)
         ):
             raise ValueError(f"max_iter must be -1 or a positive integer; got {self.max_iter!r}")
 
@@ -133,10 +134,11 @@ class KernelSVMClassifier(RegistryClassifier):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> KernelSVMClassifier:
         """Fits the machine(s). ``sample_weight`` (non-negative) scales each example's cost: ``C_i = C·c_i``."""
-        precomputed = self.kernel == "precomputed"
-        return self._fit(X, y, sample_weight=sample_weight, accept_sparse=False if precomputed else "csr")
+        return self._fit(X, y, sample_weight=sample_weight)
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+    def _registry_params(
+        self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
+    ) -> dict[str, Any]:
         gamma = None if self.kernel in ("linear", "precomputed") else self._gamma(X, sample_weight)
         kernel = kernel_params(self.kernel, gamma, self.degree, self.coef0)
         return {
@@ -149,7 +151,9 @@ class KernelSVMClassifier(RegistryClassifier):
             "max_iter": 0 if self.max_iter == -1 else int(self.max_iter),
         }
 
-    def _fit_core(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, *args: Any, **kw: Any) -> Any:
+    def _fit_core(
+        self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, *args: Any, **kw: Any
+    ) -> Any:
         n = X.shape[0]
         if sw is not None:
             n_classes = int(y_enc.max()) + 1

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import math
-import numbers
 from typing import Any
 
 import numpy as np
 
 from ._base import RegistryClassifier
-from ._checks import seed_of
+from ._checks import positive_int, positive_real, seed_of
 
 __all__ = ["GSUSquaredHingeClassifier"]
 
@@ -111,27 +109,12 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     def _check_params(self) -> None:
-        for name in ("lam", "C", "tol"):
-            value = getattr(self, name)
-            if name == "C" and value is None:
-                continue
-            if (
-                not isinstance(value, numbers.Real)
-                or isinstance(value, bool)
-                or not math.isfinite(value)
-                or value <= 0
-            ):
-                raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+        positive_real("lam", self.lam)
+        positive_real("C", self.C, allow_none=True)
+        positive_real("tol", self.tol)
         for name in ("max_iter", "iterations", "batch"):
-            value = getattr(self, name)
-            if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer; got {value!r}")
+            positive_int(name, getattr(self, name))
         if self.loss not in _LOSSES:
             raise ValueError(f"loss must be one of {_LOSSES}; got {self.loss!r}")
         if self.solver not in _SOLVERS:
@@ -139,7 +122,9 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
         if self.solver == "newton" and self.loss == "thesis":
             raise ValueError("solver='newton' needs the convex loss='expected'; use 'lbfgs' or 'sgd'")
 
-    def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None) -> GSUSquaredHingeClassifier:
+    def fit(
+        self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None
+    ) -> GSUSquaredHingeClassifier:
         """Fits the hyperplane(s).
 
         ``X`` holds the example means (dense or CSR), ``X_cov`` their covariances in any form
@@ -151,9 +136,15 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
     def _seed(self) -> int:
         return seed_of(self.random_state)
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+    def _registry_params(
+        self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
+    ) -> dict[str, Any]:
         if self.solver == "sgd":
-            solver: dict[str, Any] = {"name": "sgd", "iterations": int(self.iterations), "batch": int(self.batch)}
+            solver: dict[str, Any] = {
+                "name": "sgd",
+                "iterations": int(self.iterations),
+                "batch": int(self.batch),
+            }
         else:
             name = "exact" if self.solver == "lbfgs" else "newton"
             solver = {"name": name, "tol": float(self.tol), "max_iter": int(self.max_iter)}
@@ -164,7 +155,6 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
             "loss": self.loss,
             "solver": solver,
         }
-
 
     def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
         self.coef_ = self.model_.coef

@@ -57,6 +57,7 @@ class SVMPlusClassifier(RegistryClassifier):
     """
 
     _robust = False
+    _sparse = False
 
     def __init__(
         self,
@@ -97,9 +98,11 @@ class SVMPlusClassifier(RegistryClassifier):
         """Fits on ``X`` with privileged features ``X_star`` (required; one row per example)."""
         if X_star is None:
             raise ValueError(f"{type(self).__name__}.fit needs X_star, the privileged features")
-        return self._fit(X, y, X_star=X_star, accept_sparse=False)
+        return self._fit(X, y, X_star=X_star)
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+    def _registry_params(
+        self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
+    ) -> dict[str, Any]:
         kernel = kernel_params(self.kernel, self._gamma(X), self.degree, self.coef0)
         return {
             "method": "rsvmplus" if self._robust else "svmplus",

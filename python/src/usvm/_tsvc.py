@@ -78,11 +78,6 @@ class TSVCClassifier(RegistryClassifier):
         self.tol = tol
         self.fit_intercept = fit_intercept
 
-    def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        return tags
-
     def _check_params(self) -> None:
         positive_real("C", self.C)
         non_negative_real("tol", self.tol)
@@ -97,14 +92,25 @@ class TSVCClassifier(RegistryClassifier):
             raise ValueError(f"degree must be a positive integer; got {self.degree!r}")
         if not isinstance(self.coef0, numbers.Real) or not math.isfinite(self.coef0):
             raise ValueError(f"coef0 must be a finite number; got {self.coef0!r}")
-        if not isinstance(self.max_rounds, numbers.Integral) or isinstance(self.max_rounds, bool) or self.max_rounds < 0:
+        if (
+            not isinstance(self.max_rounds, numbers.Integral)
+            or isinstance(self.max_rounds, bool)
+            or self.max_rounds < 0
+        ):
             raise ValueError(f"max_rounds must be a non-negative integer; got {self.max_rounds!r}")
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None, delta: Any = None) -> TSVCClassifier:
         """Fits TSVC. ``delta`` (optional) gives this fit's per-example bounds instead of ``self.delta``."""
-        return self._fit(X, y, sample_weight=sample_weight, fit_params={"delta": _delta(delta)} if delta is not None else None)
+        return self._fit(
+            X,
+            y,
+            sample_weight=sample_weight,
+            fit_params={"delta": _delta(delta)} if delta is not None else None,
+        )
 
-    def _registry_params(self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any) -> dict[str, Any]:
+    def _registry_params(
+        self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
+    ) -> dict[str, Any]:
         kernel = kernel_params(self.kernel, float(self.gamma), self.degree, self.coef0)
         form: dict[str, Any] = {"name": self.form}
         if self.form == "alternating":
