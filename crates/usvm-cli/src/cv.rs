@@ -163,7 +163,8 @@ pub fn run(args: &CvArgs) -> Result<()> {
         .zip(&points)
         .map(|(p, point)| {
             let fits = FoldFits::new(p, &options, args.strict);
-            let results = usvm::model_selection::cross_validate_with(data, folds, options.seed, |d| fits.fit(d))?;
+            let results =
+                usvm::model_selection::cross_validate_with(data, folds, options.seed, |d, rows| fits.fit(d, rows))?;
             let at: Vec<String> = axes.iter().zip(point).map(|(a, v)| format!("{}={v}", a.name)).collect();
             fits.warn(&format!(
                 "cross-validation fits{}",

@@ -81,9 +81,9 @@ impl<'a> FoldFits<'a> {
         FoldFits { params, options, strict, unconverged: AtomicUsize::new(0), total: AtomicUsize::new(0) }
     }
 
-    /// Fits one training set.
-    pub fn fit(&self, data: &Dataset) -> Result<Model> {
-        let fit = fit(self.params, data, self.options)?;
+    /// Fits one training set, the examples `rows` of the whole input.
+    pub fn fit(&self, data: &Dataset, rows: &[usize]) -> Result<Model> {
+        let fit = fit(&self.params.for_examples(rows), data, self.options)?;
         self.total.fetch_add(1, Ordering::Relaxed);
         if let Some(r) = fit.reports.iter().find(|r| !r.converged()) {
             if self.strict {
@@ -197,7 +197,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
         bar.set_message("fitting Platt scaling on 5-fold cross-validated decision values");
         let folds = FoldFits::new(&params, &quiet, args.strict);
-        let values = cross_val_decision_with(data, 5, options.seed, |d| folds.fit(d)).context("--probability")?;
+        let values =
+            cross_val_decision_with(data, 5, options.seed, |d, rows| folds.fit(d, rows)).context("--probability")?;
         folds.warn("Platt cross-validation fits");
         let classes = data.classes();
         let positive: Vec<bool> = data.labels.iter().map(|&y| y == classes[1]).collect();

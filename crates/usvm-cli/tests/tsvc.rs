@@ -82,3 +82,25 @@ fn bad_bounds_and_forms_exit_with_one_line_and_no_model() {
         assert!(!model.exists());
     }
 }
+
+#[test]
+fn per_example_bounds_follow_the_folds_of_cross_validation() {
+    let dir = temp_dir("cv-delta");
+    let n = std::fs::read_to_string(data("train.csv")).unwrap().lines().count() - 1;
+    let file = dir.join("delta.txt");
+    let cv = |deltas: &dyn Fn(usize) -> f64| {
+        std::fs::write(&file, (0..n).map(|i| format!("{}\n", deltas(i))).collect::<String>()).unwrap();
+        let json = dir.join("cv.json");
+        let args = ["cv", "--method", "tsvc", "--kernel", "linear", "--csv", &data("train.csv"), "--folds", "3"];
+        ok(&usvm(&[&args[..], &["--delta-file", s(&file), "--json", s(&json)]].concat()));
+        read_json(&json)["results"][0]["accuracy_mean"].as_f64().unwrap()
+    };
+    // The same bound for every example, once per example, equals the uniform --delta.
+    let json = dir.join("uniform.json");
+    let args = ["cv", "--method", "tsvc", "--kernel", "linear", "--csv", &data("train.csv"), "--folds", "3"];
+    ok(&usvm(&[&args[..], &["--delta", "0.3", "--json", s(&json)]].concat()));
+    let uniform = read_json(&json)["results"][0]["accuracy_mean"].as_f64().unwrap();
+    assert_eq!(cv(&|_| 0.3), uniform);
+    // Varying bounds run (each fold gets its own rows' bounds).
+    assert!(cv(&|i| 0.1 * (i % 4) as f64) > 0.5);
+}

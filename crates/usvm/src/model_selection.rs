@@ -90,15 +90,15 @@ pub struct FoldResult {
 
 /// Fits `params` on each fold's complement and evaluates on the fold, in parallel, in fold order.
 pub fn cross_validate(params: &LinearSvmParams, data: &Dataset, k: usize, seed: u64) -> Result<Vec<FoldResult>> {
-    cross_validate_with(data, k, seed, |train| Ok(Model::Linear(params.fit(train)?.model)))
+    cross_validate_with(data, k, seed, |train, _| Ok(Model::Linear(params.fit(train)?.model)))
 }
 
-/// Fits any method (`fit` maps a training set to a model) on each fold's complement and evaluates it on
-/// the fold, in parallel, in fold order.
+/// Fits any method (`fit(train, rows)` maps a training set, and the rows of `data` it holds, to a model) on
+/// each fold's complement and evaluates it on the fold, in parallel, in fold order.
 /// The error type is the closure's, so that callers keep their own errors.
 pub fn cross_validate_with<F, E>(data: &Dataset, k: usize, seed: u64, fit: F) -> std::result::Result<Vec<FoldResult>, E>
 where
-    F: Fn(&Dataset) -> std::result::Result<Model, E> + Sync,
+    F: Fn(&Dataset, &[usize]) -> std::result::Result<Model, E> + Sync,
     E: From<Error> + Send,
 {
     if k < 2 || k > data.n_samples() {
@@ -110,7 +110,7 @@ where
         .map(|test| {
             let train = complement(data.n_samples(), &test);
             let held_out = data.select(&test);
-            let model = fit(&data.select(&train))?;
+            let model = fit(&data.select(&train), &train)?;
             let decision = model.decision_function(&held_out.features)?;
             let predicted = argmax_classes(model.classes(), &decision);
             let correct = predicted.iter().zip(&held_out.labels).filter(|(p, y)| p == y).count();
@@ -160,13 +160,13 @@ pub fn cross_validate_path(
 /// Out-of-fold decision values of a binary problem, in example order (for Platt scaling, which must
 /// not be fitted on training scores).
 pub fn cross_val_decision(params: &LinearSvmParams, data: &Dataset, k: usize, seed: u64) -> Result<Vec<f64>> {
-    cross_val_decision_with(data, k, seed, |train| Ok(Model::Linear(params.fit(train)?.model)))
+    cross_val_decision_with(data, k, seed, |train, _| Ok(Model::Linear(params.fit(train)?.model)))
 }
 
-/// [`cross_val_decision`] for any method (`fit` maps a training set to a model).
+/// [`cross_val_decision`] for any method (`fit(train, rows)` as for [`cross_validate_with`]).
 pub fn cross_val_decision_with<F, E>(data: &Dataset, k: usize, seed: u64, fit: F) -> std::result::Result<Vec<f64>, E>
 where
-    F: Fn(&Dataset) -> std::result::Result<Model, E> + Sync,
+    F: Fn(&Dataset, &[usize]) -> std::result::Result<Model, E> + Sync,
     E: From<Error> + Send,
 {
     let mut values = vec![0.0; data.n_samples()];

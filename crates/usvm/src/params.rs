@@ -76,6 +76,21 @@ pub const METHODS: [(&str, &str); 13] = [
 const TAGS: [&str; 3] = ["method", "name", "type"];
 
 impl MethodParams {
+    /// These parameters for the training examples `rows` of a larger set (a cross-validation fold):
+    /// per-example fields, TSVC's per-example bounds, follow the rows; the rest is unchanged.
+    pub fn for_examples(&self, rows: &[usize]) -> MethodParams {
+        match self {
+            MethodParams::Tsvc(t) => match &t.delta {
+                crate::svm::Delta::PerExample(d) => {
+                    let delta = crate::svm::Delta::PerExample(rows.iter().map(|&i| d[i]).collect());
+                    MethodParams::Tsvc(crate::methods::tsvc::Tsvc { delta, ..t.clone() })
+                }
+                crate::svm::Delta::Uniform(_) => self.clone(),
+            },
+            _ => self.clone(),
+        }
+    }
+
     /// The method's defaults.
     pub fn default_for(method: &str) -> Result<Self> {
         Self::from_json(&format!(r#"{{"method": {}}}"#, Value::String(method.into())))
