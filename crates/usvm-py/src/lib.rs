@@ -1,7 +1,7 @@
 //! `usvm._usvm`: the PyO3 bindings under the Python package `usvm` (python/src/usvm).
 //!
 //! Deliberately thin: numpy / scipy arrays are converted to a [`usvm::Dataset`] and its
-//! [`usvm::Covariances`], the registry's [`usvm::fit`] runs with the GIL released (`registry.rs`), and
+//! [`usvm::Covariances`], the registry's [`usvm::fit()`] runs with the GIL released (`registry.rs`), and
 //! the fitted `Model` answers in numpy arrays. Everything scikit-learn-shaped (validation, label
 //! encoding, metadata routing, Platt cross-validation) lives in Python.
 //!
