@@ -76,10 +76,22 @@ pub struct MethodArgs {
     pub weights: Option<PathBuf>,
 
     /// Regularisation λ in λ/2‖w‖² (default: λ = 0.01 for the λ-form methods, C = 1 for svm, besvm, svmplus, rsvmplus, tsvc)
-    #[arg(long, value_name = "L", conflicts_with = "C", help_heading = "Shared by several methods")]
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "L",
+        conflicts_with = "C",
+        help_heading = "Shared by several methods"
+    )]
     pub lambda: Option<f64>,
     /// Cost C = 1/(λℓ), ℓ the number of training examples (alternative to --lambda)
-    #[arg(long = "C", id = "C", value_name = "C", help_heading = "Shared by several methods")]
+    #[arg(
+        allow_negative_numbers = true,
+        long = "C",
+        id = "C",
+        value_name = "C",
+        help_heading = "Shared by several methods"
+    )]
     pub c: Option<f64>,
     /// Fit without an intercept b
     #[arg(long = "no-intercept", help_heading = "Shared by several methods")]
@@ -88,13 +100,18 @@ pub struct MethodArgs {
     #[arg(long, value_enum, help_heading = "Shared by several methods")]
     pub solver: Option<SolverKind>,
     /// Stopping tolerance (relative gradient for Newton/L-BFGS, KKT violation for SMO, relative decrease for TSVC rounds)
-    #[arg(long, value_name = "E", help_heading = "Shared by several methods")]
+    #[arg(long, allow_negative_numbers = true, value_name = "E", help_heading = "Shared by several methods")]
     pub tol: Option<f64>,
     /// Maximum iterations (Newton, L-BFGS, SMO; besvm also k-medoids)
     #[arg(long = "max-iter", value_name = "N", help_heading = "Shared by several methods")]
     pub max_iter: Option<usize>,
     /// exact: final floor ε on every margin std σ = √(wᵀΣw + ε²); each loss is within ε/√(2π) of the exact one
-    #[arg(long = "sigma-floor", value_name = "EPS", help_heading = "Shared by several methods")]
+    #[arg(
+        allow_negative_numbers = true,
+        long = "sigma-floor",
+        value_name = "EPS",
+        help_heading = "Shared by several methods"
+    )]
     pub sigma_floor: Option<f64>,
     /// sgd: number of iterations T
     #[arg(long, value_name = "T", help_heading = "Shared by several methods")]
@@ -119,16 +136,16 @@ pub struct MethodArgs {
     pub max_rounds: Option<usize>,
 
     /// Learn in per-example subspaces keeping this fraction of the variance, in (0, 1] (default: off)
-    #[arg(long = "subspace-variance", value_name = "P", help_heading = "Method gsu")]
+    #[arg(allow_negative_numbers = true, long = "subspace-variance", value_name = "P", help_heading = "Method gsu")]
     pub subspace_variance: Option<f64>,
     /// Samples drawn per example (default 10)
     #[arg(long, value_name = "N", help_heading = "Method sampling")]
     pub samples: Option<usize>,
     /// Radius scale R: radius R·√(tr Σ / n) (default 1)
-    #[arg(long = "radius-scale", value_name = "R", help_heading = "Method power")]
+    #[arg(allow_negative_numbers = true, long = "radius-scale", value_name = "R", help_heading = "Method power")]
     pub radius_scale: Option<f64>,
     /// Kernel cache size in MB per binary problem, LIBSVM's -m (default 200)
-    #[arg(long = "cache-mb", value_name = "MB", help_heading = "Method svm")]
+    #[arg(allow_negative_numbers = true, long = "cache-mb", value_name = "MB", help_heading = "Method svm")]
     pub cache_mb: Option<f64>,
     /// Turn the shrinking heuristics off (LIBSVM's -h 0)
     #[arg(long = "no-shrinking", help_heading = "Method svm")]
@@ -164,7 +181,7 @@ pub struct MethodArgs {
     #[arg(long, value_name = "FILE", help_heading = "Methods svmplus, rsvmplus")]
     pub privileged: Option<PathBuf>,
     /// ρ > 0, the weight of ‖w*‖² (default 1; ρ → 0 gives the plain SVM)
-    #[arg(long, value_name = "R", help_heading = "Methods svmplus, rsvmplus")]
+    #[arg(long, allow_negative_numbers = true, value_name = "R", help_heading = "Methods svmplus, rsvmplus")]
     pub rho: Option<f64>,
     /// γ* of the Gaussian kernel k* on x* (default: 1/D*, D* the mean squared distance)
     #[arg(
@@ -175,10 +192,10 @@ pub struct MethodArgs {
     )]
     pub gamma_star: Option<f64>,
     /// λ ≥ 0, the weight of the robust gradient regulariser (default 0.1)
-    #[arg(long = "robust-lambda", value_name = "L", help_heading = "Method rsvmplus")]
+    #[arg(allow_negative_numbers = true, long = "robust-lambda", value_name = "L", help_heading = "Method rsvmplus")]
     pub robust_lambda: Option<f64>,
     /// σ' > 0, the box α ≤ σ'C (default 1)
-    #[arg(long = "sigma-prime", value_name = "S", help_heading = "Method rsvmplus")]
+    #[arg(allow_negative_numbers = true, long = "sigma-prime", value_name = "S", help_heading = "Method rsvmplus")]
     pub sigma_prime: Option<f64>,
     /// One uncertainty bound δ ≥ 0 for every example (default 0)
     #[arg(
@@ -196,7 +213,7 @@ pub struct MethodArgs {
     #[arg(long, value_name = "F", value_parser = ["alternating", "socp"], help_heading = "Method tsvc")]
     pub form: Option<String>,
     /// socp: solve eq. 8 for this fixed bound ‖w‖ ≤ G instead of eq. 7 for C
-    #[arg(long = "norm-bound", value_name = "G", help_heading = "Method tsvc")]
+    #[arg(allow_negative_numbers = true, long = "norm-bound", value_name = "G", help_heading = "Method tsvc")]
     pub norm_bound: Option<f64>,
 }
 

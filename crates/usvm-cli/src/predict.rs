@@ -118,7 +118,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     let cov = data.covariances.as_dyn();
     for (i, row) in decision.rows().into_iter().enumerate() {
         write!(out, "{}", predicted[i]).expect("write to a String");
-        row.iter().for_each(|f| write!(out, " {f}").expect("write to a String"));
+        row.iter().for_each(|&f| write!(out, " {}", Short(f)).expect("write to a String"));
         if let Some(p) = platt.as_ref().filter(|_| args.probability) {
             write!(out, " {}", predict_proba(p, row[0])).expect("write to a String");
         }
@@ -176,5 +176,20 @@ fn one_vs_rest_metrics(
         recall: mean(recall),
         f1: mean(f1),
         average_precision: mean_average_precision(labels, classes, scores),
+    }
+}
+
+/// A number in its shortest round-trip form, in scientific notation outside `[1e-5, 1e16)` (a score of
+/// 1e300 prints as `1e300`, not as 301 digits).
+struct Short(f64);
+
+impl std::fmt::Display for Short {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = self.0.abs();
+        if a.is_finite() && a != 0.0 && !(1e-5..1e16).contains(&a) {
+            write!(f, "{:e}", self.0)
+        } else {
+            write!(f, "{}", self.0)
+        }
     }
 }

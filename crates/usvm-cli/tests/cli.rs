@@ -727,3 +727,28 @@ fn usage_errors_exit_2() {
         assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{args:?}");
     }
 }
+
+#[test]
+fn negative_numbers_are_values_and_huge_scores_print_short() {
+    let dir = temp_dir("negative-and-huge");
+    let model = dir.join("m.json");
+    let train = ["train", "--method", "gsu", "--data", &data("train.svm"), "--model", s(&model)];
+    // `--lambda -1` is a value that the method refuses, not an unknown flag.
+    fails_with(&usvm(&[&train[..], &["--lambda", "-1"]].concat()), "invalid value '-1' for '--lambda'");
+    fails_with(&usvm(&[&train[..], &["--C", "-2"]].concat()), "'--C'");
+    assert!(!model.exists());
+    ok(&usvm(&train));
+    // Coefficients scaled by 1e300: finite scores in the shortest round-trip form, not 300 digits.
+    let mut m = read_json(&model);
+    for c in m["coef"].as_array_mut().unwrap() {
+        *c = serde_json::json!(c.as_f64().unwrap() * 1e300);
+    }
+    let big = dir.join("big.json");
+    std::fs::write(&big, m.to_string()).unwrap();
+    let out = dir.join("scores.txt");
+    ok(&usvm(&["predict", "--model", s(&big), "--data", &data("train.svm"), "--output", s(&out)]));
+    let text = std::fs::read_to_string(&out).unwrap();
+    let line = text.lines().nth(1).unwrap();
+    assert!(line.len() < 40 && line.split_whitespace().nth(1).unwrap().contains('e'), "{line}");
+    assert!(score_text(&text).iter().all(|f| f.is_finite() && f.abs() > 1e250));
+}
