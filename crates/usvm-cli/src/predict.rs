@@ -61,6 +61,18 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         bail!("--metrics needs labels: give --labels with --means");
     }
     let data = &input.dataset;
+    if args.metrics.is_some() {
+        let mut unknown: Vec<i64> = data.labels.iter().copied().filter(|l| !model.classes().contains(l)).collect();
+        unknown.sort_unstable();
+        unknown.dedup();
+        if !unknown.is_empty() {
+            bail!(
+                "--metrics: {} has labels {unknown:?} that the model never saw (its classes are {:?})",
+                input.label_source,
+                model.classes()
+            );
+        }
+    }
     if data.n_features() > model.n_features() {
         let (what, refuse) = match &model {
             Model::Linear(_) => ("count as zero coefficients (LIBLINEAR's rule)", false),

@@ -752,3 +752,25 @@ fn negative_numbers_are_values_and_huge_scores_print_short() {
     assert!(line.len() < 40 && line.split_whitespace().nth(1).unwrap().contains('e'), "{line}");
     assert!(score_text(&text).iter().all(|f| f.is_finite() && f.abs() > 1e250));
 }
+
+#[test]
+fn metrics_refuse_labels_the_model_never_saw() {
+    let dir = temp_dir("unknown-labels");
+    let model = dir.join("m.json");
+    ok(&usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--model", s(&model)]));
+    let text = std::fs::read_to_string(data("train.svm")).unwrap();
+    let relabelled: String = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| if i % 3 == 0 { format!("3{}\n", &l[l.find(' ').unwrap()..]) } else { format!("{l}\n") })
+        .collect();
+    let test = dir.join("test.svm");
+    std::fs::write(&test, relabelled).unwrap();
+    let (scores, metrics) = (dir.join("s.txt"), dir.join("metrics.json"));
+    let out =
+        usvm(&["predict", "--model", s(&model), "--data", s(&test), "--output", s(&scores), "--metrics", s(&metrics)]);
+    fails_with_all(&out, &["--metrics", "test.svm", "[3]", "[-1, 1]"]);
+    assert!(!scores.exists() && !metrics.exists());
+    // Without --metrics the examples are scored as usual.
+    ok(&usvm(&["predict", "--model", s(&model), "--data", s(&test), "--output", s(&scores)]));
+}
