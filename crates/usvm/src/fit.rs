@@ -1,5 +1,6 @@
 //! `fit`: the one entry point from [`MethodParams`] and a [`Dataset`] to a fitted [`Fit`], for every
-//! method: validation once, at the top, then the method's own fit on the requested thread pool.
+//! method: validation once, at the top, then the method's own fit on the requested thread pool; a model
+//! with a non-finite coefficient is an error, never a result.
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
@@ -31,6 +32,14 @@ pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Resul
             MethodParams::Tsvc(p) => p.fit(data, options),
             MethodParams::Logistic(p) => p.fit(data, options),
         }?;
+        if !fit.model.is_finite() {
+            return Err(Error::SolverFailure {
+                solver: params.name(),
+                detail: "the fitted model has non-finite coefficients (an overflow: rescale the features, or use \
+                         the exact solver)"
+                    .into(),
+            });
+        }
         options.emit(Progress::Done(&fit.reports));
         Ok(fit)
     };

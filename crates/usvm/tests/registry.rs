@@ -176,3 +176,16 @@ fn the_svm_names_its_support_vectors_by_training_index() {
     let linear = usvm::fit(&MethodParams::default_for("gsu").unwrap(), &data, &FitOptions::default()).unwrap();
     assert!(linear.support.is_none());
 }
+
+#[test]
+fn a_model_with_non_finite_coefficients_is_an_error() {
+    let mut data = common::random_dataset(3, "none", 30, 3);
+    if let usvm::Features::Dense(x) = &mut data.features {
+        x[[0, 2]] = 1e308;
+    }
+    let sgd = params("gsu", &[("solver", json!({"name": "sgd", "iterations": 50, "batch": 5}))]);
+    match usvm::fit(&sgd, &data, &FitOptions::default()) {
+        Err(usvm::Error::SolverFailure { solver: "gsu", detail }) => assert!(detail.contains("non-finite"), "{detail}"),
+        other => panic!("{other:?}"),
+    }
+}

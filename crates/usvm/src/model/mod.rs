@@ -63,6 +63,17 @@ impl Model {
         }
     }
 
+    /// Whether every coefficient and intercept is finite.
+    pub fn is_finite(&self) -> bool {
+        let (coef, intercept) = match self {
+            Model::Linear(m) => (&m.coef, &m.intercept),
+            Model::Kernel(m) => (&m.coef, &m.intercept),
+            Model::Mapped(m) => (&m.linear.coef, &m.linear.intercept),
+            Model::BasisExpansion(m) => (&m.linear.coef, &m.linear.intercept),
+        };
+        coef.iter().chain(intercept).all(|v| v.is_finite())
+    }
+
     /// `f_k(x)` per row (columns: one output, or one per class).
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
         match self {
