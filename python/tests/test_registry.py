@@ -108,3 +108,11 @@ def test_model_file_equals_the_cli_and_round_trips(tmp_path):
     p = back.with_platt(-2.0, 0.0).predict_proba(X)
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
     assert (p[:, 1] > 0.5).tolist() == (clf.decision_function(X) > 0).tolist()
+
+
+def test_an_overflowing_fit_is_an_error_not_a_nan_model():
+    X, y = blobs()
+    X = X.copy()
+    X[0, -1] = 1e308
+    with pytest.raises(usvm.UsvmError, match="non-finite"):
+        usvm.GSUClassifier(solver="sgd", iterations=50, batch=5).fit(X, y)
