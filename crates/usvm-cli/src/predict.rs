@@ -11,7 +11,7 @@ use usvm::model::Platt;
 use usvm::{Model, ModelFile};
 
 use crate::input::{InputArgs, io_error};
-use crate::output::write_atomically;
+use crate::output::write_all_atomically;
 
 #[derive(Args, Debug)]
 pub struct PredictArgs {
@@ -150,10 +150,12 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         }
     });
     let metrics_text = metrics.map(|m| serde_json::to_string_pretty(&m)).transpose()?;
-    write_atomically(&args.output, out)?;
-    if let (Some(path), Some(text)) = (&args.metrics, metrics_text) {
-        write_atomically(path, text + "\n")?;
+    let mut files = vec![(args.output.as_path(), out.as_bytes())];
+    let metrics_text = metrics_text.map(|t| t + "\n");
+    if let (Some(path), Some(text)) = (&args.metrics, &metrics_text) {
+        files.push((path.as_path(), text.as_bytes()));
     }
+    write_all_atomically(&files)?;
     Ok(())
 }
 

@@ -14,7 +14,7 @@ use usvm::{Dataset, Fit, FitOptions, FitReport, MethodParams, Model, ModelFile, 
 
 use crate::input::{CovType, Input, InputArgs, check_two_classes, convert_covariances, read_per_example, read_weights};
 use crate::method_args::MethodArgs;
-use crate::output::write_atomically;
+use crate::output::write_all_atomically;
 
 /// The registry parameters and the fit options of the method flags.
 pub fn resolve(args: &MethodArgs) -> Result<(MethodParams, FitOptions<'static>)> {
@@ -218,10 +218,13 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let report =
         args.report.as_ref().map(|_| make_report(params.name(), model.classes(), &reports, train_seconds, data));
     let report_text = report.map(|r| serde_json::to_string_pretty(&r)).transpose()?;
-    write_atomically(&args.model, file.to_json() + "\n")?;
-    if let (Some(path), Some(text)) = (&args.report, report_text) {
-        write_atomically(path, text + "\n")?;
+    let model_text = file.to_json() + "\n";
+    let mut files = vec![(args.model.as_path(), model_text.as_bytes())];
+    let report_text = report_text.map(|t| t + "\n");
+    if let (Some(path), Some(text)) = (&args.report, &report_text) {
+        files.push((path.as_path(), text.as_bytes()));
     }
+    write_all_atomically(&files)?;
     Ok(())
 }
 

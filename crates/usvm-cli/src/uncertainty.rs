@@ -21,7 +21,7 @@ use usvm::io::{
 use usvm::{Covariances, Dataset};
 
 use crate::input::{io_error, open};
-use crate::output::write_atomically;
+use crate::output::write_all_atomically;
 
 #[derive(Args, Debug)]
 #[command(about = "Build uncertain inputs (means + covariances) from raw measurements (DESIGN 2.9)")]
@@ -287,10 +287,8 @@ impl OutputArgs {
                 "no output: give --out-means/--out-labels/--out-cov, --out-data/--out-var or --out-csv/--out-var-csv"
             );
         }
-        for (path, bytes) in files {
-            write_atomically(path, bytes)?;
-        }
-        Ok(())
+        let files: Vec<(&Path, &[u8])> = files.iter().map(|(p, b)| (*p, b.as_slice())).collect();
+        write_all_atomically(&files)
     }
 }
 

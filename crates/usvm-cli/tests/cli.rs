@@ -774,3 +774,32 @@ fn metrics_refuse_labels_the_model_never_saw() {
     // Without --metrics the examples are scored as usual.
     ok(&usvm(&["predict", "--model", s(&model), "--data", s(&test), "--output", s(&scores)]));
 }
+
+#[test]
+fn a_failed_output_leaves_no_new_file() {
+    let dir = temp_dir("all-or-nothing");
+    let missing = dir.join("no-such-folder");
+    let (model, scores) = (dir.join("m.json"), dir.join("s.txt"));
+    // train: the report cannot be written, so neither is the model.
+    let train = ["train", "--method", "gsu", "--data", &data("train.svm"), "--model", s(&model)];
+    fails(&usvm(&[&train[..], &["--report", s(&missing.join("r.json"))]].concat()));
+    assert!(!model.exists());
+    ok(&usvm(&train));
+    let before = std::fs::read_to_string(&model).unwrap();
+    // A failed rerun leaves the old model as it was.
+    fails(&usvm(&[&train[..], &["--lambda", "0.5", "--report", s(&missing.join("r.json"))]].concat()));
+    assert_eq!(std::fs::read_to_string(&model).unwrap(), before);
+    // predict: the metrics cannot be written, so neither are the scores.
+    let predict = ["predict", "--model", s(&model), "--data", &data("train.svm"), "--output", s(&scores)];
+    fails(&usvm(&[&predict[..], &["--metrics", s(&missing.join("m.json"))]].concat()));
+    assert!(!scores.exists());
+    // uncertainty repeated: the covariances cannot be written, so neither are the means and labels.
+    let obs = dir.join("obs.csv");
+    std::fs::write(&obs, "id,a,b,y\nu,1,2,1\nu,2,2,1\nv,0,0,-1\nv,1,1,-1\n").unwrap();
+    let (m, l) = (dir.join("means"), dir.join("labels"));
+    let args = ["uncertainty", "repeated", "--input", s(&obs), "--group-col", "id", "--out-means", s(&m)];
+    fails(&usvm(&[&args[..], &["--out-labels", s(&l), "--out-cov", s(&missing.join("c"))]].concat()));
+    assert!(!m.exists() && !l.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
+    assert!(leftovers.iter().all(|n| !n.to_string_lossy().contains(".tmp")), "{leftovers:?}");
+}
