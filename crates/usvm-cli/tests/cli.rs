@@ -803,3 +803,63 @@ fn a_failed_output_leaves_no_new_file() {
     let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).map(|e| e.file_name()).collect();
     assert!(leftovers.iter().all(|n| !n.to_string_lossy().contains(".tmp")), "{leftovers:?}");
 }
+
+#[test]
+fn huge_indices_and_dimensions_are_clear_errors_not_allocations() {
+    let dir = temp_dir("huge-indices");
+    let model = dir.join("m.json");
+    let write = |name: &str, text: &str| {
+        let f = dir.join(name);
+        std::fs::write(&f, text).unwrap();
+        f
+    };
+    // One stray index would have made the fit allocate terabytes.
+    for (index, method) in [("1000000000000", "gsu"), ("1000000000", "hinge"), ("4294967296", "svm")] {
+        let f = write("big.svm", &format!("+1 {index}:1\n-1 1:1\n"));
+        let out = usvm(&["train", "--method", method, "--data", s(&f), "--model", s(&model)]);
+        fails_with_all(&out, &["big.svm:1", &format!("'{index}:1'"), "--n-features"]);
+    }
+    let (means, labels, cov) = (
+        write("x.means", "a 1:1 4294967296:2\nb 1:-1\n"),
+        write("x.labels", "a 1\nb -1\n"),
+        write("x.cov", "a 1,1:0.5\nb 1,1:0.5\n"),
+    );
+    let out = usvm(&[
+        "train",
+        "--method",
+        "gsu",
+        "--means",
+        s(&means),
+        "--labels",
+        s(&labels),
+        "--cov",
+        s(&cov),
+        "--model",
+        s(&model),
+    ]);
+    fails_with_all(&out, &["x.means:1", "4294967296"]);
+    let cov = write("y.cov", "a 4294967296,4294967296:0.5\nb 1,1:0.5\n");
+    let means = write("y.means", "a 1:1\nb 1:-1\n");
+    let out = usvm(&[
+        "train",
+        "--method",
+        "gsu",
+        "--means",
+        s(&means),
+        "--labels",
+        s(&labels),
+        "--cov",
+        s(&cov),
+        "--model",
+        s(&model),
+    ]);
+    fails_with_all(&out, &["y.cov:1", "4294967296"]);
+    assert!(!model.exists());
+    // A model file that states a dimension its coefficients do not have.
+    ok(&usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--model", s(&model)]));
+    let mut m = read_json(&model);
+    m["n_features"] = serde_json::json!(4294967296u64);
+    let lying = write("lying.json", &m.to_string());
+    let out = usvm(&["predict", "--model", s(&lying), "--data", &data("train.svm"), "--output", s(&dir.join("s"))]);
+    fails_with_all(&out, &["lying.json", "n_features is 4294967296"]);
+}

@@ -171,18 +171,28 @@ pub(crate) fn parse_label(loc: Loc, text: &str) -> Result<i64, ParseError> {
     Ok(v as i64)
 }
 
-/// A 1-based feature index, returned 0-based; it must be `≤ n_features` when that is given.
+/// The largest dimension a reader infers from the indices it reads (2^26): one stray index such as
+/// `1000000000000:1` must not make the fit allocate terabytes. A larger dimension is read when it is given
+/// ([`ReadOptions::n_features`], the CLI's `--n-features`).
+pub const MAX_INFERRED_FEATURES: usize = 1 << 26;
+
+/// A 1-based feature index, returned 0-based; it must be `≤ n_features` when that is given, else
+/// `≤` [`MAX_INFERRED_FEATURES`].
 pub(crate) fn parse_index(loc: Loc, field: &str, text: &str, n_features: Option<usize>) -> Result<usize, ParseError> {
     let j: usize = text.parse().map_err(|_| loc.err(field, format!("index '{text}' is not a positive integer")))?;
     if j == 0 {
         return Err(loc.err(field, "feature indices are 1-based: index 0 is invalid"));
     }
-    if let Some(n) = n_features
-        && j > n
-    {
-        return Err(loc.err(field, format!("index {j} exceeds the number of features ({n})")));
+    match n_features {
+        Some(n) if j > n => Err(loc.err(field, format!("index {j} exceeds the number of features ({n})"))),
+        None if j > MAX_INFERRED_FEATURES => Err(loc.err(
+            field,
+            format!(
+                "index {j} exceeds {MAX_INFERRED_FEATURES} features; give the dimension (--n-features) to read more"
+            ),
+        )),
+        _ => Ok(j - 1),
     }
-    Ok(j - 1)
 }
 
 /// A sparse `j:v` token: 0-based index and finite value.

@@ -231,11 +231,12 @@ impl ModelFile {
                 intercept.len()
             )));
         }
+        // Shapes first, allocation after: a stated width is believed only when the rows have it.
+        if let Some((k, row)) = rows.iter().enumerate().find(|(_, r)| r.len() != width) {
+            return Err(Error::Format(format!("coef row {k} has {} entries, {width_name} is {width}", row.len())));
+        }
         let mut coef = Array2::zeros((rows.len(), width));
         for (k, row) in rows.iter().enumerate() {
-            if row.len() != width {
-                return Err(Error::Format(format!("coef row {k} has {} entries, {width_name} is {width}", row.len())));
-            }
             coef.row_mut(k).assign(&ArrayView1::from(row));
         }
         if coef.iter().chain(&intercept).any(|v| !v.is_finite()) {
@@ -253,15 +254,15 @@ impl ModelFile {
         kernel.validate().map_err(|e| Error::Format(format!("kernel: {e}")))?;
         let support = match &self.support_vectors {
             Some(SupportVectors::Dense(rows)) => {
+                if let Some((i, row)) = rows.iter().enumerate().find(|(_, r)| r.len() != self.n_features) {
+                    return Err(Error::Format(format!(
+                        "support vector {i} has {} entries, n_features is {}",
+                        row.len(),
+                        self.n_features
+                    )));
+                }
                 let mut a = Array2::zeros((rows.len(), self.n_features));
                 for (i, row) in rows.iter().enumerate() {
-                    if row.len() != self.n_features {
-                        return Err(Error::Format(format!(
-                            "support vector {i} has {} entries, n_features is {}",
-                            row.len(),
-                            self.n_features
-                        )));
-                    }
                     a.row_mut(i).assign(&ArrayView1::from(row));
                 }
                 Features::Dense(a)
