@@ -39,7 +39,8 @@ use std::io::BufRead;
 /// How a reader shapes what it reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReadOptions {
-    /// Fixes the number of features (a larger index is an error); by default the largest index seen.
+    /// Fixes the number of features (a larger index is an error); by default the largest index seen, at
+    /// most [`MAX_INFERRED_FEATURES`].
     pub n_features: Option<usize>,
     /// Factor every dense covariance as it is read, into [`Covariances::LowRank`](crate::Covariances)
     /// (svm-gsu covariance files; see [`read_svmgsu`]).
