@@ -863,3 +863,44 @@ fn huge_indices_and_dimensions_are_clear_errors_not_allocations() {
     let out = usvm(&["predict", "--model", s(&lying), "--data", &data("train.svm"), "--output", s(&dir.join("s"))]);
     fails_with_all(&out, &["lying.json", "n_features is 4294967296"]);
 }
+
+#[test]
+fn outputs_are_byte_identical_at_one_and_two_threads() {
+    let dir = temp_dir("threads");
+    let run = |threads: &str, args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_usvm"))
+            .args(args)
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .expect("run usvm");
+        ok(&out);
+    };
+    let input = ["--data", &data("train.svm"), "--var", &data("train.var.svm")];
+    let cases: [&[&str]; 4] = [
+        &["--method", "gsu"],
+        &["--method", "gsu", "--solver", "sgd", "--seed", "3"],
+        &["--method", "svm", "--kernel", "rbf"],
+        &["--method", "sampling", "--seed", "5"],
+    ];
+    for (k, case) in cases.iter().enumerate() {
+        let texts: Vec<String> = ["1", "2"]
+            .iter()
+            .map(|t| {
+                let model = dir.join(format!("m{k}-{t}.json"));
+                run(t, &[&["train", "--model", s(&model)][..], &input[..], case].concat());
+                std::fs::read_to_string(&model).unwrap()
+            })
+            .collect();
+        assert_eq!(texts[0], texts[1], "{case:?}");
+    }
+    let cv: Vec<String> = ["1", "2"]
+        .iter()
+        .map(|t| {
+            let json = dir.join(format!("cv-{t}.json"));
+            let args = ["cv", "--method", "gsu", "--folds", "3", "--grid", "lambda=0.01,0.1", "--json", s(&json)];
+            run(t, &[&args[..], &input[..]].concat());
+            std::fs::read_to_string(&json).unwrap()
+        })
+        .collect();
+    assert_eq!(cv[0], cv[1]);
+}
