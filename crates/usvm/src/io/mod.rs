@@ -22,6 +22,8 @@
 //! ```
 
 mod csv;
+#[cfg(feature = "internals")]
+pub mod fuzz;
 mod libsvm;
 mod precomputed;
 mod svmgsu;
