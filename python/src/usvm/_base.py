@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _usvm
 from ._checks import FLOATS as _FLOATS
-from ._checks import checked_sample_weight, encode_classes
+from ._checks import checked_sample_weight, encode_classes, seed_of
 from ._covariance import _as_cov
 
 __all__ = ["Classifier", "RegistryClassifier"]
@@ -52,7 +52,8 @@ class RegistryClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def _seed(self) -> int:
-        return 0
+        """The seed of the fit's random parts: from ``random_state`` where the estimator has one, else 0."""
+        return seed_of(self.random_state) if hasattr(self, "random_state") else 0
 
     def _check_params(self) -> None:
         """Checks of the scikit-learn parameters by their Python names (the core checks its fields again)."""

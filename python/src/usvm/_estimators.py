@@ -14,7 +14,7 @@ from sklearn.utils.metaestimators import available_if
 
 from . import _usvm
 from ._base import RegistryClassifier
-from ._checks import positive_int, positive_real, seed_of
+from ._checks import positive_int, positive_real
 from ._covariance import LowRankCovariance, _as_cov, _margin_variance, _take_cov
 
 __all__ = ["GSUClassifier", "LowRankCovariance"]
@@ -211,9 +211,6 @@ class GSUClassifier(RegistryClassifier):
         r = self.radius_scale
         if not isinstance(r, numbers.Real) or not math.isfinite(r) or r < 0:
             raise ValueError(f"radius_scale must be a finite non-negative number; got {r!r}")
-
-    def _seed(self) -> int:
-        return seed_of(self.random_state)
 
     def _registry_params(
         self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ._base import RegistryClassifier, kernel_params
-from ._checks import positive_int, positive_real, seed_of
+from ._checks import positive_int, positive_real
 
 __all__ = ["KernelGSUClassifier"]
 
@@ -142,9 +142,6 @@ class KernelGSUClassifier(RegistryClassifier):
         if X_var is not None:
             return self._fit(X, y, X_cov=X_var, sample_weight=sample_weight, cov_name="X_var")
         return self._fit(X, y, X_cov=X_cov, sample_weight=sample_weight)
-
-    def _seed(self) -> int:
-        return seed_of(self.random_state)
 
     def _registry_params(
         self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any

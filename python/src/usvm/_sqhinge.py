@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ._base import RegistryClassifier
-from ._checks import positive_int, positive_real, seed_of
+from ._checks import positive_int, positive_real
 
 __all__ = ["GSUSquaredHingeClassifier"]
 
@@ -132,9 +132,6 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
         :class:`LowRankCovariance`), ``None`` for Σ = 0; ``sample_weight`` non-negative weights ``c_i``.
         """
         return self._fit(X, y, X_cov=X_cov, sample_weight=sample_weight)
-
-    def _seed(self) -> int:
-        return seed_of(self.random_state)
 
     def _registry_params(
         self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
