@@ -819,41 +819,16 @@ fn huge_indices_and_dimensions_are_clear_errors_not_allocations() {
         let out = usvm(&["train", "--method", method, "--data", s(&f), "--model", s(&model)]);
         fails_with_all(&out, &["big.svm:1", &format!("'{index}:1'"), "--n-features"]);
     }
-    let (means, labels, cov) = (
-        write("x.means", "a 1:1 4294967296:2\nb 1:-1\n"),
-        write("x.labels", "a 1\nb -1\n"),
-        write("x.cov", "a 1,1:0.5\nb 1,1:0.5\n"),
-    );
-    let out = usvm(&[
-        "train",
-        "--method",
-        "gsu",
-        "--means",
-        s(&means),
-        "--labels",
-        s(&labels),
-        "--cov",
-        s(&cov),
-        "--model",
-        s(&model),
-    ]);
+    let labels = write("x.labels", "a 1\nb -1\n");
+    let train_svmgsu = |means: &str, cov: &str| {
+        let (means, cov) = (write("x.means", means), write("x.cov", cov));
+        let args = ["train", "--method", "gsu", "--means", s(&means), "--labels", s(&labels), "--cov", s(&cov)];
+        usvm(&[&args[..], &["--model", s(&model)]].concat())
+    };
+    let out = train_svmgsu("a 1:1 4294967296:2\nb 1:-1\n", "a 1,1:0.5\nb 1,1:0.5\n");
     fails_with_all(&out, &["x.means:1", "4294967296"]);
-    let cov = write("y.cov", "a 4294967296,4294967296:0.5\nb 1,1:0.5\n");
-    let means = write("y.means", "a 1:1\nb 1:-1\n");
-    let out = usvm(&[
-        "train",
-        "--method",
-        "gsu",
-        "--means",
-        s(&means),
-        "--labels",
-        s(&labels),
-        "--cov",
-        s(&cov),
-        "--model",
-        s(&model),
-    ]);
-    fails_with_all(&out, &["y.cov:1", "4294967296"]);
+    let out = train_svmgsu("a 1:1\nb 1:-1\n", "a 4294967296,4294967296:0.5\nb 1,1:0.5\n");
+    fails_with_all(&out, &["x.cov:1", "4294967296"]);
     assert!(!model.exists());
     // A model file that states a dimension its coefficients do not have.
     ok(&usvm(&["train", "--method", "hinge", "--data", &data("train.svm"), "--model", s(&model)]));

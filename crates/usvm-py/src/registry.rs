@@ -149,25 +149,13 @@ impl PyModel {
     /// features otherwise (K × D).
     #[getter]
     fn coef<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        let coef = match &self.model {
-            usvm::Model::Linear(m) => &m.coef,
-            usvm::Model::Kernel(m) => &m.coef,
-            usvm::Model::Mapped(m) => &m.linear.coef,
-            usvm::Model::BasisExpansion(m) => &m.linear.coef,
-        };
-        coef.clone().into_pyarray(py)
+        self.model.coef_intercept().0.clone().into_pyarray(py)
     }
 
     /// The intercepts `b_k`, one per output.
     #[getter]
     fn intercept<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        let b = match &self.model {
-            usvm::Model::Linear(m) => &m.intercept,
-            usvm::Model::Kernel(m) => &m.intercept,
-            usvm::Model::Mapped(m) => &m.linear.intercept,
-            usvm::Model::BasisExpansion(m) => &m.linear.intercept,
-        };
-        Array1::from(b.clone()).into_pyarray(py)
+        Array1::from(self.model.coef_intercept().1.to_vec()).into_pyarray(py)
     }
 
     /// A kernel model's support vectors: a dense (n_SV × d) array, or `(data, indices, indptr, shape)`

@@ -131,8 +131,9 @@ class SVMPlusClassifier(RegistryClassifier):
         self.support_vectors_ = self.model_.support_vectors
         self.dual_coef_ = self.model_.coef
         self.intercept_ = self.model_.intercept
-        self.gamma_ = self._gamma(X)
-        self.gamma_star_ = json.loads(self.model_.params)["gamma_star"]
+        params = json.loads(self.model_.params)
+        self.gamma_ = params["kernel"].get("gamma")
+        self.gamma_star_ = params["gamma_star"]
         self.n_iter_ = np.array([r["n_iter"] for r in self.reports_], dtype=np.intp)
 
 

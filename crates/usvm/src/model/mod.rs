@@ -63,14 +63,20 @@ impl Model {
         }
     }
 
-    /// Whether every coefficient and intercept is finite.
-    pub fn is_finite(&self) -> bool {
-        let (coef, intercept) = match self {
+    /// The coefficients (one row per output: hyperplanes on the inputs, expansion coefficients over the
+    /// support vectors, or hyperplanes on the mapped features) and the intercepts.
+    pub fn coef_intercept(&self) -> (&Array2<f64>, &[f64]) {
+        match self {
             Model::Linear(m) => (&m.coef, &m.intercept),
             Model::Kernel(m) => (&m.coef, &m.intercept),
             Model::Mapped(m) => (&m.linear.coef, &m.linear.intercept),
             Model::BasisExpansion(m) => (&m.linear.coef, &m.linear.intercept),
-        };
+        }
+    }
+
+    /// Whether every coefficient and intercept is finite.
+    pub fn is_finite(&self) -> bool {
+        let (coef, intercept) = self.coef_intercept();
         coef.iter().chain(intercept).all(|v| v.is_finite())
     }
 
