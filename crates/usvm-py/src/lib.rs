@@ -15,6 +15,7 @@
 mod besvm;
 mod plot;
 mod registry;
+mod sharded;
 mod svm_plus;
 mod uncertainty;
 
@@ -490,5 +491,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     plot::register(m)?;
     svm_plus::register(m)?;
     registry::register(m)?;
+    sharded::register(m)?;
     Ok(())
 }

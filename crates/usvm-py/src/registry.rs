@@ -44,6 +44,16 @@ pub struct PyModel {
 }
 
 impl PyModel {
+    /// A model just fitted with `params`.
+    pub(crate) fn fitted(model: usvm::Model, params: &MethodParams, seed: Option<u64>) -> PyModel {
+        PyModel { model, method: params.name().to_string(), params: params.to_json(), seed, platt: None }
+    }
+
+    /// The fitted model itself.
+    pub(crate) fn model(&self) -> &usvm::Model {
+        &self.model
+    }
+
     fn file(&self) -> ModelFile {
         let mut file = ModelFile::from_model(&self.model, &self.method, self.params.clone());
         file.seed = self.seed;
@@ -284,33 +294,27 @@ fn fit<'py>(
             usvm::fit(&params, &dataset, &options)
         })
         .map_err(to_py_err)?;
-    let reports = fit
-        .reports
-        .iter()
-        .map(|r| {
-            let d = PyDict::new(py);
-            d.set_item("objective", r.objective)?;
-            d.set_item("n_iter", r.n_iter)?;
-            d.set_item("termination", serde_json::to_value(r.termination).expect("serialises").as_str())?;
-            d.set_item("converged", r.converged())?;
-            d.set_item("gradient_norm", r.gradient_norm)?;
-            d.set_item("initial_gradient_norm", r.initial_gradient_norm)?;
-            d.set_item("duality_gap", r.duality_gap)?;
-            d.set_item("objective_trace", r.objective_trace.clone())?;
-            d.set_item("rounds", r.rounds)?;
-            d.set_item("norm_bound", r.norm_bound)?;
-            Ok(d)
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    let model = PyModel {
-        model: fit.model,
-        method: params.name().to_string(),
-        params: params.to_json(),
-        seed: Some(seed),
-        platt: None,
-    };
+    let reports = fit.reports.iter().map(|r| report_dict(py, r)).collect::<PyResult<Vec<_>>>()?;
+    let model = PyModel::fitted(fit.model, &params, Some(seed));
     let support = fit.support.map(|s| Array1::from(s.iter().map(|&i| i as i64).collect::<Vec<_>>()).into_pyarray(py));
     Ok((model, reports, support))
+}
+
+/// A report as a dict: `objective`, `n_iter`, `termination`, `converged`, `gradient_norm`,
+/// `initial_gradient_norm`, `duality_gap`, `objective_trace`, `rounds`, `norm_bound`.
+pub(crate) fn report_dict<'py>(py: Python<'py>, r: &usvm::FitReport) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("objective", r.objective)?;
+    d.set_item("n_iter", r.n_iter)?;
+    d.set_item("termination", serde_json::to_value(r.termination).expect("serialises").as_str())?;
+    d.set_item("converged", r.converged())?;
+    d.set_item("gradient_norm", r.gradient_norm)?;
+    d.set_item("initial_gradient_norm", r.initial_gradient_norm)?;
+    d.set_item("duality_gap", r.duality_gap)?;
+    d.set_item("objective_trace", r.objective_trace.clone())?;
+    d.set_item("rounds", r.rounds)?;
+    d.set_item("norm_bound", r.norm_bound)?;
+    Ok(d)
 }
 
 /// The defaults of a method, as a JSON object.

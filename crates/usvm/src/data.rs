@@ -90,13 +90,30 @@ impl Dataset {
 
     /// Checks shapes, finiteness, weights, covariances (symmetry, PSD) and that there are two classes.
     pub fn validate(&self) -> Result<()> {
-        let n = self.n_samples();
-        if n == 0 {
+        if self.n_samples() == 0 {
             return Err(Error::Empty("no training examples"));
         }
         if self.n_features() == 0 {
             return Err(Error::Empty("no features"));
         }
+        self.validate_rows()?;
+        if let Some(w) = &self.weights
+            && w.iter().all(|&v| v == 0.0)
+        {
+            return Err(Error::InvalidWeight { index: 0, value: 0.0 });
+        }
+        let classes = self.classes();
+        if classes.len() < 2 {
+            return Err(Error::SingleClass { label: classes[0] });
+        }
+        Ok(())
+    }
+
+    /// The checks of [`Self::validate`] that hold row by row (shapes, finiteness, non-negative weights,
+    /// covariances): a part of the rows — one shard of a sharded fit, possibly empty or of one class —
+    /// passes them whenever the whole data would.
+    pub fn validate_rows(&self) -> Result<()> {
+        let n = self.n_samples();
         if self.labels.len() != n {
             return Err(Error::DimensionMismatch { what: "labels", expected: n, found: self.labels.len() });
         }
@@ -107,9 +124,6 @@ impl Dataset {
             }
             if let Some((i, &v)) = w.iter().enumerate().find(|(_, v)| !(v.is_finite() && **v >= 0.0)) {
                 return Err(Error::InvalidWeight { index: i, value: v });
-            }
-            if w.iter().all(|&v| v == 0.0) {
-                return Err(Error::InvalidWeight { index: 0, value: 0.0 });
             }
         }
         self.covariances.validate(n, self.n_features())?;
@@ -125,10 +139,6 @@ impl Dataset {
                 return Err(Error::Empty("no privileged features"));
             }
             p.validate_as("privileged features")?;
-        }
-        let classes = self.classes();
-        if classes.len() < 2 {
-            return Err(Error::SingleClass { label: classes[0] });
         }
         Ok(())
     }

@@ -119,6 +119,14 @@ pub enum Error {
         /// Its message.
         detail: String,
     },
+    /// One shard of a fit over row shards failed, or disagrees with the others.
+    #[error("shard {index}: {detail}")]
+    Shard {
+        /// The shard's position (its partition's index).
+        index: usize,
+        /// What went wrong.
+        detail: String,
+    },
 }
 
 /// The result of every fallible core operation.

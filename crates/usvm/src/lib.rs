@@ -43,6 +43,7 @@ pub mod objective;
 pub(crate) mod ovr;
 pub mod params;
 pub mod report;
+pub mod sharded;
 #[cfg(feature = "internals")]
 pub mod solver;
 #[cfg(not(feature = "internals"))]

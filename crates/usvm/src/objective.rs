@@ -200,9 +200,19 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
 
     /// `J(θ)`, writing `∇J(θ)` into `grad`; also returns the curvature for [`Self::hess_vec`].
     pub fn value_grad(&self, theta: &[f64], grad: &mut [f64]) -> (f64, Curvature) {
+        let n = self.problem.n_features();
+        let (value, curvature) = self.data_value_grad(theta, grad);
+        let inv_l = 1.0 / self.problem.n_samples() as f64;
+        grad.iter_mut().for_each(|g| *g *= inv_l);
+        axpy(self.lambda, &theta[..n], &mut grad[..n]);
+        (self.regulariser(theta) + value * inv_l, curvature)
+    }
+
+    /// The data term's sums `Σ c_i L(d_i, σ_i)` (returned) and `Σ c_i ∇_θ L` (written into `grad`), before
+    /// the `1/ℓ` and the regulariser: what one shard of the rows contributes to [`Self::value_grad`].
+    pub fn data_value_grad(&self, theta: &[f64], grad: &mut [f64]) -> (f64, Curvature) {
         let p = &self.problem;
-        let (l, n, dim) = (p.n_samples(), p.n_features(), self.dim());
-        let w = &theta[..n];
+        let (l, dim) = (p.n_samples(), self.dim());
         let with_cov = !p.covariances.is_zero();
         type Partial = (Vec<f64>, Vec<(usize, [f64; 5])>);
         let partial: Vec<Partial> = p.blocks().accumulate(l, &mut grad[..dim], |r, g| {
@@ -223,16 +233,13 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
             }
             (values, terms)
         });
-        let inv_l = 1.0 / l as f64;
         let mut value = 0.0;
         let mut terms = Vec::new();
         for (v, t) in partial {
             v.iter().for_each(|v| value += v);
             terms.extend(t);
         }
-        grad.iter_mut().for_each(|g| *g *= inv_l);
-        axpy(self.lambda, w, &mut grad[..n]);
-        (self.regulariser(theta) + value * inv_l, Curvature { terms })
+        (value, Curvature { terms })
     }
 
     /// `grad += scale · ∇_θ L(d_i, σ_i)` for one example's loss; returns the loss derivatives and `σ_i`.
@@ -270,6 +277,15 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
 
     /// `out = ∇²J(θ) v`, using the curvature saved at the same `θ`.
     pub fn hess_vec(&self, theta: &[f64], curvature: &Curvature, v: &[f64], out: &mut [f64]) {
+        let n = self.problem.n_features();
+        self.data_hess_vec(theta, curvature, v, out);
+        let inv_l = 1.0 / self.problem.n_samples() as f64;
+        out.iter_mut().for_each(|o| *o *= inv_l);
+        axpy(self.lambda, &v[..n], &mut out[..n]);
+    }
+
+    /// `out = Σ c_i ∇²_θ L(d_i, σ_i) v`: the data term's part of [`Self::hess_vec`] before the `1/ℓ`.
+    pub fn data_hess_vec(&self, theta: &[f64], curvature: &Curvature, v: &[f64], out: &mut [f64]) {
         let p = &self.problem;
         let (n, dim) = (p.n_features(), self.dim());
         let (w, _) = self.split(theta);
@@ -296,9 +312,18 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
                 }
             }
         });
-        let inv_l = 1.0 / p.n_samples() as f64;
-        out.iter_mut().for_each(|o| *o *= inv_l);
-        axpy(self.lambda, vw, &mut out[..n]);
+    }
+
+    /// `(Σ c_i L(d_i, σ_i), min_i σ_i)` at `θ` without the floor (`ε = 0`); `min` of no examples is `+∞`.
+    pub fn data_exact(&self, theta: &[f64]) -> (f64, f64) {
+        let exact = Objective { sigma_floor: 0.0, ..*self };
+        let partial: Vec<(f64, f64)> = map_chunks(self.problem.n_samples(), |r| {
+            r.fold((0.0, f64::INFINITY), |(v, m), i| {
+                let (d, s) = exact.margin(theta, i);
+                (v + self.problem.weight(i) * self.loss.value(d, s), m.min(s))
+            })
+        });
+        partial.iter().fold((0.0, f64::INFINITY), |(v, m), p| (v + p.0, m.min(p.1)))
     }
 }
 
@@ -319,12 +344,17 @@ fn map_chunks<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync 
 /// variance quadratic, `σ_i(α)² = q₀ + 2αq₁ + α²q₂ + ε²`, so after one pass over the data every evaluation
 /// costs O(ℓ) without touching the features or covariances again.
 pub struct Line<L> {
-    loss: L,
+    data: LineTerms<L>,
     lambda: f64,
-    floor2: f64,
     inv_l: f64,
     /// `‖w‖², wᵀs_w, ‖s_w‖²`.
     reg: [f64; 3],
+}
+
+/// The data term along a line: `α ↦ Σ c_i L(d_i(α), σ_i(α))` and its first two derivatives.
+pub struct LineTerms<L> {
+    loss: L,
+    floor2: f64,
     /// Per example `(c_i, d_i, a_i = ∂d_i/∂α, q₀, q₁, q₂)`.
     terms: Vec<[f64; 6]>,
 }
@@ -333,6 +363,15 @@ impl<L: MarginLoss> Line<L> {
     /// `(φ(α), φ'(α), φ''(α))`.
     pub fn eval(&self, alpha: f64) -> (f64, f64, f64) {
         let [ww, ws, ss] = self.reg;
+        let [v, dv, ddv] = self.data.eval(alpha);
+        let reg = 0.5 * self.lambda * (ww + alpha * (2.0 * ws + alpha * ss));
+        (reg + v * self.inv_l, self.lambda * (ws + alpha * ss) + dv * self.inv_l, self.lambda * ss + ddv * self.inv_l)
+    }
+}
+
+impl<L: MarginLoss> LineTerms<L> {
+    /// `[Σ c_i L, Σ c_i dL/dα, Σ c_i d²L/dα²]` at `α`.
+    pub fn eval(&self, alpha: f64) -> [f64; 3] {
         let partial: Vec<[f64; 3]> = map_chunks(self.terms.len(), |r| {
             let terms = &self.terms[r];
             let mut acc = [0.0; 3];
@@ -353,15 +392,25 @@ impl<L: MarginLoss> Line<L> {
             }
             acc
         });
-        let [v, dv, ddv] = partial.iter().fold([0.0; 3], |t, p| [t[0] + p[0], t[1] + p[1], t[2] + p[2]]);
-        let reg = 0.5 * self.lambda * (ww + alpha * (2.0 * ws + alpha * ss));
-        (reg + v * self.inv_l, self.lambda * (ws + alpha * ss) + dv * self.inv_l, self.lambda * ss + ddv * self.inv_l)
+        partial.iter().fold([0.0; 3], |t, p| [t[0] + p[0], t[1] + p[1], t[2] + p[2]])
     }
 }
 
 impl<'a, L: MarginLoss> Objective<'a, L> {
     /// The objective along `θ + α s` (see [`Line`]).
     pub fn line(&self, theta: &[f64], dir: &[f64]) -> Line<L> {
+        let (w, _) = self.split(theta);
+        let (sw, _) = self.split(dir);
+        Line {
+            data: self.line_terms(theta, dir),
+            lambda: self.lambda,
+            inv_l: 1.0 / self.problem.n_samples() as f64,
+            reg: [dot(w, w), dot(w, sw), dot(sw, sw)],
+        }
+    }
+
+    /// The data term along `θ + α s` (see [`LineTerms`]): one pass over the examples.
+    pub fn line_terms(&self, theta: &[f64], dir: &[f64]) -> LineTerms<L> {
         let p = &self.problem;
         let (w, _) = self.split(theta);
         let (sw, sb) = self.split(dir);
@@ -380,13 +429,6 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
             .collect::<Vec<_>>()
         })
         .concat();
-        Line {
-            loss: self.loss,
-            lambda: self.lambda,
-            floor2: self.sigma_floor * self.sigma_floor,
-            inv_l: 1.0 / p.n_samples() as f64,
-            reg: [dot(w, w), dot(w, sw), dot(sw, sw)],
-            terms,
-        }
+        LineTerms { loss: self.loss, floor2: self.sigma_floor * self.sigma_floor, terms }
     }
 }

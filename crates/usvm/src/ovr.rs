@@ -55,12 +55,17 @@ pub(crate) fn one_vs_rest<R: Send>(
     } else {
         targets.iter().enumerate().map(|(k, &p)| solve(k, p)).collect::<Result<_>>()?
     };
-    let mut coef = Array2::zeros((targets.len(), width));
-    let (mut intercept, mut reports) = (Vec::with_capacity(targets.len()), Vec::with_capacity(targets.len()));
+    Ok(stack(classes, width, solved))
+}
+
+/// Stacks the solutions of the binary problems of `classes`, in order, into one model's rows.
+pub(crate) fn stack<R>(classes: Vec<i64>, width: usize, solved: Vec<Binary<R>>) -> Stacked<R> {
+    let mut coef = Array2::zeros((solved.len(), width));
+    let (mut intercept, mut reports) = (Vec::with_capacity(solved.len()), Vec::with_capacity(solved.len()));
     for (k, b) in solved.into_iter().enumerate() {
         coef.row_mut(k).assign(&ArrayView1::from(&b.coef[..]));
         intercept.push(b.intercept);
         reports.push(b.report);
     }
-    Ok(Stacked { classes, coef, intercept, reports })
+    Stacked { classes, coef, intercept, reports }
 }

@@ -52,13 +52,14 @@ const STAGE_TOL_CG: f64 = 1e-4;
 /// Each stage multiplies the floor by this factor.
 const STAGE_FACTOR: f64 = 0.1;
 
-struct Smooth<'a, 'o, L> {
-    objective: &'o Objective<'a, L>,
+/// The objective at one floor, as Newton's method sees it.
+pub(crate) struct Smooth<'a, L> {
+    objective: Objective<'a, L>,
     at: Vec<f64>,
     curvature: Option<Curvature>,
 }
 
-impl<L: MarginLoss> SmoothFunction for Smooth<'_, '_, L> {
+impl<L: MarginLoss> SmoothFunction for Smooth<'_, L> {
     fn dim(&self) -> usize {
         self.objective.dim()
     }
@@ -85,6 +86,44 @@ pub fn initial_gradient_norm<L: MarginLoss>(objective: &Objective<'_, L>) -> f64
     norm2(&exact.gradient(&vec![0.0; objective.dim()]))
 }
 
+/// An objective as the continuation sees it: smooth stages at a floor `ε`, and the unsmoothed quantities
+/// it decides on. The local [`Objective`] is one; the driver of a fit over row shards
+/// (`crate::sharded`) is another, so both run exactly [`continuation`].
+pub(crate) trait Continuation {
+    /// The objective at one floor.
+    type Stage<'s>: SmoothFunction
+    where
+        Self: 's;
+    /// The number of variables.
+    fn dim(&self) -> usize;
+    /// The objective with floor `ε`.
+    fn stage(&self, floor: f64) -> Self::Stage<'_>;
+    /// `‖∇J(0)‖` at `ε = 0`.
+    fn initial_gradient_norm(&self) -> f64;
+    /// `(J(x), min_i σ_i(x))` at `ε = 0`.
+    fn exact(&self, x: &[f64]) -> (f64, f64);
+}
+
+impl<'a, L: MarginLoss> Continuation for Objective<'a, L> {
+    type Stage<'s>
+        = Smooth<'a, L>
+    where
+        Self: 's;
+    fn dim(&self) -> usize {
+        Objective::dim(self)
+    }
+    fn stage(&self, floor: f64) -> Smooth<'a, L> {
+        Smooth { objective: Objective { sigma_floor: floor, ..*self }, at: Vec::new(), curvature: None }
+    }
+    fn initial_gradient_norm(&self) -> f64 {
+        initial_gradient_norm(self)
+    }
+    fn exact(&self, x: &[f64]) -> (f64, f64) {
+        let exact = Objective { sigma_floor: 0.0, ..*self };
+        (exact.value(x), exact.data_exact(x).1)
+    }
+}
+
 /// Minimises `objective` (its own `sigma_floor` is ignored) from `x0`. On wide sparse data the solver works
 /// on the used columns only (the others are zero at the optimum, see `solver::columns`).
 pub fn solve<L: MarginLoss>(
@@ -101,19 +140,20 @@ pub fn solve<L: MarginLoss>(
                 fit_intercept: objective.fit_intercept,
                 sigma_floor: objective.sigma_floor,
             };
-            let (x, report) = solve_all_columns(&restricted, used.restrict(&x0), settings);
+            let (x, report) = continuation(&restricted, used.restrict(&x0), settings);
             (used.expand(&x), report)
         }
-        None => solve_all_columns(objective, x0, settings),
+        None => continuation(objective, x0, settings),
     }
 }
 
-fn solve_all_columns<L: MarginLoss>(
-    objective: &Objective<'_, L>,
+/// The Newton continuation on the floor `ε` (see the module documentation) from `x0`.
+pub(crate) fn continuation<C: Continuation>(
+    objective: &C,
     x0: Vec<f64>,
     settings: &ExactSettings,
 ) -> (Vec<f64>, FitReport) {
-    let reference = initial_gradient_norm(objective);
+    let reference = objective.initial_gradient_norm();
     let final_floor = settings.sigma_floor;
     // A warm start is already near a solution: skip the coarsest stages, whose smoothing would move it away.
     let first = if x0.iter().any(|&v| v != 0.0) { WARM_FIRST_FLOOR } else { FIRST_FLOOR };
@@ -121,24 +161,23 @@ fn solve_all_columns<L: MarginLoss>(
     let mut x = x0;
     let mut n_iter = 0;
     let mut trace = Vec::new();
+    let stage_tol = if objective.dim() > newton::DIRECT_MAX_DIM { STAGE_TOL_CG } else { STAGE_TOL };
     loop {
         let last = floor <= final_floor || floor == 0.0;
-        let stage = Objective { sigma_floor: floor, ..*objective };
-        let mut smooth = Smooth { objective: &stage, at: Vec::new(), curvature: None };
-        let stage_tol = if objective.dim() > newton::DIRECT_MAX_DIM { STAGE_TOL_CG } else { STAGE_TOL };
+        let mut stage = objective.stage(floor);
         let tol = if last { settings.tol } else { stage_tol.max(settings.tol) };
         let result = newton::minimize(
-            &mut smooth,
+            &mut stage,
             x,
             NewtonSettings { tol, gradient_reference: reference, max_iter: settings.max_iter.saturating_sub(n_iter) },
         );
         n_iter += result.n_iter;
         x = result.x;
         trace.push(result.value);
+        let (exact_value, min_sigma) = objective.exact(&x);
         if last || n_iter >= settings.max_iter {
-            let exact = Objective { sigma_floor: 0.0, ..*objective };
             let report = FitReport {
-                objective: exact.value(&x),
+                objective: exact_value,
                 n_iter,
                 // Not the last stage: the iteration limit ended the continuation early.
                 termination: if last { result.termination } else { Termination::MaxIterations },
@@ -152,17 +191,12 @@ fn solve_all_columns<L: MarginLoss>(
             };
             return (x, report);
         }
-        // Next stage: ten times smaller, snapping to the final floor (no stage just above it).
-        floor = if floor_is_negligible(&stage, &x, floor) || floor * STAGE_FACTOR < 1.5 * final_floor {
+        // Next stage: ten times smaller, snapping to the final floor (no stage just above it) as soon as
+        // every σ_i is at least 10⁴ ε, so that lowering ε changes nothing that matters.
+        floor = if min_sigma >= 1e4 * floor || floor * STAGE_FACTOR < 1.5 * final_floor {
             final_floor
         } else {
             floor * STAGE_FACTOR
         };
     }
-}
-
-/// Whether every `σ_i` (without floor) is at least `10⁴ ε`, so that lowering `ε` changes nothing that matters.
-fn floor_is_negligible<L: MarginLoss>(objective: &Objective<'_, L>, x: &[f64], floor: f64) -> bool {
-    let exact = Objective { sigma_floor: 0.0, ..*objective };
-    (0..exact.problem.n_samples()).all(|i| exact.margin(x, i).1 >= 1e4 * floor)
 }

@@ -21,6 +21,16 @@ pub trait SmoothFunction {
     fn hess_vec(&self, v: &[f64], out: &mut [f64]);
     /// `α ↦ (φ(α), φ'(α), φ''(α))` for `φ(α) = f(x + α d)`.
     fn line<'s>(&'s self, x: &[f64], d: &[f64]) -> Box<dyn Fn(f64) -> (f64, f64, f64) + 's>;
+    /// The Hessian at the last `x` given to `value_grad`, column-major into `out` (`dim²` entries); by
+    /// default column by column from [`Self::hess_vec`].
+    fn hessian(&self, out: &mut [f64]) {
+        let mut e = vec![0.0; self.dim()];
+        for (j, column) in out.chunks_mut(e.len()).enumerate() {
+            e[j] = 1.0;
+            self.hess_vec(&e, column);
+            e[j] = 0.0;
+        }
+    }
 }
 
 /// Settings of one Newton run.
@@ -92,17 +102,12 @@ pub fn minimize<F: SmoothFunction>(f: &mut F, x0: Vec<f64>, settings: NewtonSett
 /// Hessian-vector products and factored (no CG iterations, fewer Newton iterations).
 pub(crate) const DIRECT_MAX_DIM: usize = 64;
 
-/// `(H + μI) s = -g` by Cholesky, with `H` formed column by column and `μ = 10⁻¹⁰ max_j H_jj` (the same
-/// role as the damping of [`conjugate_gradient`]). Returns false if the factorisation fails.
+/// `(H + μI) s = -g` by Cholesky, with `H` from [`SmoothFunction::hessian`] and `μ = 10⁻¹⁰ max_j H_jj` (the
+/// same role as the damping of [`conjugate_gradient`]). Returns false if the factorisation fails.
 fn direct_solve<F: SmoothFunction>(f: &F, g: &[f64], s: &mut [f64]) -> bool {
     let dim = g.len();
     let mut columns = vec![0.0; dim * dim];
-    let mut e = vec![0.0; dim];
-    for (j, column) in columns.chunks_mut(dim).enumerate() {
-        e[j] = 1.0;
-        f.hess_vec(&e, column);
-        e[j] = 0.0;
-    }
+    f.hessian(&mut columns);
     let h = |i: usize, j: usize| 0.5 * (columns[j * dim + i] + columns[i * dim + j]);
     let mu = 1e-10 * (0..dim).map(|j| h(j, j).abs()).fold(f64::MIN_POSITIVE, f64::max);
     let entry = |i: usize, j: usize| h(i, j) + if i == j { mu } else { 0.0 };

@@ -1,0 +1,373 @@
+//! The driver: the local exact solver over the sums of the shards' answers.
+
+use std::cell::{Cell, RefCell};
+
+use super::Plan;
+use super::protocol::{Answer, Point, Question, ShardInfo};
+use super::shard::Shard;
+use crate::data::{axpy, dot, norm2};
+use crate::error::{Error, Result};
+use crate::methods::{Fit, FitOptions};
+use crate::model::{LinearModel, Model};
+use crate::ovr;
+use crate::params::MethodParams;
+use crate::report::FitReport;
+use crate::solver::exact::{self, Continuation};
+use crate::solver::newton::{DIRECT_MAX_DIM, SmoothFunction};
+
+/// The transport between the driver and the shards: asks every shard the same question and returns their
+/// answers **in shard order**. An engine implements it (re-creating a lost shard from its partition and
+/// asking again); a `Vec` of local [`Shard`]s is one too.
+pub trait Shards {
+    /// Every shard's answer to `question`, in shard order; an error names the shard.
+    fn ask(&mut self, question: &Question) -> Result<Vec<Answer>>;
+}
+
+impl Shards for Vec<Shard> {
+    fn ask(&mut self, question: &Question) -> Result<Vec<Answer>> {
+        self.iter_mut()
+            .enumerate()
+            .map(|(index, s)| s.answer(question).map_err(|e| Error::Shard { index, detail: e.to_string() }))
+            .collect()
+    }
+}
+
+/// What a sharded fit exchanged with its shards.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Questions asked (each to every shard at once: one round trip).
+    pub rounds: usize,
+    /// Bytes of numbers sent to the shards (each question counted once per shard).
+    pub bytes_sent: u64,
+    /// Bytes of numbers received from the shards.
+    pub bytes_received: u64,
+}
+
+/// A sharded fit: the model and reports of a local fit, and what it cost in communication.
+#[derive(Debug, Clone)]
+pub struct ShardedFit {
+    /// The model and one report per binary problem.
+    pub fit: Fit,
+    /// The number of shards.
+    pub n_shards: usize,
+    /// Rows over all shards.
+    pub n_samples: usize,
+    /// Rounds per binary problem (the first, `Describe`, is counted in [`Self::traffic`] only).
+    pub rounds: Vec<usize>,
+    /// Everything exchanged.
+    pub traffic: Traffic,
+}
+
+/// Fits `params` (`gsu`, `iso` or `hinge` with the exact solver) on the rows held by `shards`: binary for
+/// two classes (the larger label positive), one-vs-rest otherwise — the local fit's model, up to the order of
+/// floating-point additions. `options.start` warm-starts from a model (a nearby λ of a path), as locally.
+pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &FitOptions) -> Result<ShardedFit> {
+    let plan = Plan::of(params)?;
+    let driver = Driver { shards: RefCell::new(shards), traffic: Cell::default(), failure: RefCell::new(None) };
+    let infos: Vec<ShardInfo> = driver
+        .ask(&Question::Describe)?
+        .into_iter()
+        .map(|a| match a {
+            Answer::Describe(info) => Ok(info),
+            _ => Err(Error::Shard { index: 0, detail: "answered Describe with another answer".into() }),
+        })
+        .collect::<Result<_>>()?;
+    let whole = describe_whole(&infos, plan.linear.fit_intercept)?;
+    params.validate(whole.n_samples)?;
+    let lambda = plan.linear.regularization.lambda(whole.n_samples)?;
+    let n = whole.n_features;
+    let start = match options.start {
+        Some(Model::Linear(m)) if m.classes == whole.classes && m.n_features() == n => Some(m),
+        _ => None,
+    };
+    let mut rounds = Vec::new();
+    let solved = ovr::positives(&whole.classes)
+        .into_iter()
+        .enumerate()
+        .map(|(k, positive)| {
+            let before = driver.traffic.get().rounds;
+            let objective = ShardedObjective {
+                driver: &driver,
+                positive,
+                lambda,
+                n,
+                fit_intercept: plan.linear.fit_intercept,
+                inv_l: 1.0 / whole.n_samples as f64,
+            };
+            let x0 = start.map_or_else(
+                || vec![0.0; whole.dim],
+                |m| {
+                    let mut t = m.coef.row(k).to_vec();
+                    t.extend(plan.linear.fit_intercept.then_some(m.intercept[k]));
+                    t
+                },
+            );
+            let (mut theta, report) = exact::continuation(&objective, x0, &plan.settings);
+            if let Some(e) = driver.failure.take() {
+                return Err(e);
+            }
+            rounds.push(driver.traffic.get().rounds - before);
+            let intercept = if plan.linear.fit_intercept { theta[n] } else { 0.0 };
+            theta.truncate(n);
+            Ok(ovr::Binary { coef: theta, intercept, report })
+        })
+        .collect::<Result<Vec<ovr::Binary<FitReport>>>>()?;
+    let s = ovr::stack(whole.classes, n, solved);
+    let model = Model::Linear(LinearModel { classes: s.classes, coef: s.coef, intercept: s.intercept });
+    if !model.is_finite() {
+        return Err(Error::SolverFailure {
+            solver: params.name(),
+            detail: "the fitted model has non-finite coefficients (an overflow: rescale the features)".into(),
+        });
+    }
+    Ok(ShardedFit {
+        fit: Fit::new(model, s.reports),
+        n_shards: infos.len(),
+        n_samples: whole.n_samples,
+        rounds,
+        traffic: driver.traffic.get(),
+    })
+}
+
+/// The whole data as the shards describe it, after checking that they agree.
+fn describe_whole(infos: &[ShardInfo], fit_intercept: bool) -> Result<ShardInfo> {
+    let Some(first) = infos.first() else { return Err(Error::Empty("no shards")) };
+    for (index, info) in infos.iter().enumerate() {
+        if info.n_features != first.n_features {
+            return Err(Error::Shard {
+                index,
+                detail: format!("{} features, but shard 0 has {}", info.n_features, first.n_features),
+            });
+        }
+        if info.dim != first.n_features + usize::from(fit_intercept) {
+            return Err(Error::Shard { index, detail: "built with other parameters (fit_intercept)".into() });
+        }
+    }
+    let n_samples = infos.iter().map(|i| i.n_samples).sum();
+    if n_samples == 0 {
+        return Err(Error::Empty("no training examples"));
+    }
+    if first.n_features == 0 {
+        return Err(Error::Empty("no features"));
+    }
+    if infos.iter().map(|i| i.weight_sum).sum::<f64>() == 0.0 {
+        return Err(Error::InvalidWeight { index: 0, value: 0.0 });
+    }
+    let mut classes: Vec<i64> = infos.iter().flat_map(|i| i.classes.iter().copied()).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    if classes.len() < 2 {
+        return Err(Error::SingleClass { label: classes[0] });
+    }
+    Ok(ShardInfo { n_samples, n_features: first.n_features, dim: first.dim, classes, weight_sum: f64::NAN })
+}
+
+/// The shards, the traffic so far, and the first failure (after which nothing more is asked).
+struct Driver<'s> {
+    shards: RefCell<&'s mut dyn Shards>,
+    traffic: Cell<Traffic>,
+    failure: RefCell<Option<Error>>,
+}
+
+impl Driver<'_> {
+    /// One round: `question` to every shard. After a failure (kept for the caller) nothing more is asked.
+    fn ask(&self, question: &Question) -> Result<Vec<Answer>> {
+        if self.failure.borrow().is_some() {
+            return Err(Error::SolverFailure { solver: "sharded fit", detail: "a shard failed".into() });
+        }
+        let answers = self.shards.borrow_mut().ask(question)?;
+        let mut t = self.traffic.get();
+        t.rounds += 1;
+        t.bytes_sent += question.payload_bytes() * answers.len() as u64;
+        t.bytes_received += answers.iter().map(Answer::payload_bytes).sum::<u64>();
+        self.traffic.set(t);
+        Ok(answers)
+    }
+
+    /// [`Self::ask`] inside the solver, which cannot stop on an error: the first error is kept (the fit
+    /// returns it) and `None` makes the solver see NaN, which ends every loop at once.
+    fn ask_in_solver(&self, question: &Question) -> Option<Vec<Answer>> {
+        match self.ask(question) {
+            Ok(a) => Some(a),
+            Err(e) => {
+                self.failure.borrow_mut().get_or_insert(e);
+                None
+            }
+        }
+    }
+
+    fn fail(&self, index: usize, detail: &str) {
+        self.failure.borrow_mut().get_or_insert(Error::Shard { index, detail: detail.into() });
+    }
+}
+
+/// One binary problem of the sharded objective `λ/2‖w‖² + (1/ℓ) Σ_shards (partial sum)`.
+struct ShardedObjective<'d, 's> {
+    driver: &'d Driver<'s>,
+    positive: i64,
+    lambda: f64,
+    n: usize,
+    fit_intercept: bool,
+    inv_l: f64,
+}
+
+impl ShardedObjective<'_, '_> {
+    fn point(&self, theta: &[f64], floor: f64) -> Point {
+        Point { positive: self.positive, theta: theta.to_vec(), floor }
+    }
+
+    /// `(J, ∇J, ∇²J or empty)` at `theta`, or NaNs after a failure.
+    fn value_grad(&self, theta: &[f64], floor: f64, hessian: bool) -> (f64, Vec<f64>, Vec<f64>) {
+        let dim = theta.len();
+        let question = Question::ValueGrad { at: self.point(theta, floor), hessian };
+        let (mut value, mut grad, mut h) = (0.0, vec![0.0; dim], vec![0.0; if hessian { dim * dim } else { 0 }]);
+        let Some(answers) = self.driver.ask_in_solver(&question) else {
+            return (f64::NAN, vec![f64::NAN; dim], vec![f64::NAN; h.len()]);
+        };
+        for (index, a) in answers.into_iter().enumerate() {
+            match a {
+                Answer::ValueGrad { value: v, grad: g, hessian: hk } if g.len() == dim && hk.len() == h.len() => {
+                    value += v;
+                    axpy(1.0, &g, &mut grad);
+                    axpy(1.0, &hk, &mut h);
+                }
+                _ => {
+                    self.driver.fail(index, "a malformed answer to ValueGrad");
+                    return (f64::NAN, vec![f64::NAN; dim], vec![f64::NAN; h.len()]);
+                }
+            }
+        }
+        let w = &theta[..self.n];
+        grad.iter_mut().for_each(|g| *g *= self.inv_l);
+        axpy(self.lambda, w, &mut grad[..self.n]);
+        h.iter_mut().for_each(|v| *v *= self.inv_l);
+        if hessian {
+            (0..self.n).for_each(|j| h[j * dim + j] += self.lambda);
+        }
+        (0.5 * self.lambda * dot(w, w) + value * self.inv_l, grad, h)
+    }
+}
+
+impl<'d, 's> Continuation for ShardedObjective<'d, 's> {
+    type Stage<'a>
+        = Stage<'a, 'd, 's>
+    where
+        Self: 'a;
+    fn dim(&self) -> usize {
+        self.n + usize::from(self.fit_intercept)
+    }
+    fn stage(&self, floor: f64) -> Stage<'_, 'd, 's> {
+        Stage { objective: self, floor, at: Vec::new(), hessian: Vec::new() }
+    }
+    fn initial_gradient_norm(&self) -> f64 {
+        norm2(&self.value_grad(&vec![0.0; self.dim()], 0.0, false).1)
+    }
+    fn exact(&self, x: &[f64]) -> (f64, f64) {
+        let Some(answers) = self.driver.ask_in_solver(&Question::Exact { at: self.point(x, 0.0) }) else {
+            return (f64::NAN, f64::NAN);
+        };
+        let (mut value, mut min_sigma) = (0.0, f64::INFINITY);
+        for (index, a) in answers.into_iter().enumerate() {
+            let Answer::Exact { value: v, min_sigma: m } = a else {
+                self.driver.fail(index, "a malformed answer to Exact");
+                return (f64::NAN, f64::NAN);
+            };
+            value += v;
+            min_sigma = min_sigma.min(m);
+        }
+        let w = &x[..self.n];
+        (0.5 * self.lambda * dot(w, w) + value * self.inv_l, min_sigma)
+    }
+}
+
+/// The sharded objective at one floor, as Newton's method sees it. Up to `n + 1 = 64` variables each
+/// `value_grad` brings the Hessian along, so a Newton step costs one round plus its line search.
+struct Stage<'o, 'd, 's> {
+    objective: &'o ShardedObjective<'d, 's>,
+    floor: f64,
+    at: Vec<f64>,
+    /// `∇²J` at `at`, column-major; empty when the dimension is above the direct solve's.
+    hessian: Vec<f64>,
+}
+
+impl SmoothFunction for Stage<'_, '_, '_> {
+    fn dim(&self) -> usize {
+        self.objective.dim()
+    }
+
+    fn value_grad(&mut self, x: &[f64], grad: &mut [f64]) -> f64 {
+        let (value, g, h) = self.objective.value_grad(x, self.floor, x.len() <= DIRECT_MAX_DIM);
+        grad.copy_from_slice(&g);
+        self.at = x.to_vec();
+        self.hessian = h;
+        value
+    }
+
+    fn hess_vec(&self, v: &[f64], out: &mut [f64]) {
+        let dim = v.len();
+        if self.hessian.len() == dim * dim {
+            out.iter_mut().for_each(|o| *o = 0.0);
+            for (j, column) in self.hessian.chunks(dim).enumerate() {
+                axpy(v[j], column, out);
+            }
+            return;
+        }
+        let o = self.objective;
+        let question = Question::HessVec { at: o.point(&self.at, self.floor), v: v.to_vec() };
+        out.iter_mut().for_each(|x| *x = 0.0);
+        let Some(answers) = o.driver.ask_in_solver(&question) else {
+            out.iter_mut().for_each(|x| *x = f64::NAN);
+            return;
+        };
+        for (index, a) in answers.into_iter().enumerate() {
+            match a {
+                Answer::HessVec { product } if product.len() == dim => axpy(1.0, &product, out),
+                _ => {
+                    o.driver.fail(index, "a malformed answer to HessVec");
+                    out.iter_mut().for_each(|x| *x = f64::NAN);
+                    return;
+                }
+            }
+        }
+        out.iter_mut().for_each(|x| *x *= o.inv_l);
+        axpy(o.lambda, &v[..o.n], &mut out[..o.n]);
+    }
+
+    fn hessian(&self, out: &mut [f64]) {
+        if self.hessian.len() == out.len() {
+            out.copy_from_slice(&self.hessian);
+        } else {
+            let mut e = vec![0.0; self.dim()];
+            for (j, column) in out.chunks_mut(e.len()).enumerate() {
+                e[j] = 1.0;
+                self.hess_vec(&e, column);
+                e[j] = 0.0;
+            }
+        }
+    }
+
+    fn line<'s>(&'s self, x: &[f64], d: &[f64]) -> Box<dyn Fn(f64) -> (f64, f64, f64) + 's> {
+        let o = self.objective;
+        let (at, direction) = (o.point(x, self.floor), d.to_vec());
+        let (w, s) = (&x[..o.n], &d[..o.n]);
+        let [ww, ws, ss] = [dot(w, w), dot(w, s), dot(s, s)];
+        Box::new(move |alpha| {
+            let question = Question::Line { at: at.clone(), direction: direction.clone(), steps: vec![alpha] };
+            let Some(answers) = o.driver.ask_in_solver(&question) else { return (f64::NAN, f64::NAN, f64::NAN) };
+            let mut sum = [0.0; 3];
+            for (index, a) in answers.into_iter().enumerate() {
+                match a {
+                    Answer::Line { values } if values.len() == 1 => {
+                        (0..3).for_each(|k| sum[k] += values[0][k]);
+                    }
+                    _ => {
+                        o.driver.fail(index, "a malformed answer to Line");
+                        return (f64::NAN, f64::NAN, f64::NAN);
+                    }
+                }
+            }
+            let reg = 0.5 * o.lambda * (ww + alpha * (2.0 * ws + alpha * ss));
+            (reg + sum[0] * o.inv_l, o.lambda * (ws + alpha * ss) + sum[1] * o.inv_l, o.lambda * ss + sum[2] * o.inv_l)
+        })
+    }
+}

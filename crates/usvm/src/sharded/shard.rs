@@ -1,0 +1,167 @@
+//! One shard: a part of the rows (means, labels, weights, covariances) answering the driver's questions
+//! with partial sums of the data term, by the same code as the local objective ([`Objective`]'s `data_*`
+//! methods).
+
+use super::protocol::{Answer, Point, Question, ShardInfo};
+use super::{Plan, Treatment};
+use crate::covariance::Covariances;
+use crate::data::{Dataset, Features};
+use crate::error::{Error, Result};
+use crate::loss::ExpectedHinge;
+use crate::objective::{Curvature, LineTerms, Objective, Problem};
+use crate::ovr;
+use crate::params::MethodParams;
+
+/// A part of the training rows, prepared for the method, with what it computed at the last point asked
+/// (so that the Hessian-vector products of one Newton step, or the steps of one line search, reuse it).
+pub struct Shard {
+    features: Features,
+    labels: Vec<i64>,
+    weights: Option<Vec<f64>>,
+    covariances: Covariances,
+    fit_intercept: bool,
+    /// `±1` labels of the last binary problem asked about.
+    signs: (i64, Vec<f64>),
+    /// The curvature at the last `ValueGrad` point.
+    curvature: Option<(Point, Curvature)>,
+    /// The line terms of the last `Line` question.
+    line: Option<(Point, Vec<f64>, LineTerms<ExpectedHinge>)>,
+}
+
+impl Shard {
+    /// The rows of `data` (any number, any labels) for a sharded fit of `params`: checked row by row
+    /// ([`Dataset::validate_rows`]) and prepared as the method prepares them (LSVM-iso's isotropic
+    /// covariances, LSVM's none).
+    pub fn new(params: &MethodParams, data: Dataset) -> Result<Shard> {
+        let plan = Plan::of(params)?;
+        data.validate_rows()?;
+        let (l, n) = (data.n_samples(), data.n_features());
+        let covariances = match plan.treatment {
+            Treatment::AsGiven => data.covariances,
+            Treatment::Isotropic => data.covariances.to_isotropic(l, n),
+            Treatment::Ignored => Covariances::None,
+        };
+        Ok(Shard {
+            features: data.features,
+            labels: data.labels,
+            weights: data.weights,
+            covariances,
+            fit_intercept: plan.linear.fit_intercept,
+            signs: (0, Vec::new()),
+            curvature: None,
+            line: None,
+        })
+    }
+
+    /// The number of rows.
+    pub fn n_samples(&self) -> usize {
+        self.labels.len()
+    }
+
+    fn dim(&self) -> usize {
+        self.features.n_features() + usize::from(self.fit_intercept)
+    }
+
+    /// Answers `question` with this shard's partial sums.
+    pub fn answer(&mut self, question: &Question) -> Result<Answer> {
+        let dim = self.dim();
+        let check = |what: &'static str, v: &[f64]| {
+            if v.len() == dim { Ok(()) } else { Err(Error::DimensionMismatch { what, expected: dim, found: v.len() }) }
+        };
+        if let Some(at) = question.at() {
+            self.ensure_signs(at.positive);
+        }
+        match question {
+            Question::Describe => {
+                let mut classes = self.labels.clone();
+                classes.sort_unstable();
+                classes.dedup();
+                let weight_sum = self.weights.as_ref().map_or(self.n_samples() as f64, |w| w.iter().sum());
+                Ok(Answer::Describe(ShardInfo {
+                    n_samples: self.n_samples(),
+                    n_features: self.features.n_features(),
+                    dim,
+                    classes,
+                    weight_sum,
+                }))
+            }
+            Question::ValueGrad { at, hessian } => {
+                check("θ", &at.theta)?;
+                let (value, grad, curvature) = self.value_grad(at);
+                let hessian = if *hessian { self.hessian(at, &curvature) } else { Vec::new() };
+                self.curvature = Some((at.clone(), curvature));
+                Ok(Answer::ValueGrad { value, grad, hessian })
+            }
+            Question::HessVec { at, v } => {
+                check("θ", &at.theta)?;
+                check("v", v)?;
+                if self.curvature.as_ref().is_none_or(|(p, _)| p != at) {
+                    // A re-created shard, or a question out of order: recompute the curvature at `at`.
+                    let curvature = self.value_grad(at).2;
+                    self.curvature = Some((at.clone(), curvature));
+                }
+                let (_, curvature) = self.curvature.as_ref().expect("set above");
+                let mut product = vec![0.0; dim];
+                self.objective(at).data_hess_vec(&at.theta, curvature, v, &mut product);
+                Ok(Answer::HessVec { product })
+            }
+            Question::Line { at, direction, steps } => {
+                check("θ", &at.theta)?;
+                check("direction", direction)?;
+                if self.line.as_ref().is_none_or(|(p, d, _)| p != at || d != direction) {
+                    let terms = self.objective(at).line_terms(&at.theta, direction);
+                    self.line = Some((at.clone(), direction.clone(), terms));
+                }
+                let (_, _, terms) = self.line.as_ref().expect("set above");
+                Ok(Answer::Line { values: steps.iter().map(|&alpha| terms.eval(alpha)).collect() })
+            }
+            Question::Exact { at } => {
+                check("θ", &at.theta)?;
+                let (value, min_sigma) = self.objective(at).data_exact(&at.theta);
+                Ok(Answer::Exact { value, min_sigma })
+            }
+        }
+    }
+
+    /// The `±1` labels of problem `positive` (computed once per problem).
+    fn ensure_signs(&mut self, positive: i64) {
+        if self.signs.0 != positive || self.signs.1.len() != self.labels.len() {
+            self.signs = (positive, ovr::signs(&self.labels, positive));
+        }
+    }
+
+    fn objective(&self, at: &Point) -> Objective<'_, ExpectedHinge> {
+        debug_assert_eq!(self.signs.0, at.positive);
+        let problem = Problem {
+            features: &self.features,
+            y: &self.signs.1,
+            weights: self.weights.as_deref(),
+            covariances: self.covariances.as_dyn(),
+        };
+        Objective {
+            fit_intercept: self.fit_intercept,
+            sigma_floor: at.floor,
+            ..Objective::new(problem, ExpectedHinge, 0.0)
+        }
+    }
+
+    fn value_grad(&self, at: &Point) -> (f64, Vec<f64>, Curvature) {
+        let mut grad = vec![0.0; self.dim()];
+        let (value, curvature) = self.objective(at).data_value_grad(&at.theta, &mut grad);
+        (value, grad, curvature)
+    }
+
+    /// `Σ c_i ∇²L_i`, column-major, from `dim` Hessian-vector products (as the local direct solve forms it).
+    fn hessian(&self, at: &Point, curvature: &Curvature) -> Vec<f64> {
+        let dim = self.dim();
+        let objective = self.objective(at);
+        let mut columns = vec![0.0; dim * dim];
+        let mut e = vec![0.0; dim];
+        for (j, column) in columns.chunks_mut(dim).enumerate() {
+            e[j] = 1.0;
+            objective.data_hess_vec(&at.theta, curvature, &e, column);
+            e[j] = 0.0;
+        }
+        columns
+    }
+}
