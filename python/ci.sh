@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the Python package from this clone in a fresh virtual environment and runs its tests:
-# fresh venv -> pip install maturin numpy scipy scikit-learn pytest -> maturin build --release (the wheel)
+# fresh venv -> pip install maturin numpy scipy scikit-learn pytest dask ... -> maturin build --release (the wheel)
 # -> pip install the wheel -> pytest python/tests against the installed wheel. Exits non-zero on failure.
 # Usage: bash python/ci.sh            (about 3-5 minutes on 2 cores with a cold target/)
 set -euo pipefail
@@ -14,8 +14,8 @@ python3 -m venv "$work/venv"
 py="$work/venv/bin/python"
 "$py" -m pip install --quiet --upgrade pip
 "$py" -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.22" "scipy>=1.8" "scikit-learn>=1.6" pytest \
-    libsvm-official liblinear-official cvxpy
-"$py" -m pip list 2>/dev/null | grep -iE "^(maturin|numpy|scipy|scikit-learn|pytest|libsvm-official|liblinear-official|cvxpy) "
+    libsvm-official liblinear-official cvxpy "dask[array,dataframe,distributed]"
+"$py" -m pip list 2>/dev/null | grep -iE "^(maturin|numpy|scipy|scikit-learn|pytest|libsvm-official|liblinear-official|cvxpy|dask|distributed) "
 
 echo "== maturin build --release"
 cd "$here"

@@ -119,8 +119,8 @@ pub enum Error {
         /// Its message.
         detail: String,
     },
-    /// One shard of a fit over row shards failed, or disagrees with the others.
-    #[error("shard {index}: {detail}")]
+    /// One shard of a fit over row shards (a partition of the rows) failed, or disagrees with the others.
+    #[error("partition {index} of the rows: {detail}")]
     Shard {
         /// The shard's position (its partition's index).
         index: usize,

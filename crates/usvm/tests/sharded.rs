@@ -110,7 +110,7 @@ struct Flaky<'a> {
 impl Shards for Flaky<'_> {
     fn ask(&mut self, q: &Question) -> usvm::Result<Vec<Answer>> {
         self.asked += 1;
-        if self.asked % self.every == 0 {
+        if self.asked.is_multiple_of(self.every) {
             let k = self.asked % self.shards.len();
             self.shards[k] = shards(self.p, self.data, &self.cuts[k..k + 2]).pop().unwrap();
         }
@@ -137,7 +137,7 @@ fn bad_shards_are_named() {
     s.push(Shard::new(&p, common::random_dataset(1, "diag", 10, 4)).unwrap());
     let e = sharded::fit_sharded(&p, &mut s, &FitOptions::default()).unwrap_err();
     assert!(matches!(e, Error::Shard { index: 2, .. }), "{e}");
-    assert!(e.to_string().contains("4 features, but shard 0 has 3"), "{e}");
+    assert!(e.to_string().contains("4 features, but partition 0 has 3"), "{e}");
     // One class over all shards, no rows, a method that does not shard, NaN in a shard's rows.
     let one = data.select(&(0..60).step_by(2).collect::<Vec<_>>());
     let e = sharded::fit_sharded(&p, &mut shards(&p, &one, &[0, 10, 30]), &FitOptions::default());

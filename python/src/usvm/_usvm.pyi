@@ -1,6 +1,6 @@
 """Type stubs of the compiled extension ``usvm._usvm`` (crates/usvm-py). Use :mod:`usvm` instead."""
 
-from typing import Any, TypedDict
+from typing import Any, Callable, TypedDict
 
 import numpy as np
 import numpy.typing as npt
@@ -193,3 +193,26 @@ def fit(
 def default_gaussian_gamma(x: _Means) -> float:
     """SVM+'s default ``γ = 1/D``, ``D`` the mean squared distance between rows."""
 def default_params(method: str) -> str: ...
+
+class Shard:
+    """One partition's rows for a sharded fit (method ``gsu``, ``iso`` or ``hinge``, exact solver)."""
+    def __init__(
+        self,
+        params_json: str,
+        x: _Means,
+        y: npt.NDArray[np.int64],
+        *,
+        cov: _Cov = None,
+        sample_weight: npt.NDArray[np.float64] | None = None,
+    ) -> None: ...
+    @property
+    def n_samples(self) -> int: ...
+    def answer(self, question: bytes) -> bytes:
+        """The shard's partial sums for an encoded question, encoded (GIL released)."""
+
+def fit_sharded(
+    params_json: str, ask: Callable[[bytes], list[bytes]], *, start: Model | None = None
+) -> tuple[Model, list[_Report], dict[str, Any]]:
+    """Runs the exact solver on the sums of the shards' answers; ``ask(question)`` returns every shard's
+    encoded answer in partition order. The dict: ``n_shards``, ``n_samples``, ``rounds``, ``total_rounds``,
+    ``bytes_sent``, ``bytes_received``."""

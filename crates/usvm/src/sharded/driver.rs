@@ -136,7 +136,7 @@ fn describe_whole(infos: &[ShardInfo], fit_intercept: bool) -> Result<ShardInfo>
         if info.n_features != first.n_features {
             return Err(Error::Shard {
                 index,
-                detail: format!("{} features, but shard 0 has {}", info.n_features, first.n_features),
+                detail: format!("{} features, but partition 0 has {}", info.n_features, first.n_features),
             });
         }
         if info.dim != first.n_features + usize::from(fit_intercept) {
@@ -346,28 +346,59 @@ impl SmoothFunction for Stage<'_, '_, '_> {
         }
     }
 
+    /// Each evaluation the line search asks for is one round, except that the first round of a line
+    /// search also evaluates the steps `2⁻ʲ`, `j = 1…40`: the bisections the search takes when the Newton
+    /// step `α = 1` overshoots by orders of magnitude (a first direction from `w = 0` needs `α ≈ 10⁻¹¹`),
+    /// which would otherwise cost a round each. The search itself is unchanged; it finds those values cached.
     fn line<'s>(&'s self, x: &[f64], d: &[f64]) -> Box<dyn Fn(f64) -> (f64, f64, f64) + 's> {
         let o = self.objective;
         let (at, direction) = (o.point(x, self.floor), d.to_vec());
         let (w, s) = (&x[..o.n], &d[..o.n]);
         let [ww, ws, ss] = [dot(w, w), dot(w, s), dot(s, s)];
+        let known: RefCell<Vec<(f64, [f64; 3])>> = RefCell::new(Vec::new());
         Box::new(move |alpha| {
-            let question = Question::Line { at: at.clone(), direction: direction.clone(), steps: vec![alpha] };
-            let Some(answers) = o.driver.ask_in_solver(&question) else { return (f64::NAN, f64::NAN, f64::NAN) };
-            let mut sum = [0.0; 3];
-            for (index, a) in answers.into_iter().enumerate() {
-                match a {
-                    Answer::Line { values } if values.len() == 1 => {
-                        (0..3).for_each(|k| sum[k] += values[0][k]);
+            let cached = known.borrow().iter().find(|(a, _)| a.to_bits() == alpha.to_bits()).map(|&(_, v)| v);
+            let sum = match cached {
+                Some(v) => v,
+                None => {
+                    let mut steps = vec![alpha];
+                    if known.borrow().is_empty() {
+                        // The line search's bisections from `α` with `lo = 0`: `0.5·(0 + α)`, …
+                        (0..40).for_each(|_| steps.push(0.5 * (0.0 + steps[steps.len() - 1])));
                     }
-                    _ => {
-                        o.driver.fail(index, "a malformed answer to Line");
+                    let Some(sums) = o.line_sums(&at, &direction, &steps) else {
                         return (f64::NAN, f64::NAN, f64::NAN);
-                    }
+                    };
+                    known.borrow_mut().extend(steps.iter().copied().zip(sums.iter().copied()));
+                    sums[0]
                 }
-            }
+            };
             let reg = 0.5 * o.lambda * (ww + alpha * (2.0 * ws + alpha * ss));
             (reg + sum[0] * o.inv_l, o.lambda * (ws + alpha * ss) + sum[1] * o.inv_l, o.lambda * ss + sum[2] * o.inv_l)
         })
+    }
+}
+
+impl ShardedObjective<'_, '_> {
+    /// The shards' `[Σ L, Σ dL/dα, Σ d²L/dα²]` along `at + α·direction` at each step, summed in shard order;
+    /// `None` after a failure.
+    fn line_sums(&self, at: &Point, direction: &[f64], steps: &[f64]) -> Option<Vec<[f64; 3]>> {
+        let question = Question::Line { at: at.clone(), direction: direction.to_vec(), steps: steps.to_vec() };
+        let answers = self.driver.ask_in_solver(&question)?;
+        let mut sums = vec![[0.0; 3]; steps.len()];
+        for (index, a) in answers.into_iter().enumerate() {
+            match a {
+                Answer::Line { values } if values.len() == steps.len() => {
+                    for (sum, v) in sums.iter_mut().zip(&values) {
+                        (0..3).for_each(|k| sum[k] += v[k]);
+                    }
+                }
+                _ => {
+                    self.driver.fail(index, "a malformed answer to Line");
+                    return None;
+                }
+            }
+        }
+        Some(sums)
     }
 }

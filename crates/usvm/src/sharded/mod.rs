@@ -1,6 +1,6 @@
 //! One exact linear fit over row shards (DESIGN 9): the data live in [`Shard`]s — one per partition of
 //! the rows, on as many machines as an engine (Dask, Spark) provides — and a driver runs the local exact
-//! solver ([`crate::solver::exact`]'s continuation and Newton iterations, unchanged) on sums of the shards'
+//! solver (`solver::exact`'s continuation and Newton iterations, unchanged) on sums of the shards'
 //! answers. The objective is a sum over rows,
 //!
 //! `J(θ) = λ/2‖w‖² + (1/ℓ) Σ_k Σ_{i ∈ shard k} c_i L(d_i, σ_i)`,
