@@ -16,6 +16,7 @@ True
 
 from ._base import Classifier, RegistryClassifier, default_params
 from ._besvm import BasisExpansion, BasisExpansionClassifier
+from ._cv import GSUClassifierCV
 from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
@@ -47,6 +48,7 @@ __all__ = [
     "Classifier",
     "DataError",
     "GSUClassifier",
+    "GSUClassifierCV",
     "GSUSquaredHingeClassifier",
     "InvalidParameterError",
     "KernelGSUClassifier",

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _usvm
 from ._checks import FLOATS as _FLOATS
-from ._checks import checked_sample_weight, encode_classes, seed_of
+from ._checks import checked_sample_weight, encode_classes, seed_of, threads_of
 from ._covariance import _as_cov
 
 __all__ = ["Classifier", "RegistryClassifier"]
@@ -140,6 +140,7 @@ class RegistryClassifier(ClassifierMixin, BaseEstimator):
             sample_weight=sw,
             x_star=star,
             seed=self._seed(),
+            threads=threads_of(getattr(self, "n_jobs", None)),
             start=start,
         )
 

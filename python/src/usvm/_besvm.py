@@ -213,7 +213,8 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
 
     Parameters are those of :class:`BasisExpansion` plus ``C`` (default 1, the paper's choice: the
     normalisation makes it work across measures and basis sizes), ``fit_intercept`` (an unregularised
-    bias), ``tol`` (relative gradient norm) and ``max_iter``. After ``fit``: ``classes_``, ``coef_``
+    bias), ``tol`` (relative gradient norm), ``max_iter`` and ``n_jobs`` (threads of the fit, as
+    :class:`GSUClassifier`'s). After ``fit``: ``classes_``, ``coef_``
     (K × width of the map), ``intercept_``, ``expansion_`` (the fitted :class:`BasisExpansion`),
     ``n_parameters_`` (numbers stored to predict), ``objective_``, ``converged_``; ``to_json()`` writes the
     model file that ``usvm predict`` reads.
@@ -243,6 +244,7 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
         tol: float = 1e-8,
         max_iter: int = 1000,
         random_state: Any = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.similarity = similarity
         self.gamma = gamma
@@ -256,6 +258,7 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BasisExpansionClassifier:
         return self._fit(X, y, sample_weight=sample_weight, ensure_min_samples=2)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import numbers
 from typing import Any
 
@@ -75,3 +76,18 @@ def seed_of(random_state: Any) -> int:
     if isinstance(random_state, numbers.Integral) and int(random_state) >= 0:
         return int(random_state)
     return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+
+
+def threads_of(n_jobs: Any) -> int | None:
+    """The thread count of one fit for ``n_jobs``: a positive count as given; ``-1`` (or ``None`` without
+    ``OMP_NUM_THREADS``) every core (``None`` to the core); ``None`` with ``OMP_NUM_THREADS`` set, that
+    value, which joblib's process-based workers set to their share of the cores."""
+    if n_jobs is None:
+        env = os.environ.get("OMP_NUM_THREADS", "")
+        return int(env) if env.isdigit() and int(env) > 0 else None
+    if isinstance(n_jobs, numbers.Integral) and not isinstance(n_jobs, bool):
+        if n_jobs == -1:
+            return None
+        if n_jobs > 0:
+            return int(n_jobs)
+    raise ValueError(f"n_jobs must be a positive int, -1 or None; got {n_jobs!r}")

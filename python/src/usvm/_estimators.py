@@ -102,6 +102,10 @@ class GSUClassifier(RegistryClassifier):
     random_state : int, RandomState instance or None, default=0
         Seeds the sampling method, the SGD solver and the Platt cross-validation split.
 
+    n_jobs : int or None, default=None
+        Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
+        workers set it to their share of the cores), else every core; ``-1``: every core.
+
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
@@ -174,6 +178,7 @@ class GSUClassifier(RegistryClassifier):
         warm_start: bool = False,
         probability: bool = False,
         random_state: Any = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.lam = lam
         self.C = C
@@ -191,6 +196,7 @@ class GSUClassifier(RegistryClassifier):
         self.warm_start = warm_start
         self.probability = probability
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
         positive_real("lam", self.lam)

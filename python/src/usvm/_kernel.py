@@ -52,6 +52,9 @@ class KernelGSUClassifier(RegistryClassifier):
     fit_intercept : bool, default=True
     random_state : int, RandomState or None, default=0
         Seeds the SGD batches, the Nyström landmarks and the Fourier frequencies.
+    n_jobs : int or None, default=None
+        Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
+        workers set it to their share of the cores), else every core; ``-1``: every core.
 
     To have ``cross_val_score`` or ``GridSearchCV`` split the variances with ``X``, enable metadata
     routing and request them: ``KernelGSUClassifier().set_fit_request(X_var=True)``.
@@ -85,6 +88,7 @@ class KernelGSUClassifier(RegistryClassifier):
         batch: int = 100,
         fit_intercept: bool = True,
         random_state: Any = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.lam = lam
         self.C = C
@@ -101,6 +105,7 @@ class KernelGSUClassifier(RegistryClassifier):
         self.batch = batch
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
         positive_real("lam", self.lam)

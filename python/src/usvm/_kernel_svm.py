@@ -49,6 +49,10 @@ class KernelSVMClassifier(RegistryClassifier):
     max_iter : int, default=-1
         SMO iterations per binary problem; -1 means LIBSVM's ``max(10⁷, 100ℓ)``.
 
+    n_jobs : int or None, default=None
+        Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
+        workers set it to their share of the cores), else every core; ``-1``: every core.
+
     Attributes
     ----------
     classes_, support_ (training indices), support_vectors_ (empty for a precomputed kernel),
@@ -75,6 +79,7 @@ class KernelSVMClassifier(RegistryClassifier):
         cache_size: float = 200.0,
         shrinking: bool = True,
         max_iter: int = -1,
+        n_jobs: int | None = None,
     ) -> None:
         self.C = C
         self.kernel = kernel
@@ -85,6 +90,7 @@ class KernelSVMClassifier(RegistryClassifier):
         self.cache_size = cache_size
         self.shrinking = shrinking
         self.max_iter = max_iter
+        self.n_jobs = n_jobs
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()

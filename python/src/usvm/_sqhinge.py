@@ -53,6 +53,10 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
     fit_intercept : bool, default=True
     random_state : int, RandomState instance or None, default=0
 
+    n_jobs : int or None, default=None
+        Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
+        workers set it to their share of the cores), else every core; ``-1``: every core.
+
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
@@ -97,6 +101,7 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
         batch: int = 100,
         fit_intercept: bool = True,
         random_state: Any = 0,
+        n_jobs: int | None = None,
     ) -> None:
         self.lam = lam
         self.C = C
@@ -108,6 +113,7 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
         self.batch = batch
         self.fit_intercept = fit_intercept
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
         positive_real("lam", self.lam)

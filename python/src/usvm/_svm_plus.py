@@ -43,6 +43,10 @@ class SVMPlusClassifier(RegistryClassifier):
     tol : float, default=1e-4
         Bound on the SMO's KKT violation.
 
+    n_jobs : int or None, default=None
+        Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
+        workers set it to their share of the cores), else every core; ``-1``: every core.
+
     Attributes
     ----------
     classes_, support_vectors_, dual_coef_ (K × n_sv), intercept_ (K,), gamma_, gamma_star_, objective_
@@ -70,6 +74,7 @@ class SVMPlusClassifier(RegistryClassifier):
         coef0: float = 0.0,
         gamma_star: Any = None,
         tol: float = 1e-4,
+        n_jobs: int | None = None,
     ) -> None:
         self.C = C
         self.rho = rho
@@ -79,6 +84,7 @@ class SVMPlusClassifier(RegistryClassifier):
         self.coef0 = coef0
         self.gamma_star = gamma_star
         self.tol = tol
+        self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
         positive_real("C", self.C)
@@ -164,9 +170,18 @@ class RobustSVMPlusClassifier(SVMPlusClassifier):
         coef0: float = 0.0,
         gamma_star: Any = None,
         tol: float = 1e-4,
+        n_jobs: int | None = None,
     ) -> None:
         super().__init__(
-            C, rho=rho, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, gamma_star=gamma_star, tol=tol
+            C,
+            rho=rho,
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            gamma_star=gamma_star,
+            tol=tol,
+            n_jobs=n_jobs,
         )
         self.robust_lambda = robust_lambda
         self.sigma_prime = sigma_prime

@@ -39,6 +39,10 @@ class TSVCClassifier(RegistryClassifier):
         Stop the rounds when the objective decreases by at most ``tol`` relatively.
     fit_intercept : bool, default=True
 
+    n_jobs : int or None, default=None
+        Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
+        workers set it to their share of the cores), else every core; ``-1``: every core.
+
     Attributes
     ----------
     classes_, coef_ and intercept_ (linear), support_vectors_ (the shifted points), dual_coef_ and
@@ -66,6 +70,7 @@ class TSVCClassifier(RegistryClassifier):
         max_rounds: int = 100,
         tol: float = 1e-6,
         fit_intercept: bool = True,
+        n_jobs: int | None = None,
     ) -> None:
         self.C = C
         self.delta = delta
@@ -77,6 +82,7 @@ class TSVCClassifier(RegistryClassifier):
         self.max_rounds = max_rounds
         self.tol = tol
         self.fit_intercept = fit_intercept
+        self.n_jobs = n_jobs
 
     def _check_params(self) -> None:
         positive_real("C", self.C)

@@ -1,0 +1,105 @@
+"""Weak scaling of the sharded exact fit (usvm.dask.DaskGSUClassifier) on a local Dask cluster.
+
+For each configuration the rows per worker stay fixed (weak scaling): 1 worker, 2 workers, and 8
+partitions on 2 workers (a simulated 8-shard run on one machine). Each run prints rounds, bytes each way,
+fit time, time per round, and the in-process GSUClassifier fit of the same data as the reference (its
+objective must equal the sharded one to 1e-12). The last lines project the time of one λ on a larger
+problem from the measured per-round latency and per-row cost.
+
+    python bench/dask_scaling.py [--rows-per-worker 100000] [--features 50] [--lam 1e-4]
+
+Needs `pip install 'usvm[dask]'` (dask[array,distributed]); no network (the cluster is loopback only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def data(n: int, d: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    centres = rng.normal(size=(2, d)) * 1.5 / np.sqrt(d) * 4
+    X = centres[y] + rng.normal(size=(n, d))
+    V = rng.uniform(0.1, 1.0, size=(n, d))
+    return X, y, V
+
+
+def run(workers: int, partitions: int, rows_per_worker: int, d: int, lam: float) -> dict:
+    import dask.array as da
+    from distributed import Client, LocalCluster
+
+    from usvm import GSUClassifier
+    from usvm.dask import DaskGSUClassifier
+
+    n = rows_per_worker * workers
+    X, y, V = data(n, d)
+    chunks = (n // partitions,) * (partitions - 1) + (n - (n // partitions) * (partitions - 1),)
+    cluster = LocalCluster(
+        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
+    )
+    with Client(cluster) as client:
+        # The data go to the workers once, before the fit is timed (as data loaded by Dask would be there).
+        Xd = client.persist(da.from_array(X, chunks=(chunks, d)))
+        yd = client.persist(da.from_array(y, chunks=(chunks,)))
+        Vd = client.persist(da.from_array(V, chunks=(chunks, d)))
+        client.wait_for_workers(workers)
+        t = time.perf_counter()
+        sharded = DaskGSUClassifier(lam=lam).fit(Xd, yd, X_cov=Vd)
+        fit_time = time.perf_counter() - t
+    cluster.close()
+    t = time.perf_counter()
+    local = GSUClassifier(lam=lam).fit(X, y, X_cov=V)
+    local_time = time.perf_counter() - t
+    rel = abs(sharded.objective_[0] - local.objective_[0]) / abs(local.objective_[0])
+    return {
+        "workers": workers,
+        "partitions": partitions,
+        "rows": n,
+        "rounds": sharded.n_rounds_,
+        "newton": sharded.n_iter_,
+        "sent": sharded.bytes_sent_,
+        "received": sharded.bytes_received_,
+        "fit": fit_time,
+        "per_round": fit_time / sharded.n_rounds_,
+        "local": local_time,
+        "rel": rel,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rows-per-worker", type=int, default=100_000)
+    ap.add_argument("--features", type=int, default=50)
+    ap.add_argument("--lam", type=float, default=1e-4)
+    a = ap.parse_args()
+    rows = [run(w, p, a.rows_per_worker, a.features, a.lam) for w, p in [(1, 1), (2, 2), (2, 8)]]
+    print(f"# sharded GSU fit, {a.rows_per_worker} rows × {a.features} diagonal-Σ features per worker, λ={a.lam}")
+    print("workers | partitions | rows | rounds | Newton | KiB sent | KiB received | fit s | ms/round | in-process s | fit / in-process | rel. objective diff")
+    print("---|---|---|---|---|---|---|---|---|---|---|---")
+    for r in rows:
+        print(
+            f"{r['workers']} | {r['partitions']} | {r['rows']} | {r['rounds']} | {r['newton']} | "
+            f"{r['sent'] / 1024:.0f} | {r['received'] / 1024:.0f} | {r['fit']:.2f} | {1e3 * r['per_round']:.1f} | "
+            f"{r['local']:.2f} | {r['fit'] / r['local']:.2f} | {r['rel']:.1e}"
+        )
+    one, two = rows[0], rows[1]
+    print(f"weak-scaling efficiency 1 → 2 workers (time per round): {one['per_round'] / two['per_round']:.2f}")
+    # Projection: a round costs latency + (rows per worker) × (cost per row and round). The cost per row is
+    # measured as the in-process time per row and round of the 1-worker data.
+    per_row_round = one["local"] / one["rows"] / one["rounds"]
+    latency = max(one["per_round"] - per_row_round * one["rows"], 0.0)
+    big_rows, big_workers = 3e8, 32
+    per_round = latency + per_row_round * big_rows / big_workers * (100 / a.features)
+    print(
+        f"projection, 3e8 × 100 on 32 workers: {per_round:.2f} s per round (latency {1e3 * latency:.1f} ms + "
+        f"{per_row_round * 1e9:.1f} ns per row and round × 100/{a.features} features) × {one['rounds']} rounds "
+        f"≈ {per_round * one['rounds'] / 60:.1f} min per λ (rounds as measured here at {a.features} features)"
+    )
+
+
+if __name__ == "__main__":
+    main()
