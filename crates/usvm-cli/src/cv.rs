@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Result, anyhow, bail};
-use clap::Args;
+use anyhow::{Context, Result, anyhow, bail};
+use clap::{Args, Subcommand};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use serde_json::Value;
 use usvm::MethodParams;
@@ -16,7 +16,10 @@ use crate::output::{progress_bar, write_atomically};
 use crate::train::{FoldFits, load, resolve};
 
 #[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct CvArgs {
+    #[command(subcommand)]
+    pub command: Option<CvCommand>,
     #[command(flatten)]
     pub method: MethodArgs,
     #[command(flatten)]
@@ -38,6 +41,31 @@ pub struct CvArgs {
     /// stderr counting such fits)
     #[arg(long)]
     pub strict: bool,
+    /// Split the (grid point, fold) fits over N tasks of a batch scheduler and run one of them (with
+    /// --task-index); the task writes its part to --json FILE, and `usvm cv merge` joins the N parts into
+    /// the same table and report as one run
+    #[arg(long, value_name = "N", requires_all = ["task_index", "json"], value_parser = clap::value_parser!(u64).range(1..))]
+    pub tasks: Option<u64>,
+    /// Which task to run, 0 ≤ I < N
+    #[arg(long, value_name = "I", requires = "tasks")]
+    pub task_index: Option<u64>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CvCommand {
+    /// Join the parts written by `usvm cv --tasks N --task-index I --json PART` (all N of them) into the table
+    /// and report of the whole cross-validation
+    Merge(MergeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct MergeArgs {
+    /// The parts, in any order
+    #[arg(required = true, value_name = "PART")]
+    pub parts: Vec<PathBuf>,
+    /// Also write the report as JSON to FILE (written atomically; default: none)
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 /// One grid axis: a field name and its values.
@@ -132,6 +160,9 @@ fn mean_std(x: &[f64]) -> (f64, f64) {
 }
 
 pub fn run(args: &CvArgs) -> Result<()> {
+    if let Some(CvCommand::Merge(m)) = &args.command {
+        return merge(m);
+    }
     let axes = args.grid.iter().map(|g| parse_axis(g)).collect::<Result<Vec<_>>>()?;
     for (k, a) in axes.iter().enumerate() {
         if axes[..k].iter().any(|b| b.name == a.name) {
@@ -157,46 +188,152 @@ pub fn run(args: &CvArgs) -> Result<()> {
             .map_err(|e| crate::train::flag_error(e).context(format!("--grid point {point:?}")))?;
     }
 
-    let bar = progress_bar((points.len() * folds) as u64, "fits");
+    // This task's (grid point, fold) fits: unit `p·k + f` goes to task `(p·k + f) mod N`.
+    let (tasks, index) = (args.tasks.unwrap_or(1) as usize, args.task_index.unwrap_or(0) as usize);
+    if index >= tasks {
+        bail!("--task-index {index}: must be below --tasks {tasks}");
+    }
+    let mine = |p: usize| -> Vec<usize> { (0..folds).filter(|f| (p * folds + f) % tasks == index).collect() };
+    let bar = progress_bar((0..points.len()).map(|p| mine(p).len() as u64).sum(), "fits");
     let accuracies = grid
         .par_iter()
         .zip(&points)
-        .map(|(p, point)| {
-            let fits = FoldFits::new(p, &options, args.strict);
+        .enumerate()
+        .map(|(p, (params, point))| {
+            let which = mine(p);
+            if which.is_empty() {
+                return Ok(Vec::new());
+            }
+            let fits = FoldFits::new(params, &options, args.strict);
             let results =
-                usvm::model_selection::cross_validate_with(data, folds, options.seed, |d, rows| fits.fit(d, rows))?;
+                usvm::model_selection::cross_validate_folds_with(data, folds, options.seed, &which, |d, rows| {
+                    fits.fit(d, rows)
+                })?;
             let at: Vec<String> = axes.iter().zip(point).map(|(a, v)| format!("{}={v}", a.name)).collect();
             fits.warn(&format!(
                 "cross-validation fits{}",
                 if at.is_empty() { String::new() } else { format!(" at {}", at.join(" ")) }
             ));
-            bar.inc(folds as u64);
-            Ok(results.iter().map(|r| r.accuracy).collect::<Vec<f64>>())
+            bar.inc(which.len() as u64);
+            Ok(which.into_iter().zip(results).map(|(f, r)| (p, f, r.accuracy)).collect::<Vec<_>>())
         })
         .collect::<Result<Vec<_>>>();
     bar.finish_and_clear();
-    let accuracies = accuracies?;
+    let fits: Vec<(usize, usize, f64)> = accuracies?.into_iter().flatten().collect();
+    let setup = Setup {
+        method: base.to_json(),
+        grid: axes.iter().map(|a| (a.name.clone(), a.values.clone())).collect(),
+        folds,
+        seed: options.seed,
+        source: input.feature_source.to_string(),
+        n_samples: data.n_samples(),
+        n_features: data.n_features(),
+        tasks,
+    };
+    match (&args.tasks, &args.json) {
+        (Some(_), Some(path)) => {
+            let n = fits.len();
+            let part = Partial { format: PARTIAL.into(), setup, task_index: index, fits };
+            write_atomically(path, serde_json::to_string(&part)? + "\n")?;
+            eprintln!("usvm cv: task {index} of {tasks}: {n} fits written to {}", path.display());
+            Ok(())
+        }
+        _ => report(&setup, &fits, args.json.as_deref()),
+    }
+}
 
+/// The `format` of a task's part.
+const PARTIAL: &str = "usvm-cv-part";
+
+/// What every task of one cross-validation shares: a part of another setup cannot be merged with it.
+#[derive(Serialize, Deserialize, PartialEq, Debug)]
+struct Setup {
+    method: Value,
+    grid: Vec<(String, Vec<Value>)>,
+    folds: usize,
+    seed: u64,
+    source: String,
+    n_samples: usize,
+    n_features: usize,
+    tasks: usize,
+}
+
+/// One task's part: its `(grid point, fold, accuracy)` fits.
+#[derive(Serialize, Deserialize)]
+struct Partial {
+    format: String,
+    setup: Setup,
+    task_index: usize,
+    fits: Vec<(usize, usize, f64)>,
+}
+
+/// `usvm cv merge`: the parts of all the tasks of one setup, each once, into the whole report.
+pub fn merge(args: &MergeArgs) -> Result<()> {
+    let mut parts: Vec<Partial> = Vec::new();
+    for path in &args.parts {
+        let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let part: Partial = serde_json::from_str(&text)
+            .ok()
+            .filter(|p: &Partial| p.format == PARTIAL)
+            .ok_or_else(|| anyhow!("{}: not a part written by `usvm cv --tasks`", path.display()))?;
+        if let Some(first) = parts.first()
+            && first.setup != part.setup
+        {
+            bail!(
+                "{}: a part of another cross-validation (data, method, grid, folds, seed or tasks differ from {})",
+                path.display(),
+                args.parts[0].display()
+            );
+        }
+        if let Some(k) = parts.iter().position(|p| p.task_index == part.task_index) {
+            bail!("{}: task {} is also {}", path.display(), part.task_index, args.parts[k].display());
+        }
+        parts.push(part);
+    }
+    let setup = &parts[0].setup;
+    let missing: Vec<usize> = (0..setup.tasks).filter(|t| !parts.iter().any(|p| p.task_index == *t)).collect();
+    if !missing.is_empty() {
+        bail!("missing the parts of task(s) {missing:?} of {}", setup.tasks);
+    }
+    let fits: Vec<(usize, usize, f64)> = parts.iter().flat_map(|p| p.fits.iter().copied()).collect();
+    report(setup, &fits, args.json.as_deref())
+}
+
+/// Prints the table of every grid point's mean accuracy (and writes the JSON report) from all its fits.
+fn report(setup: &Setup, fits: &[(usize, usize, f64)], json: Option<&std::path::Path>) -> Result<()> {
+    let points = cartesian(
+        &setup
+            .grid
+            .iter()
+            .map(|(name, values)| Axis { name: name.clone(), values: values.clone() })
+            .collect::<Vec<_>>(),
+    );
+    let mut accuracies = vec![vec![f64::NAN; setup.folds]; points.len()];
+    for &(p, f, a) in fits {
+        if p >= points.len() || f >= setup.folds || !accuracies[p][f].is_nan() {
+            bail!("fit ({p}, {f}) is out of the grid or given twice");
+        }
+        accuracies[p][f] = a;
+    }
+    if accuracies.iter().flatten().any(|a| a.is_nan()) {
+        bail!("some (grid point, fold) fits are missing");
+    }
+    let names: Vec<&str> = setup.grid.iter().map(|(n, _)| n.as_str()).collect();
     let results: Vec<PointResult> = points
         .iter()
         .zip(&accuracies)
         .map(|(point, acc)| {
             let (accuracy_mean, accuracy_std) = mean_std(acc);
-            let params = axes.iter().zip(point).map(|(a, v)| (a.name.clone(), v.clone())).collect();
+            let params = names.iter().zip(point).map(|(n, v)| (n.to_string(), v.clone())).collect();
             PointResult { params, accuracy_mean, accuracy_std }
         })
         .collect();
     let best =
         (0..results.len()).fold(0, |b, k| if results[k].accuracy_mean > results[b].accuracy_mean { k } else { b });
-
+    let method = setup.method.get("method").and_then(Value::as_str).unwrap_or("?");
     println!(
-        "{}-fold stratified cross-validation (seed {}) of {} on {} ({} examples, {} features)",
-        folds,
-        options.seed,
-        base.name(),
-        input.feature_source,
-        data.n_samples(),
-        data.n_features()
+        "{}-fold stratified cross-validation (seed {}) of {method} on {} ({} examples, {} features)",
+        setup.folds, setup.seed, setup.source, setup.n_samples, setup.n_features
     );
     let header: Vec<String> = names.iter().map(|n| format!("{n:>14}")).collect();
     println!("{}  {:>18}", header.join("  "), "accuracy (%)");
@@ -207,9 +344,8 @@ pub fn run(args: &CvArgs) -> Result<()> {
         println!("{}  {acc:>18}{mark}", cells.join("  "));
     }
     println!("(mean ± sample std over folds; * best)");
-
-    if let Some(path) = &args.json {
-        let report = Report { folds: args.folds, seed: options.seed, best: results[best].clone(), results };
+    if let Some(path) = json {
+        let report = Report { folds: setup.folds as u64, seed: setup.seed, best: results[best].clone(), results };
         write_atomically(path, serde_json::to_string_pretty(&report)? + "\n")?;
     }
     Ok(())

@@ -497,6 +497,46 @@ fn cv_grid() {
 }
 
 #[test]
+fn cv_split_over_tasks_and_merged_is_one_run() {
+    let dir = temp_dir("cv-tasks");
+    let args_seed = |seed: &str, extra: &[&str]| {
+        let mut a = vec!["cv", "--method", "gsu", "--data", &data("train.svm")]
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>();
+        a.extend(
+            ["--var", &data("train.var.svm"), "--folds", "3", "--seed", seed, "--grid", "lambda=2^-4..2^-1"]
+                .map(String::from),
+        );
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let args = |extra: &[&str]| args_seed("4", extra);
+    let whole = dir.join("whole.json");
+    let one = ok(&usvm(&args(&["--json", &p(&whole)])));
+    let parts: Vec<String> = (0..3).map(|i| p(&dir.join(format!("part{i}.json")))).collect();
+    for (i, part) in parts.iter().enumerate() {
+        ok_stderr(&usvm(&args(&["--tasks", "3", "--task-index", &i.to_string(), "--json", part])));
+    }
+    let merged = dir.join("merged.json");
+    let out = ok(&usvm(&["cv", "merge", &parts[2], &parts[0], &parts[1], "--json", &p(&merged)]));
+    assert_eq!(out, one, "the merged table is the single run's");
+    assert_eq!(std::fs::read_to_string(&merged).unwrap(), std::fs::read_to_string(&whole).unwrap());
+    // A missing part, a part given twice, a part of another setup, a task index out of range.
+    fails_with(&usvm(&["cv", "merge", &parts[0], &parts[1]]), "missing the parts of task(s) [2] of 3");
+    fails_with(&usvm(&["cv", "merge", &parts[0], &parts[0], &parts[1]]), "task 0 is also");
+    let other = p(&dir.join("other.json"));
+    ok_stderr(&usvm(&args_seed("5", &["--tasks", "3", "--task-index", "1", "--json", &other])));
+    fails_with(&usvm(&["cv", "merge", &parts[0], &other, &parts[2]]), "a part of another cross-validation");
+    fails_with(
+        &usvm(&args(&["--tasks", "3", "--task-index", "3", "--json", &p(&dir.join("x.json"))])),
+        "--task-index 3",
+    );
+    fails_with(&usvm(&["cv", "merge", &data("train.svm")]), "not a part written by `usvm cv --tasks`");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn help_states_defaults() {
     for (sub, defaults) in [
         (

@@ -101,13 +101,33 @@ where
     F: Fn(&Dataset, &[usize]) -> std::result::Result<Model, E> + Sync,
     E: From<Error> + Send,
 {
+    cross_validate_folds_with(data, k, seed, &(0..k).collect::<Vec<_>>(), fit)
+}
+
+/// [`cross_validate_with`] for the folds `which` only (indices into the `k` stratified folds), in that
+/// order: one part of a cross-validation split over several processes or machines.
+pub fn cross_validate_folds_with<F, E>(
+    data: &Dataset,
+    k: usize,
+    seed: u64,
+    which: &[usize],
+    fit: F,
+) -> std::result::Result<Vec<FoldResult>, E>
+where
+    F: Fn(&Dataset, &[usize]) -> std::result::Result<Model, E> + Sync,
+    E: From<Error> + Send,
+{
     if k < 2 || k > data.n_samples() {
         return Err(invalid("folds", k, "must be at least 2 and at most the number of examples").into());
     }
+    if let Some(&f) = which.iter().find(|&&f| f >= k) {
+        return Err(invalid("fold", f, "must be below the number of folds").into());
+    }
     let folds = stratified_k_fold(&data.labels, k, seed);
-    folds
-        .into_par_iter()
-        .map(|test| {
+    which
+        .par_iter()
+        .map(|&f| {
+            let test = folds[f].clone();
             let train = complement(data.n_samples(), &test);
             let held_out = data.select(&test);
             let model = fit(&data.select(&train), &train)?;
