@@ -28,18 +28,25 @@ def data(n: int, d: int, seed: int = 0):
     return X, y, V
 
 
-def run(workers: int, partitions: int, rows_per_worker: int, d: int, lam: float) -> dict:
+def run(
+    workers: int, partitions: int, rows_per_worker: int, d: int, lam: float
+) -> dict:
     import dask.array as da
     from distributed import Client, LocalCluster
-
     from usvm import GSUClassifier
     from usvm.dask import DaskGSUClassifier
 
     n = rows_per_worker * workers
     X, y, V = data(n, d)
-    chunks = (n // partitions,) * (partitions - 1) + (n - (n // partitions) * (partitions - 1),)
+    chunks = (n // partitions,) * (partitions - 1) + (
+        n - (n // partitions) * (partitions - 1),
+    )
     cluster = LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=None,
+        host="127.0.0.1",
     )
     with Client(cluster) as client:
         # The data go to the workers once, before the fit is timed (as data loaded by Dask would be there).
@@ -76,9 +83,16 @@ def main() -> None:
     ap.add_argument("--features", type=int, default=50)
     ap.add_argument("--lam", type=float, default=1e-4)
     a = ap.parse_args()
-    rows = [run(w, p, a.rows_per_worker, a.features, a.lam) for w, p in [(1, 1), (2, 2), (2, 8)]]
-    print(f"# sharded GSU fit, {a.rows_per_worker} rows × {a.features} diagonal-Σ features per worker, λ={a.lam}")
-    print("workers | partitions | rows | rounds | Newton | KiB sent | KiB received | fit s | ms/round | in-process s | fit / in-process | rel. objective diff")
+    rows = [
+        run(w, p, a.rows_per_worker, a.features, a.lam)
+        for w, p in [(1, 1), (2, 2), (2, 8)]
+    ]
+    print(
+        f"# sharded GSU fit, {a.rows_per_worker} rows × {a.features} diagonal-Σ features per worker, λ={a.lam}"
+    )
+    print(
+        "workers | partitions | rows | rounds | Newton | KiB sent | KiB received | fit s | ms/round | in-process s | fit / in-process | rel. objective diff"
+    )
     print("---|---|---|---|---|---|---|---|---|---|---|---")
     for r in rows:
         print(
@@ -87,7 +101,9 @@ def main() -> None:
             f"{r['local']:.2f} | {r['fit'] / r['local']:.2f} | {r['rel']:.1e}"
         )
     one, two = rows[0], rows[1]
-    print(f"weak-scaling efficiency 1 → 2 workers (time per round): {one['per_round'] / two['per_round']:.2f}")
+    print(
+        f"weak-scaling efficiency 1 → 2 workers (time per round): {one['per_round'] / two['per_round']:.2f}"
+    )
     # Projection: a round costs latency + (rows per worker) × (cost per row and round). The cost per row is
     # measured as the in-process time per row and round of the 1-worker data.
     per_row_round = one["local"] / one["rows"] / one["rounds"]

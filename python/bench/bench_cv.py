@@ -34,7 +34,10 @@ def main() -> None:
         grid.fit(X, y, X_cov=V)
         t_grid = time.perf_counter() - t
     print(f"# {a.n} × {a.d} diagonal Σ, {len(lams)} λ (2^-12..2^2), 5 folds, then a refit")
-    print(f"GSUClassifierCV: {t_cv:.2f} s, λ = {cv.lam_:g}, {int(cv.n_iter_path_.sum())} Newton iterations on the paths")
+    print(
+        f"GSUClassifierCV: {t_cv:.2f} s, λ = {cv.lam_:g}, "
+        f"{int(cv.n_iter_path_.sum())} Newton iterations on the paths"
+    )
     print(f"GridSearchCV:    {t_grid:.2f} s, λ = {grid.best_params_['lam']:g}")
     print(f"time ratio CV / grid search: {t_cv / t_grid:.2f}")
 

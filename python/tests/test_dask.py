@@ -77,8 +77,9 @@ def test_multiclass_weights_full_covariances_and_dataframes(client):
     assert len(sharded.rounds_) == 3
     # λ-form weights are normalised to mean 1, as the local estimator does.
     local = GSUClassifier(lam=1e-2).fit(X, y, X_cov=V, sample_weight=w)
-    sharded = DaskGSUClassifier(lam=1e-2).fit(rows(X, chunks), rows(y, chunks), X_cov=rows(V, chunks),
-                                              sample_weight=rows(w, chunks))
+    sharded = DaskGSUClassifier(lam=1e-2).fit(
+        rows(X, chunks), rows(y, chunks), X_cov=rows(V, chunks), sample_weight=rows(w, chunks)
+    )
     assert_same_fit(sharded, local)
     dd = pytest.importorskip("dask.dataframe")
     pd = pytest.importorskip("pandas")
@@ -91,8 +92,9 @@ def test_multiclass_weights_full_covariances_and_dataframes(client):
 @pytest.mark.filterwarnings("ignore:Sending large graph")
 def test_rounds_per_lambda_on_a_20000_by_50_diagonal_problem(client):
     X, y, V = blobs(n=20_000, d=50, seed=3)
-    sharded = DaskGSUClassifier(lam=1e-4).fit(rows(X, (5000,) * 4), rows(y, (5000,) * 4),
-                                              X_cov=rows(V, (5000,) * 4))
+    sharded = DaskGSUClassifier(lam=1e-4).fit(
+        rows(X, (5000,) * 4), rows(y, (5000,) * 4), X_cov=rows(V, (5000,) * 4)
+    )
     assert sharded.rounds_[0] <= 110, sharded.rounds_
 
 
@@ -149,3 +151,24 @@ def test_bad_partitions_are_named_and_nothing_is_fitted(client):
         clf.fit(rows(X, (150, 150)), da.zeros(300, dtype=int, chunks=150))
     with pytest.raises(ValueError, match="method must be one of"):
         DaskGSUClassifier(method="power").fit(rows(X, (150, 150)), rows(y, (150, 150)))
+
+
+def test_cross_validation_over_partitions_along_warm_paths(client):
+    from usvm.dask import DaskGSUClassifierCV
+
+    X, y, V = blobs(n=1200, d=5, seed=6)
+    chunks = (200,) * 6
+    lams = [1e-3, 1e-2, 1e-1, 1.0]
+    cv = DaskGSUClassifierCV(lams=lams, cv=3).fit(rows(X, chunks), rows(y, chunks), X_cov=rows(V, chunks))
+    # Each fold holds out partitions i ≡ f (mod 3): the same scores from local fits on the same rows.
+    part = np.repeat(np.arange(6), 200)
+    for f in range(3):
+        train, test = part % 3 != f, part % 3 == f
+        for j, lam in enumerate(lams):
+            local = GSUClassifier(lam=lam).fit(X[train], y[train], X_cov=V[train])
+            assert cv.scores_[f, j] == pytest.approx(local.score(X[test], y[test]), abs=1e-12)
+    assert cv.lam_ == lams[int(np.argmax(cv.scores_.mean(axis=0)))]
+    assert_same_fit(cv, GSUClassifier(lam=cv.lam_).fit(X, y, X_cov=V))
+    assert cv.to_local().lam_ == cv.lam_
+    with pytest.raises(ValueError, match="cv=7 folds of partitions, but X has 6 partitions"):
+        DaskGSUClassifierCV(lams=lams, cv=7).fit(rows(X, chunks), rows(y, chunks))

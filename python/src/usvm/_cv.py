@@ -94,7 +94,7 @@ class GSUClassifierCV(ClassifierMixin, BaseEstimator):
         )
 
     def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None) -> GSUClassifierCV:
-        """Cross-validates every λ of ``lams`` (arguments as :meth:`GSUClassifier.fit`), then refits the best."""
+        """Cross-validates every λ of ``lams`` (arguments as :meth:`GSUClassifier.fit`); refits the best."""
         lams = np.asarray(2.0 ** np.arange(-12, 3) if self.lams is None else self.lams, dtype=np.float64)
         if lams.ndim != 1 or len(lams) == 0:
             raise ValueError(f"lams must be a non-empty 1-d array of λ; got shape {lams.shape}")
@@ -119,7 +119,9 @@ class GSUClassifierCV(ClassifierMixin, BaseEstimator):
             for j in path:
                 est = self._estimator(float(lams[j]))
                 est._check_params()
-                model, reports, _ = est._fit_core(X[train], y_enc[train], _take_cov(cov, train), sw_train, start=start)
+                model, reports, _ = est._fit_core(
+                    X[train], y_enc[train], _take_cov(cov, train), sw_train, start=start
+                )
                 start = model
                 f_test = np.asarray(model.decision_function(X[test])).reshape(len(test), -1)
                 pred = (f_test[:, 0] > 0).astype(np.intp) if f_test.shape[1] == 1 else f_test.argmax(axis=1)
@@ -130,7 +132,9 @@ class GSUClassifierCV(ClassifierMixin, BaseEstimator):
         self.mean_scores_ = scores.mean(axis=0)
         self.n_iter_path_ = n_iter
         self.lam_ = float(lams[int(np.argmax(self.mean_scores_))])
-        self.best_estimator_ = self._estimator(self.lam_).fit(X, classes[y_enc], X_cov=X_cov, sample_weight=sw)
+        self.best_estimator_ = self._estimator(self.lam_).fit(
+            X, classes[y_enc], X_cov=X_cov, sample_weight=sw
+        )
         for name in ("classes_", "coef_", "intercept_", "n_iter_", "objective_", "converged_", "model_"):
             setattr(self, name, getattr(self.best_estimator_, name))
         return self

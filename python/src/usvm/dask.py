@@ -39,7 +39,7 @@ from ._checks import positive_int, positive_real
 from ._covariance import _as_cov
 from ._estimators import GSUClassifier
 
-__all__ = ["DaskGSUClassifier", "ShardError"]
+__all__ = ["DaskGSUClassifier", "DaskGSUClassifierCV", "ShardError"]
 
 _METHODS = ("gsu", "iso", "hinge")
 
@@ -115,6 +115,85 @@ def _aligned(a: Any, rows: tuple, name: str) -> Any:
     return a.rechunk((rows,) + tuple(-1 for _ in a.shape[1:]))
 
 
+class _Partitions:
+    """The row partitions of one fit on the workers (validated, labels encoded, weights scaled) and the
+    shards built from them, which stay cached on the workers until :meth:`close`."""
+
+    def __init__(
+        self, client: Any, X: Any, y: Any, X_cov: Any, sample_weight: Any, *, normalise: bool
+    ) -> None:
+        X = _as_dask_rows(X, "X")
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-dimensional; got shape {X.shape}")
+        X = X.rechunk({1: -1})
+        rows = X.chunks[0]
+        y = _aligned(y, rows, "y")
+        if y.ndim != 1:
+            raise ValueError(f"y must be 1-dimensional; got shape {y.shape}")
+        cov = _aligned(X_cov, rows, "X_cov")
+        sw = _aligned(sample_weight, rows, "sample_weight")
+        classes = np.unique(client.compute(da.unique(y)).result())
+        if len(classes) < 2:
+            raise ValueError(f"the fit needs at least 2 classes; y has only {classes.tolist()}")
+        scale = 1.0
+        if sw is not None and normalise:
+            # λ-form weights normalised to mean 1, as GSUClassifier's.
+            total = float(client.compute(sw.sum()).result())
+            if not total > 0:
+                raise ValueError("sample_weight is zero for every sample: at least one must be positive")
+            scale = X.shape[0] / total
+        blocks = [b.to_delayed().ravel() if b is not None else [None] * len(rows) for b in (X, y, cov, sw)]
+        self.client = client
+        self.classes = classes
+        self.rows = rows
+        self.n_features = X.shape[1]
+        self.token = uuid.uuid4().hex
+        self.parts = client.compute(
+            [
+                dask.delayed(_part, pure=True)(i, xb, yb, cb, wb, classes, scale)
+                for i, (xb, yb, cb, wb) in enumerate(zip(*blocks))
+            ]
+        )
+
+    def fit(self, params: str, ask: Any, which: list[int] | None = None, start: Any = None) -> tuple:
+        """The sharded fit of ``params`` over the partitions ``which`` (default all), through
+        ``ask(client, token, params, parts, question)``; a warm start from ``start``."""
+        indices = list(range(len(self.parts))) if which is None else which
+        parts = _Indexed(indices, [self.parts[i] for i in indices])
+
+        def round_trip(question: bytes) -> list[bytes]:
+            return ask(self.client, self.token, params, parts, question)
+
+        return _usvm.fit_sharded(params, round_trip, start=start)
+
+    def accuracy(self, model: Any, which: list[int]) -> float:
+        """The share of the rows of partitions ``which`` that ``model`` classifies right."""
+        counts = self.client.gather([self.client.submit(_correct, model, self.parts[i]) for i in which])
+        right, total = map(sum, zip(*counts))
+        return right / total if total else float("nan")
+
+    def close(self) -> None:
+        self.client.run(_forget, self.token)
+        self.client.cancel(self.parts)
+
+
+class _Indexed(list):
+    """Partition futures with their partition indices (the shards' cache keys)."""
+
+    def __init__(self, indices: list[int], parts: list) -> None:
+        super().__init__(zip(indices, parts))
+
+
+def _correct(model: Any, part: tuple) -> tuple[int, int]:
+    """(correctly classified rows, rows) of one partition."""
+    x, codes, _, _ = part
+    if len(codes) == 0:
+        return 0, 0
+    f = np.asarray(model.decision_function(x)).reshape(len(codes), -1)
+    pred = (f[:, 0] > 0).astype(np.int64) if f.shape[1] == 1 else f.argmax(axis=1)
+    return int(np.sum(pred == codes)), len(codes)
+
+
 class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
     r"""LSVM-GSU (and LSVM-iso, LSVM) fitted by the exact solver over the row partitions of Dask collections.
 
@@ -176,16 +255,21 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
         self.fit_intercept = fit_intercept
         self.client = client
 
-    def _params(self) -> dict[str, Any]:
-        positive_real("lam", self.lam)
-        positive_real("C", self.C, allow_none=True)
+    def _params(self, lam: float | None = None) -> dict[str, Any]:
+        """The registry object; ``lam`` given: at that λ instead of the estimator's ``lam``/``C``."""
+        if lam is None:
+            positive_real("lam", self.lam)
+            positive_real("C", self.C, allow_none=True)
+            regularization = {"lambda": float(self.lam)} if self.C is None else {"C": float(self.C)}
+        else:
+            regularization = {"lambda": lam}
         positive_real("tol", self.tol)
         positive_int("max_iter", self.max_iter)
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS} for a sharded fit; got {self.method!r}")
         return {
             "method": self.method,
-            "regularization": {"lambda": float(self.lam)} if self.C is None else {"C": float(self.C)},
+            "regularization": regularization,
             "fit_intercept": bool(self.fit_intercept),
             "solver": {"name": "exact", "tol": float(self.tol), "max_iter": int(self.max_iter)},
         }
@@ -194,56 +278,31 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
         """Fits on Dask collections partitioned by rows: ``X`` (n, d) means, ``y`` labels, ``X_cov`` (n,)
         isotropic variances, (n, d) diagonal variances or (n, d, d) full covariances, ``sample_weight`` (n,).
         ``y``, ``X_cov`` and ``sample_weight`` are re-chunked to ``X``'s row partitions."""
-        params = self._params()
-        client = self.client if self.client is not None else get_client()
-        X = _as_dask_rows(X, "X")
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-dimensional; got shape {X.shape}")
-        X = X.rechunk({1: -1})
-        rows = X.chunks[0]
-        y = _aligned(y, rows, "y")
-        if y.ndim != 1:
-            raise ValueError(f"y must be 1-dimensional; got shape {y.shape}")
-        cov = _aligned(X_cov, rows, "X_cov")
-        sw = _aligned(sample_weight, rows, "sample_weight")
-        classes = np.unique(client.compute(da.unique(y)).result())
-        if len(classes) < 2:
-            raise ValueError(f"{type(self).__name__} needs at least 2 classes; y has only {classes.tolist()}")
-        scale = 1.0
-        if sw is not None and self.C is None:
-            # λ-form weights normalised to mean 1, as GSUClassifier's.
-            total = float(client.compute(sw.sum()).result())
-            if not total > 0:
-                raise ValueError("sample_weight is zero for every sample: at least one must be positive")
-            scale = X.shape[0] / total
-        blocks = [b.to_delayed().ravel() if b is not None else [None] * len(rows) for b in (X, y, cov, sw)]
-        parts = client.compute(
-            [
-                dask.delayed(_part, pure=True)(i, xb, yb, cb, wb, classes, scale)
-                for i, (xb, yb, cb, wb) in enumerate(zip(*blocks))
-            ]
-        )
-        token = uuid.uuid4().hex
-        params_json = json.dumps(params)
-
-        def ask(question: bytes) -> list[bytes]:
-            return self._ask(client, token, params_json, parts, question)
-
+        params = json.dumps(self._params())
+        partitions = _Partitions(self._client(), X, y, X_cov, sample_weight, normalise=self.C is None)
         try:
-            model, reports, info = _usvm.fit_sharded(params_json, ask)
+            model, reports, info = partitions.fit(params, self._ask)
         finally:
-            client.run(_forget, token)
-            client.cancel(parts)
+            partitions.close()
+        lam = float(self.lam) if self.C is None else 1.0 / (self.C * info["n_samples"])
+        self._set_fitted(partitions, model, reports, info, lam)
+        return self
+
+    def _client(self) -> Any:
+        return self.client if self.client is not None else get_client()
+
+    def _set_fitted(self, partitions: _Partitions, model: Any, reports: list, info: dict, lam: float) -> None:
+        classes = partitions.classes
         self.classes_ = classes
         self.model_ = model
         self.reports_ = reports
         self.coef_ = model.coef
         self.intercept_ = model.intercept
-        self.n_features_in_ = X.shape[1]
+        self.n_features_in_ = partitions.n_features
         self.n_iter_ = int(max(r["n_iter"] for r in reports))
         self.objective_ = np.array([r["objective"] for r in reports], dtype=np.float64)
         self.converged_ = np.array([r["converged"] for r in reports], dtype=bool)
-        self.lam_ = float(self.lam) if self.C is None else 1.0 / (self.C * info["n_samples"])
+        self.lam_ = lam
         self.n_shards_ = info["n_shards"]
         self.rounds_ = list(info["rounds"])
         self.n_rounds_ = info["total_rounds"]
@@ -255,17 +314,13 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
                 f"{type(self).__name__} ({self.method}): the solver did not converge in {len(failed)} of "
                 f"{len(reports)} binary problem(s): {_why(failed[0])}",
                 ConvergenceWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        return self
 
     @staticmethod
     def _ask(client: Any, token: str, params: str, parts: list, question: bytes) -> list[bytes]:
-        """One round: ``question`` to every shard, answers in partition order."""
-        futures = [
-            client.submit(_answer, token, i, params, part, question, pure=False)
-            for i, part in enumerate(parts)
-        ]
+        """One round: ``question`` to every shard of ``parts`` (``(index, future)`` pairs), in order."""
+        futures = [client.submit(_answer, token, i, params, part, question, pure=False) for i, part in parts]
         return client.gather(futures)
 
     def to_local(self) -> GSUClassifier:
@@ -280,6 +335,9 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
             max_iter=self.max_iter,
             fit_intercept=self.fit_intercept,
         )
+        return self._copy_fitted(local)
+
+    def _copy_fitted(self, local: GSUClassifier) -> GSUClassifier:
         for name in ("classes_", "model_", "reports_", "coef_", "intercept_", "n_features_in_", "n_iter_"):
             setattr(local, name, getattr(self, name))
         local.objective_ = self.objective_.copy()
@@ -314,3 +372,94 @@ def _block_scores(x: np.ndarray, model: Any) -> np.ndarray:
     if len(x) == 0:
         return np.empty((0, k))
     return np.asarray(model.decision_function(np.asarray(x, dtype=np.float64))).reshape(len(x), k)
+
+
+class DaskGSUClassifierCV(DaskGSUClassifier):
+    r""":class:`DaskGSUClassifier` with λ chosen by cross-validation over the partitions, along warm-started
+    paths over the same shards.
+
+    The partitions are dealt to ``cv`` folds (partition ``i`` to fold ``i mod cv``: whole partitions are
+    held out, as grouped cross-validation does). For each fold the shards of the other partitions fit every
+    λ of ``lams`` from the largest to the smallest, each fit starting from the previous solution; the
+    held-out partitions score it (accuracy). The shards are built once and serve every fold and λ. The λ
+    with the best mean accuracy (the first of ``lams`` on a tie) is refitted on all partitions.
+
+    Parameters
+    ----------
+    lams : array-like of float, default=2**arange(-12, 3)
+    cv : int, default=5
+        Folds of partitions (at most the number of partitions).
+    method, tol, max_iter, fit_intercept, client
+        As :class:`DaskGSUClassifier`'s.
+
+    Attributes
+    ----------
+    lam_, lams_, scores_ (n_folds × n_lams), mean_scores_, n_rounds_path_ (n_folds × n_lams)
+        The λ chosen, the candidates, the held-out accuracies, their means and the rounds of each path fit;
+        and every attribute of :class:`DaskGSUClassifier` for the refit.
+    """
+
+    def __init__(
+        self,
+        *,
+        lams: Any = None,
+        cv: int = 5,
+        method: str = "gsu",
+        tol: float = 1e-6,
+        max_iter: int = 1000,
+        fit_intercept: bool = True,
+        client: Any = None,
+    ) -> None:
+        self.lams = lams
+        self.cv = cv
+        self.method = method
+        self.tol = tol
+        self.max_iter = max_iter
+        self.fit_intercept = fit_intercept
+        self.client = client
+
+    def fit(self, X: Any, y: Any, X_cov: Any = None, sample_weight: Any = None) -> DaskGSUClassifierCV:
+        """Cross-validates every λ of ``lams`` over the partitions, then refits the best on all of them."""
+        lams = np.asarray(2.0 ** np.arange(-12, 3) if self.lams is None else self.lams, dtype=np.float64)
+        if lams.ndim != 1 or len(lams) == 0:
+            raise ValueError(f"lams must be a non-empty 1-d array of λ; got shape {lams.shape}")
+        for lam in lams:
+            positive_real("lams", float(lam))
+        positive_int("cv", self.cv)
+        if self.cv < 2:
+            raise ValueError(f"cv must be at least 2; got {self.cv}")
+        partitions = _Partitions(self._client(), X, y, X_cov, sample_weight, normalise=True)
+        try:
+            n_parts = len(partitions.parts)
+            if n_parts < self.cv:
+                raise ValueError(f"cv={self.cv} folds of partitions, but X has {n_parts} partitions")
+            path = np.argsort(-lams, kind="stable")
+            self.scores_ = np.empty((self.cv, len(lams)))
+            self.n_rounds_path_ = np.empty((self.cv, len(lams)), dtype=np.int64)
+            for f in range(self.cv):
+                train = [i for i in range(n_parts) if i % self.cv != f]
+                test = [i for i in range(n_parts) if i % self.cv == f]
+                start = None
+                for j in path:
+                    params = json.dumps(self._params(float(lams[j])))
+                    start, _, info = partitions.fit(params, self._ask, which=train, start=start)
+                    self.scores_[f, j] = partitions.accuracy(start, test)
+                    self.n_rounds_path_[f, j] = info["total_rounds"]
+            self.lams_ = lams
+            self.mean_scores_ = self.scores_.mean(axis=0)
+            best = float(lams[int(np.argmax(self.mean_scores_))])
+            model, reports, info = partitions.fit(json.dumps(self._params(best)), self._ask)
+        finally:
+            partitions.close()
+        self._set_fitted(partitions, model, reports, info, best)
+        return self
+
+    def to_local(self) -> GSUClassifier:
+        local = GSUClassifier(
+            lam=self.lam_,
+            method=self.method,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            fit_intercept=self.fit_intercept,
+        )
+        return self._copy_fitted(local)
