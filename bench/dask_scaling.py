@@ -22,7 +22,7 @@ import numpy as np
 def data(n: int, d: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
-    centres = rng.normal(size=(2, d)) * 1.5 / np.sqrt(d) * 4
+    centres = rng.normal(size=(2, d)) * 1.5 / np.sqrt(d)  # overlapping classes: about 2 standard deviations apart
     X = centres[y] + rng.normal(size=(n, d))
     V = rng.uniform(0.1, 1.0, size=(n, d))
     return X, y, V
