@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
-from dask_scaling import data  # noqa: E402
+from dask_scaling import data
 
 
 def main() -> None:
@@ -29,7 +29,6 @@ def main() -> None:
     from pyspark.ml.classification import LinearSVC
     from pyspark.ml.linalg import Vectors
     from pyspark.sql import SparkSession
-
     from usvm import GSUClassifier
 
     X, y, _ = data(a.rows, a.features)
@@ -40,7 +39,9 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    frame = spark.createDataFrame([(float(t), Vectors.dense(x)) for x, t in zip(X, y)], ["label", "features"])
+    frame = spark.createDataFrame(
+        [(float(t), Vectors.dense(x)) for x, t in zip(X, y)], ["label", "features"]
+    )
     frame = frame.repartition(2).cache()
     frame.count()
     svc = LinearSVC(regParam=a.lam, maxIter=1000, tol=1e-6, standardization=False)
@@ -60,9 +61,13 @@ def main() -> None:
     ours = GSUClassifier(lam=a.lam, method="hinge").fit(X, y)
     t_ours = time.perf_counter() - t
     print(f"# plain hinge, {a.rows} × {a.features}, λ = regParam = {a.lam}")
-    print(f"Spark MLlib LinearSVC (local[2], L-BFGS): {t_spark:.2f} s, {iterations} iterations, "
-          f"objective {objective(w, b):.10g}")
-    print(f"usvm GSUClassifier(method='hinge') in-process: {t_ours:.2f} s, objective {ours.objective_[0]:.10g}")
+    print(
+        f"Spark MLlib LinearSVC (local[2], L-BFGS): {t_spark:.2f} s, {iterations} iterations, "
+        f"objective {objective(w, b):.10g}"
+    )
+    print(
+        f"usvm GSUClassifier(method='hinge') in-process: {t_ours:.2f} s, objective {ours.objective_[0]:.10g}"
+    )
     print(f"time ratio usvm / Spark: {t_ours / t_spark:.3f}")
 
 

@@ -500,16 +500,10 @@ fn cv_grid() {
 fn cv_split_over_tasks_and_merged_is_one_run() {
     let dir = temp_dir("cv-tasks");
     let args_seed = |seed: &str, extra: &[&str]| {
-        let mut a = vec!["cv", "--method", "gsu", "--data", &data("train.svm")]
-            .iter()
-            .map(|s| s.to_string())
-            .collect::<Vec<_>>();
-        a.extend(
-            ["--var", &data("train.var.svm"), "--folds", "3", "--seed", seed, "--grid", "lambda=2^-4..2^-1"]
-                .map(String::from),
-        );
-        a.extend(extra.iter().map(|s| s.to_string()));
-        a
+        let (train, var) = (data("train.svm"), data("train.var.svm"));
+        let fixed = ["cv", "--method", "gsu", "--data", &train, "--var", &var, "--folds", "3", "--seed", seed];
+        let grid = ["--grid", "lambda=2^-4..2^-1"];
+        fixed.iter().chain(&grid).chain(extra).map(|s| s.to_string()).collect::<Vec<_>>()
     };
     let args = |extra: &[&str]| args_seed("4", extra);
     let whole = dir.join("whole.json");

@@ -1,0 +1,313 @@
+"""The exact linear fit over the partitions of a Spark DataFrame (``pip install 'usvm[spark]'``).
+
+``SparkGSUClassifier`` is a ``pyspark.ml`` Estimator (the pattern of XGBoost's and LightGBM's Spark
+packages): ``fit`` runs one *barrier* stage in which every partition's task builds the shard of its rows and
+task 0 runs the same exact solver as :class:`usvm.GSUClassifier`, asking every task for its partial sums
+over a direct connection (its address shared by ``BarrierTaskContext.allGather``) and adding the answers
+in partition order — the protocol of
+:mod:`usvm.dask`, so the model is the local fit's up to the order of additions. A failed task fails the
+stage, which Spark re-runs from the partitions: the result is the same. A barrier stage runs all its tasks
+at once, so a DataFrame with more partitions than the cluster's task slots is repartitioned to that many.
+``SparkGSUModel`` adds the decision values and the predicted label as columns.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import struct
+from typing import Any
+
+import numpy as np
+
+try:
+    from pyspark import BarrierTaskContext, keyword_only
+    from pyspark.ml import Estimator, Model
+    from pyspark.ml.linalg import Vectors, VectorUDT
+    from pyspark.ml.param import Param, Params, TypeConverters
+    from pyspark.ml.param.shared import (
+        HasFeaturesCol,
+        HasFitIntercept,
+        HasLabelCol,
+        HasMaxIter,
+        HasPredictionCol,
+        HasRawPredictionCol,
+        HasRegParam,
+        HasTol,
+        HasWeightCol,
+    )
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DoubleType
+except ImportError as e:  # pragma: no cover
+    raise ImportError("usvm.spark needs PySpark: pip install 'usvm[spark]' (and Java 17)") from e
+
+from . import _usvm
+from ._estimators import GSUClassifier
+
+__all__ = ["SparkGSUClassifier", "SparkGSUModel"]
+
+
+class _GSUParams(
+    HasFeaturesCol,
+    HasLabelCol,
+    HasWeightCol,
+    HasPredictionCol,
+    HasRawPredictionCol,
+    HasMaxIter,
+    HasTol,
+    HasRegParam,
+    HasFitIntercept,
+):
+    varianceCol = Param(
+        Params._dummy(),
+        "varianceCol",
+        "column of each row's covariance: per-feature variances (vector or array), or one isotropic variance "
+        "(double); empty for none",
+        typeConverter=TypeConverters.toString,
+    )
+    method = Param(Params._dummy(), "method", "gsu, iso or hinge", typeConverter=TypeConverters.toString)
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self._setDefault(varianceCol="", weightCol="", method="gsu", regParam=0.01, tol=1e-6, maxIter=1000)
+        self._setDefault(fitIntercept=True)
+
+    def _registry_params(self) -> str:
+        """The registry object (λ = ``regParam``, the exact solver)."""
+        method = self.getOrDefault(self.method)
+        if method not in ("gsu", "iso", "hinge"):
+            raise ValueError(f"method must be gsu, iso or hinge for a sharded fit; got {method!r}")
+        return json.dumps(
+            {
+                "method": method,
+                "regularization": {"lambda": float(self.getOrDefault(self.regParam))},
+                "fit_intercept": bool(self.getOrDefault(self.fitIntercept)),
+                "solver": {
+                    "name": "exact",
+                    "tol": float(self.getOrDefault(self.tol)),
+                    "max_iter": int(self.getOrDefault(self.maxIter)),
+                },
+            }
+        )
+
+
+def _array(values: Any) -> np.ndarray:
+    return np.asarray(values.toArray() if hasattr(values, "toArray") else values, dtype=np.float64)
+
+
+def _send(conn: socket.socket, payload: bytes) -> None:
+    conn.sendall(struct.pack("<Q", len(payload)) + payload)
+
+
+def _receive(conn: socket.socket) -> bytes:
+    def exactly(n: int) -> bytes:
+        chunks = []
+        while n:
+            chunk = conn.recv(min(n, 1 << 20))
+            if not chunk:
+                raise ConnectionError("a partition's task closed its connection")
+            chunks.append(chunk)
+            n -= len(chunk)
+        return b"".join(chunks)
+
+    (length,) = struct.unpack("<Q", exactly(8))
+    return exactly(length)
+
+
+def _train(params: str, classes: np.ndarray, n_features: int, with_var: bool, with_weight: bool) -> Any:
+    """The barrier task of every partition: build its shard, then answer (or, in task 0, drive) the fit.
+
+    One ``allGather`` tells every task whether every shard could be built and where task 0 listens; the
+    questions and answers then go over direct TCP connections to task 0 (a barrier round per question would
+    cost Spark's synchronisation latency every time)."""
+
+    def task(rows: Any) -> Any:
+        ctx = BarrierTaskContext.get()
+        me = ctx.partitionId()
+        rows = list(rows)
+        try:
+            x = np.array([_array(r[0]) for r in rows]).reshape(len(rows), n_features)
+            codes = np.searchsorted(classes, np.array([r[1] for r in rows], dtype=np.float64)).astype(
+                np.int64
+            )
+            cov = None
+            if with_var:
+                cov = np.array([_array(r[2]) for r in rows])
+                cov = cov.reshape(len(rows), n_features) if cov.ndim > 1 or n_features == 1 else cov
+            w = np.array([float(r[-1]) for r in rows]) if with_weight else None
+            shard, error = _usvm.Shard(params, x, codes, cov=cov, sample_weight=w), ""
+        except (ValueError, TypeError) as e:
+            shard, error = None, f"partition {me}: {e}"
+        server, address = None, ""
+        if me == 0:
+            server = socket.create_server(("", 0))
+            host = ctx.getTaskInfos()[0].address.rsplit(":", 1)[0]
+            address = f"{host}:{server.getsockname()[1]}"
+        gathered = [json.loads(m) for m in ctx.allGather(json.dumps({"error": error, "address": address}))]
+        errors = [g["error"] for g in gathered if g["error"]]
+        if errors:
+            if server is not None:
+                server.close()
+                yield ("error", errors[0], "")
+            return
+        if me != 0:
+            host, port = gathered[0]["address"].rsplit(":", 1)
+            with socket.create_connection((host, int(port))) as conn:
+                _send(conn, struct.pack("<Q", me))
+                while question := _receive(conn):
+                    _send(conn, shard.answer(question))
+            return
+        peers: dict[int, socket.socket] = {}
+        with server:
+            while len(peers) < len(gathered) - 1:
+                conn, _ = server.accept()
+                (pid,) = struct.unpack("<Q", _receive(conn))
+                peers[pid] = conn
+        order = [peers[k] for k in sorted(peers)]
+
+        def ask(question: bytes) -> list[bytes]:
+            for conn in order:
+                _send(conn, question)
+            return [shard.answer(question)] + [_receive(conn) for conn in order]
+
+        try:
+            model, reports, info = _usvm.fit_sharded(params, ask)
+            result = ("model", model.to_json(), json.dumps({"reports": reports, "info": info}))
+        except ValueError as e:
+            result = ("error", str(e), "")
+        finally:
+            for conn in order:
+                _send(conn, b"")
+                conn.close()
+        yield result
+
+    return task
+
+
+class SparkGSUClassifier(Estimator, _GSUParams):
+    """LSVM-GSU (or LSVM-iso, LSVM) fitted by the exact solver over the partitions of a Spark DataFrame.
+
+    Columns: ``featuresCol`` (vector), ``labelCol`` (numeric labels), optional ``varianceCol`` (per-feature
+    variances as a vector or array, or one isotropic variance) and ``weightCol``. ``regParam`` is λ of
+    :class:`usvm.GSUClassifier` (``λ/2‖w‖² + (1/n) Σ c_i L_i``; weights as given). The model is
+    ``GSUClassifier(lam=regParam)``'s on the same rows.
+    """
+
+    @keyword_only
+    def __init__(
+        self,
+        *,
+        featuresCol: str = "features",
+        labelCol: str = "label",
+        varianceCol: str = "",
+        weightCol: str = "",
+        method: str = "gsu",
+        regParam: float = 0.01,
+        tol: float = 1e-6,
+        maxIter: int = 1000,
+        fitIntercept: bool = True,
+        predictionCol: str = "prediction",
+        rawPredictionCol: str = "rawPrediction",
+    ) -> None:
+        super().__init__()
+        self._set(**self._input_kwargs)
+
+    def _fit(self, dataset: Any) -> SparkGSUModel:
+        params = self._registry_params()
+        label = self.getOrDefault(self.labelCol)
+        columns = [self.getOrDefault(self.featuresCol), label]
+        var, weight = self.getOrDefault(self.varianceCol), self.getOrDefault(self.weightCol)
+        columns += [c for c in (var, weight) if c]
+        classes = np.array(sorted(r[0] for r in dataset.select(label).distinct().collect()), dtype=np.float64)
+        if len(classes) < 2:
+            raise ValueError(f"SparkGSUClassifier needs at least 2 classes; {label} has {classes.tolist()}")
+        first = dataset.select(columns[0]).first()
+        if first is None:
+            raise ValueError("no training examples")
+        n_features = len(_array(first[0]))
+        rows = dataset.select(*columns)
+        # A barrier stage runs all its tasks at once: no more partitions than the cluster has task slots.
+        slots = dataset.sparkSession.sparkContext.defaultParallelism
+        if rows.rdd.getNumPartitions() > slots:
+            rows = rows.repartition(slots)
+        rdd = rows.rdd
+        outputs = (
+            rdd.barrier()
+            .mapPartitions(_train(params, classes, n_features, bool(var), bool(weight)))
+            .collect()
+        )
+        kind, text, extra = outputs[0]
+        if kind == "error":
+            raise ValueError(text)
+        details = json.loads(extra)
+        model = SparkGSUModel(text, classes.tolist(), details["reports"], details["info"])
+        return self._copyValues(model)
+
+
+class SparkGSUModel(Model, _GSUParams):
+    """A fitted :class:`SparkGSUClassifier`: ``transform`` adds ``rawPredictionCol`` (the decision values
+    ``f_k(x)``, one per hyperplane) and ``predictionCol`` (the label)."""
+
+    def __init__(
+        self, model_json: str = "", classes: list | None = None, reports: list | None = None, info: Any = None
+    ) -> None:
+        super().__init__()
+        self.model_json = model_json
+        self.classes = classes or []
+        self.reports = reports or []
+        self.info = info or {}
+        self._model = _usvm.Model.from_json(model_json) if model_json else None
+
+    @property
+    def coefficients(self) -> np.ndarray:
+        """The hyperplanes, one row per binary problem."""
+        return self._model.coef
+
+    @property
+    def intercept(self) -> np.ndarray:
+        return self._model.intercept
+
+    @property
+    def objective(self) -> list[float]:
+        return [r["objective"] for r in self.reports]
+
+    @property
+    def numRounds(self) -> int:
+        """Questions asked of the partitions over the whole fit."""
+        return int(self.info["total_rounds"])
+
+    def to_local(self) -> GSUClassifier:
+        """The same fitted model as an ordinary :class:`usvm.GSUClassifier`."""
+        local = GSUClassifier(
+            lam=self.getOrDefault(self.regParam),
+            method=self.getOrDefault(self.method),
+            tol=self.getOrDefault(self.tol),
+            max_iter=self.getOrDefault(self.maxIter),
+            fit_intercept=self.getOrDefault(self.fitIntercept),
+        )
+        local.classes_ = np.array(self.classes)
+        local.model_ = self._model
+        local.reports_ = self.reports
+        local.coef_, local.intercept_ = self._model.coef, self._model.intercept
+        local.n_features_in_ = self._model.n_features
+        local.n_iter_ = int(max(r["n_iter"] for r in self.reports))
+        local.objective_ = np.array(self.objective)
+        local.converged_ = np.array([r["converged"] for r in self.reports])
+        local.gradient_norm_ = np.array([r["gradient_norm"] for r in self.reports])
+        local.lam_ = float(self.getOrDefault(self.regParam))
+        return local
+
+    def _transform(self, dataset: Any) -> Any:
+        text, classes = self.model_json, self.classes
+
+        def raw(v: Any) -> Any:
+            f = np.asarray(_usvm.Model.from_json(text).decision_function(_array(v).reshape(1, -1))).ravel()
+            return Vectors.dense(f)
+
+        def label(f: Any) -> float:
+            f = f.toArray()
+            return float(classes[int(f[0] > 0)] if len(f) == 1 else classes[int(np.argmax(f))])
+
+        raw_col, pred_col = self.getOrDefault(self.rawPredictionCol), self.getOrDefault(self.predictionCol)
+        out = dataset.withColumn(raw_col, F.udf(raw, VectorUDT())(F.col(self.getOrDefault(self.featuresCol))))
+        return out.withColumn(pred_col, F.udf(label, DoubleType())(F.col(raw_col)))

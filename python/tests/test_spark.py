@@ -1,0 +1,80 @@
+"""usvm.spark: the barrier-stage sharded fit over Spark partitions is the local fit (objective to 1e-12,
+coefficients to 1e-10, the same Newton iterations); a partition that cannot be part of it is named.
+Runs in Spark's local mode (2 cores); skipped without pyspark or Java."""
+
+import shutil
+import sys
+
+import numpy as np
+import pytest
+
+pyspark = pytest.importorskip("pyspark")
+if shutil.which("java") is None:
+    pytest.skip("PySpark needs Java", allow_module_level=True)
+
+from pyspark.ml.linalg import Vectors  # noqa: E402
+from pyspark.sql import SparkSession  # noqa: E402
+
+from usvm import GSUClassifier  # noqa: E402
+from usvm.spark import SparkGSUClassifier  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def spark():
+    import os
+
+    os.environ["PYSPARK_PYTHON"] = sys.executable  # the workers run this interpreter (with numpy, usvm)
+    session = (
+        SparkSession.builder.master("local[2]")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def blobs(n=600, d=4, classes=2, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, classes, n)
+    X = rng.normal(size=(classes, d))[y] * 1.5 + rng.normal(size=(n, d))
+    V = rng.uniform(0.1, 1.0, size=(n, d))
+    return X, y, V
+
+
+def frame(spark, X, y, V, partitions=3):
+    rows = [(Vectors.dense(x), float(t), Vectors.dense(v)) for x, t, v in zip(X, y, V)]
+    return spark.createDataFrame(rows, ["features", "label", "var"]).coalesce(1).repartition(partitions)
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_spark_fit_is_the_local_fit(spark, classes):
+    X, y, V = blobs(classes=classes, seed=classes)
+    df = frame(spark, X, y, V)
+    # The rows in the DataFrame's partition order: the local fit must see the same rows (any order).
+    model = SparkGSUClassifier(varianceCol="var", regParam=1e-3).fit(df)
+    local = GSUClassifier(lam=1e-3).fit(X, y, X_cov=V)
+    np.testing.assert_allclose(model.objective, local.objective_, rtol=1e-12)
+    np.testing.assert_allclose(
+        model.coefficients, local.coef_, atol=1e-10 * max(1, np.abs(local.coef_).max())
+    )
+    assert [r["n_iter"] for r in model.reports] == [r["n_iter"] for r in local.reports_]
+    assert model.numRounds > 0
+    out = model.transform(df).select("features", "prediction").collect()
+    pred = np.array([r.prediction for r in out])
+    feats = np.array([r.features.toArray() for r in out])
+    np.testing.assert_array_equal(pred, local.predict(feats).astype(float))
+    np.testing.assert_array_equal(model.to_local().predict(X), local.predict(X))
+
+
+def test_bad_partitions_are_named(spark):
+    X, y, V = blobs(seed=5)
+    V[10, 1] = -1.0  # a negative variance
+    df = frame(spark, X, y, V, partitions=2)
+    with pytest.raises(ValueError, match=r"partition \d: negative variance"):
+        SparkGSUClassifier(varianceCol="var").fit(df)
+    with pytest.raises(ValueError, match="at least 2 classes"):
+        SparkGSUClassifier().fit(frame(spark, X, np.zeros(len(y)), V))
+    with pytest.raises(ValueError, match="method must be"):
+        SparkGSUClassifier(method="power").fit(frame(spark, X, y, V))
