@@ -108,14 +108,7 @@ class RegistryClassifier(ClassifierMixin, BaseEstimator):
         self.objective_ = np.array([r["objective"] for r in reports], dtype=np.float64)
         self.converged_ = np.array([r["converged"] for r in reports], dtype=bool)
         self._fitted(X, y_enc, cov, sw)
-        failed = [r for r in reports if not r["converged"]]
-        if failed:
-            warnings.warn(
-                f"{type(self).__name__} ({model.method}): the solver did not converge in {len(failed)} of "
-                f"{len(reports)} binary problem(s): {_why(failed[0])}",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+        warn_unconverged(type(self).__name__, model.method, reports, stacklevel=4)
         return self
 
     def _fit_core(
@@ -185,6 +178,18 @@ def kernel_params(name: str, gamma: float | None, degree: int, coef0: float) -> 
     if name == "poly":
         kernel.update(degree=int(degree), coef0=float(coef0))
     return kernel
+
+
+def warn_unconverged(who: str, method: str, reports: list[dict], stacklevel: int) -> None:
+    """A ``ConvergenceWarning`` naming the first binary problem whose solver stopped short, if any."""
+    failed = [r for r in reports if not r["converged"]]
+    if failed:
+        warnings.warn(
+            f"{who} ({method}): the solver did not converge in {len(failed)} of {len(reports)} binary "
+            f"problem(s): {_why(failed[0])}",
+            ConvergenceWarning,
+            stacklevel=stacklevel,
+        )
 
 
 def _why(report: dict) -> str:

@@ -18,12 +18,10 @@ from __future__ import annotations
 import json
 import math
 import uuid
-import warnings
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 
 try:
@@ -34,7 +32,7 @@ except ImportError as e:  # pragma: no cover
     raise ImportError("usvm.dask needs Dask: pip install 'usvm[dask]' (dask[array,distributed])") from e
 
 from . import _usvm
-from ._base import _why
+from ._base import warn_unconverged
 from ._checks import positive_int, positive_real
 from ._covariance import _as_cov
 from ._estimators import GSUClassifier
@@ -308,14 +306,7 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
         self.n_rounds_ = info["total_rounds"]
         self.bytes_sent_ = info["bytes_sent"]
         self.bytes_received_ = info["bytes_received"]
-        failed = [r for r in reports if not r["converged"]]
-        if failed:
-            warnings.warn(
-                f"{type(self).__name__} ({self.method}): the solver did not converge in {len(failed)} of "
-                f"{len(reports)} binary problem(s): {_why(failed[0])}",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+        warn_unconverged(type(self).__name__, self.method, reports, stacklevel=4)
 
     @staticmethod
     def _ask(client: Any, token: str, params: str, parts: list, question: bytes) -> list[bytes]:

@@ -42,6 +42,7 @@ except ImportError as e:  # pragma: no cover
     raise ImportError("usvm.spark needs PySpark: pip install 'usvm[spark]' (and Java 17)") from e
 
 from . import _usvm
+from ._base import warn_unconverged
 from ._estimators import GSUClassifier
 
 __all__ = ["SparkGSUClassifier", "SparkGSUModel"]
@@ -240,6 +241,8 @@ class SparkGSUClassifier(Estimator, _GSUParams):
         if kind == "error":
             raise ValueError(text)
         details = json.loads(extra)
+        method = self.getOrDefault(self.method)
+        warn_unconverged(type(self).__name__, method, details["reports"], stacklevel=4)
         model = SparkGSUModel(text, classes.tolist(), details["reports"], details["info"])
         return self._copyValues(model)
 
