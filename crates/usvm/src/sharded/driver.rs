@@ -67,9 +67,10 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
     let infos: Vec<ShardInfo> = driver
         .ask(&Question::Describe)?
         .into_iter()
-        .map(|a| match a {
+        .enumerate()
+        .map(|(index, a)| match a {
             Answer::Describe(info) => Ok(info),
-            _ => Err(Error::Shard { index: 0, detail: "answered Describe with another answer".into() }),
+            _ => Err(Error::Shard { index, detail: "answered Describe with another answer".into() }),
         })
         .collect::<Result<_>>()?;
     let whole = describe_whole(&infos, plan.linear.fit_intercept)?;
@@ -150,7 +151,8 @@ fn describe_whole(infos: &[ShardInfo], fit_intercept: bool) -> Result<ShardInfo>
     if first.n_features == 0 {
         return Err(Error::Empty("no features"));
     }
-    if infos.iter().map(|i| i.weight_sum).sum::<f64>() == 0.0 {
+    let weight_sum = infos.iter().map(|i| i.weight_sum).sum::<f64>();
+    if weight_sum == 0.0 {
         return Err(Error::InvalidWeight { index: 0, value: 0.0 });
     }
     let mut classes: Vec<i64> = infos.iter().flat_map(|i| i.classes.iter().copied()).collect();
@@ -159,7 +161,7 @@ fn describe_whole(infos: &[ShardInfo], fit_intercept: bool) -> Result<ShardInfo>
     if classes.len() < 2 {
         return Err(Error::SingleClass { label: classes[0] });
     }
-    Ok(ShardInfo { n_samples, n_features: first.n_features, dim: first.dim, classes, weight_sum: f64::NAN })
+    Ok(ShardInfo { n_samples, n_features: first.n_features, dim: first.dim, classes, weight_sum })
 }
 
 /// The shards, the traffic so far, and the first failure (after which nothing more is asked).
