@@ -285,13 +285,17 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
                 args.parts[0].display()
             );
         }
+        if part.task_index >= part.setup.tasks {
+            bail!("{}: task {} of {}", path.display(), part.task_index, part.setup.tasks);
+        }
         if let Some(k) = parts.iter().position(|p| p.task_index == part.task_index) {
             bail!("{}: task {} is also {}", path.display(), part.task_index, args.parts[k].display());
         }
         parts.push(part);
     }
     let setup = &parts[0].setup;
-    let missing: Vec<usize> = (0..setup.tasks).filter(|t| !parts.iter().any(|p| p.task_index == *t)).collect();
+    // (At most ten listed: the count comes from the files.)
+    let missing: Vec<usize> = (0..setup.tasks).filter(|t| !parts.iter().any(|p| p.task_index == *t)).take(10).collect();
     if !missing.is_empty() {
         bail!("missing the parts of task(s) {missing:?} of {}", setup.tasks);
     }
@@ -301,6 +305,13 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
 
 /// Prints the table of every grid point's mean accuracy (and writes the JSON report) from all its fits.
 fn report(setup: &Setup, fits: &[(usize, usize, f64)], json: Option<&std::path::Path>) -> Result<()> {
+    // The sizes come from files (`cv merge`): the table must hold exactly the fits given, before it is
+    // allocated.
+    let cells = setup.grid.iter().try_fold(setup.folds, |n, (_, values)| n.checked_mul(values.len()));
+    if cells != Some(fits.len()) {
+        let cells = cells.map_or("too many".to_string(), |c| c.to_string());
+        bail!("{} fits given for {cells} (grid points × {} folds)", fits.len(), setup.folds);
+    }
     let points = cartesian(
         &setup
             .grid

@@ -527,6 +527,17 @@ fn cv_split_over_tasks_and_merged_is_one_run() {
         "--task-index 3",
     );
     fails_with(&usvm(&["cv", "merge", &data("train.svm")]), "not a part written by `usvm cv --tasks`");
+    // Sizes in a part are checked before anything is allocated from them.
+    let text = std::fs::read_to_string(&parts[0]).unwrap();
+    let forged = p(&dir.join("forged.json"));
+    std::fs::write(
+        &forged,
+        text.replace("\"folds\":3", "\"folds\":4611686018427387904").replace("\"tasks\":3", "\"tasks\":1"),
+    )
+    .unwrap();
+    fails_with(&usvm(&["cv", "merge", &forged]), "fits given for too many");
+    std::fs::write(&forged, text.replace("\"tasks\":3", "\"tasks\":9223372036854775807")).unwrap();
+    fails_with(&usvm(&["cv", "merge", &forged]), "missing the parts of task(s) [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -180,7 +180,7 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
         (d, (var + self.sigma_floor * self.sigma_floor).sqrt())
     }
 
-    fn regulariser(&self, theta: &[f64]) -> f64 {
+    pub(crate) fn regulariser(&self, theta: &[f64]) -> f64 {
         let (w, _) = self.split(theta);
         0.5 * self.lambda * dot(w, w)
     }

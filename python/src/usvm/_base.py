@@ -148,10 +148,8 @@ class RegistryClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """The class of each example: ``classes_[f > 0]`` for two classes, else ``classes_[argmax_k f_k]``."""
-        scores = self._scores(X)
-        if scores.shape[1] == 1:
-            return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self._scores(X)  # checks that the estimator is fitted
+        return self.classes_[class_index(scores)]
 
     def _scores(self, X: Any) -> np.ndarray:
         """The decision values as an (n_samples, n_outputs) array."""
@@ -178,6 +176,12 @@ def kernel_params(name: str, gamma: float | None, degree: int, coef0: float) -> 
     if name == "poly":
         kernel.update(degree=int(degree), coef0=float(coef0))
     return kernel
+
+
+def class_index(scores: np.ndarray) -> np.ndarray:
+    """The predicted class of each row of (n, outputs) decision values, as an index into the classes:
+    ``f > 0`` for one output (the second class), else the largest ``f_k``."""
+    return (scores[:, 0] > 0).astype(np.intp) if scores.shape[1] == 1 else np.argmax(scores, axis=1)
 
 
 def warn_unconverged(who: str, method: str, reports: list[dict], stacklevel: int) -> None:

@@ -10,6 +10,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._base import class_index
 from ._checks import FLOATS, checked_sample_weight, encode_classes, positive_int, positive_real
 from ._covariance import _as_cov, _take_cov
 from ._estimators import GSUClassifier
@@ -124,8 +125,7 @@ class GSUClassifierCV(ClassifierMixin, BaseEstimator):
                 )
                 start = model
                 f_test = np.asarray(model.decision_function(X[test])).reshape(len(test), -1)
-                pred = (f_test[:, 0] > 0).astype(np.intp) if f_test.shape[1] == 1 else f_test.argmax(axis=1)
-                scores[f, j] = np.mean(pred == y_enc[test])
+                scores[f, j] = np.mean(class_index(f_test) == y_enc[test])
                 n_iter[f, j] = max(r["n_iter"] for r in reports)
         self.lams_ = lams
         self.scores_ = scores

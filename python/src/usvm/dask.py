@@ -32,7 +32,7 @@ except ImportError as e:  # pragma: no cover
     raise ImportError("usvm.dask needs Dask: pip install 'usvm[dask]' (dask[array,distributed])") from e
 
 from . import _usvm
-from ._base import warn_unconverged
+from ._base import class_index, warn_unconverged
 from ._checks import positive_int, positive_real
 from ._covariance import _as_cov
 from ._estimators import GSUClassifier
@@ -156,8 +156,8 @@ class _Partitions:
     def fit(self, params: str, ask: Any, which: list[int] | None = None, start: Any = None) -> tuple:
         """The sharded fit of ``params`` over the partitions ``which`` (default all), through
         ``ask(client, token, params, parts, question)``; a warm start from ``start``."""
-        indices = list(range(len(self.parts))) if which is None else which
-        parts = _Indexed(indices, [self.parts[i] for i in indices])
+        indices = range(len(self.parts)) if which is None else which
+        parts = [(i, self.parts[i]) for i in indices]  # the index is the shard's cache key
 
         def round_trip(question: bytes) -> list[bytes]:
             return ask(self.client, self.token, params, parts, question)
@@ -175,21 +175,13 @@ class _Partitions:
         self.client.cancel(self.parts)
 
 
-class _Indexed(list):
-    """Partition futures with their partition indices (the shards' cache keys)."""
-
-    def __init__(self, indices: list[int], parts: list) -> None:
-        super().__init__(zip(indices, parts))
-
-
 def _correct(model: Any, part: tuple) -> tuple[int, int]:
     """(correctly classified rows, rows) of one partition."""
     x, codes, _, _ = part
     if len(codes) == 0:
         return 0, 0
     f = np.asarray(model.decision_function(x)).reshape(len(codes), -1)
-    pred = (f[:, 0] > 0).astype(np.int64) if f.shape[1] == 1 else f.argmax(axis=1)
-    return int(np.sum(pred == codes)), len(codes)
+    return int(np.sum(class_index(f) == codes)), len(codes)
 
 
 class DaskGSUClassifier(ClassifierMixin, BaseEstimator):

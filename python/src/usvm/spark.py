@@ -301,10 +301,11 @@ class SparkGSUModel(Model, _GSUParams):
         return local
 
     def _transform(self, dataset: Any) -> Any:
-        text, classes = self.model_json, self.classes
+        # The model pickles (as its JSON) into each task once, not once per row.
+        model, classes = self._model, self.classes
 
         def raw(v: Any) -> Any:
-            f = np.asarray(_usvm.Model.from_json(text).decision_function(_array(v).reshape(1, -1))).ravel()
+            f = np.asarray(model.decision_function(_array(v).reshape(1, -1))).ravel()
             return Vectors.dense(f)
 
         def label(f: Any) -> float:

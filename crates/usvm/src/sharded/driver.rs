@@ -13,7 +13,7 @@ use crate::ovr;
 use crate::params::MethodParams;
 use crate::report::FitReport;
 use crate::solver::exact::{self, Continuation};
-use crate::solver::newton::{DIRECT_MAX_DIM, SmoothFunction};
+use crate::solver::newton::{DIRECT_MAX_DIM, SmoothFunction, columns_from_products};
 
 /// The transport between the driver and the shards: asks every shard the same question and returns their
 /// answers **in shard order**. An engine implements it (re-creating a lost shard from its partition and
@@ -339,12 +339,7 @@ impl SmoothFunction for Stage<'_, '_, '_> {
         if self.hessian.len() == out.len() {
             out.copy_from_slice(&self.hessian);
         } else {
-            let mut e = vec![0.0; self.dim()];
-            for (j, column) in out.chunks_mut(e.len()).enumerate() {
-                e[j] = 1.0;
-                self.hess_vec(&e, column);
-                e[j] = 0.0;
-            }
+            columns_from_products(self.dim(), out, |e, column| self.hess_vec(e, column));
         }
     }
 

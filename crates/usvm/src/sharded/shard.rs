@@ -6,11 +6,12 @@ use super::protocol::{Answer, Point, Question, ShardInfo};
 use super::{Plan, Treatment};
 use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, invalid};
 use crate::loss::ExpectedHinge;
 use crate::objective::{Curvature, LineTerms, Objective, Problem};
 use crate::ovr;
 use crate::params::MethodParams;
+use crate::solver::newton::{DIRECT_MAX_DIM, columns_from_products};
 
 /// A part of the training rows, prepared for the method, with what it computed at the last point asked
 /// (so that the Hessian-vector products of one Newton step, or the steps of one line search, reuse it).
@@ -87,6 +88,9 @@ impl Shard {
             }
             Question::ValueGrad { at, hessian } => {
                 check("θ", &at.theta)?;
+                if *hessian && dim > DIRECT_MAX_DIM {
+                    return Err(invalid("hessian", dim, "is formed only up to 64 variables (dim² numbers)"));
+                }
                 let (value, grad, curvature) = self.value_grad(at);
                 let hessian = if *hessian { self.hessian(at, &curvature) } else { Vec::new() };
                 self.curvature = Some((at.clone(), curvature));
@@ -156,12 +160,7 @@ impl Shard {
         let dim = self.dim();
         let objective = self.objective(at);
         let mut columns = vec![0.0; dim * dim];
-        let mut e = vec![0.0; dim];
-        for (j, column) in columns.chunks_mut(dim).enumerate() {
-            e[j] = 1.0;
-            objective.data_hess_vec(&at.theta, curvature, &e, column);
-            e[j] = 0.0;
-        }
+        columns_from_products(dim, &mut columns, |e, column| objective.data_hess_vec(&at.theta, curvature, e, column));
         columns
     }
 }

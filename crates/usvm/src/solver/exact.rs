@@ -119,8 +119,8 @@ impl<'a, L: MarginLoss> Continuation for Objective<'a, L> {
         initial_gradient_norm(self)
     }
     fn exact(&self, x: &[f64]) -> (f64, f64) {
-        let exact = Objective { sigma_floor: 0.0, ..*self };
-        (exact.value(x), exact.data_exact(x).1)
+        let (sum, min_sigma) = self.data_exact(x);
+        (self.regulariser(x) + sum / self.problem.n_samples() as f64, min_sigma)
     }
 }
 

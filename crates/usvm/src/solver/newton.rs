@@ -24,12 +24,18 @@ pub trait SmoothFunction {
     /// The Hessian at the last `x` given to `value_grad`, column-major into `out` (`dim²` entries); by
     /// default column by column from [`Self::hess_vec`].
     fn hessian(&self, out: &mut [f64]) {
-        let mut e = vec![0.0; self.dim()];
-        for (j, column) in out.chunks_mut(e.len()).enumerate() {
-            e[j] = 1.0;
-            self.hess_vec(&e, column);
-            e[j] = 0.0;
-        }
+        columns_from_products(self.dim(), out, |e, column| self.hess_vec(e, column));
+    }
+}
+
+/// A `dim × dim` matrix, column-major into `out`, from its products `product(e_j, column_j)` with the
+/// unit vectors.
+pub(crate) fn columns_from_products(dim: usize, out: &mut [f64], mut product: impl FnMut(&[f64], &mut [f64])) {
+    let mut e = vec![0.0; dim];
+    for (j, column) in out.chunks_mut(dim).enumerate() {
+        e[j] = 1.0;
+        product(&e, column);
+        e[j] = 0.0;
     }
 }
 
