@@ -135,31 +135,55 @@ fn a_thread_count_runs_the_fit_on_its_own_pool() {
     assert_eq!(one, all);
 }
 
+/// The coefficients of a linear or BE-SVM model.
+fn hyperplanes(m: &usvm::Model) -> &ndarray::Array2<f64> {
+    match m {
+        usvm::Model::Linear(m) => &m.coef,
+        usvm::Model::BasisExpansion(m) => &m.linear.coef,
+        _ => panic!("not a linear model"),
+    }
+}
+
 #[test]
 fn a_warm_start_reaches_the_same_hyperplane_in_fewer_iterations() {
     let data = data();
-    let tight = params("gsu", &[("lambda", json!(1e-3)), ("tol", json!(1e-10))]);
-    let cold = usvm::fit(&tight, &data, &FitOptions::default()).unwrap();
-    let near = usvm::fit(&params("gsu", &[("lambda", json!(2e-3))]), &data, &FitOptions::default()).unwrap();
-    let warm = usvm::fit(&tight, &data, &FitOptions { start: Some(&near.model), ..FitOptions::default() }).unwrap();
-    let (usvm::Model::Linear(a), usvm::Model::Linear(b)) = (&cold.model, &warm.model) else { panic!("linear") };
-    let scale = a.coef.iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    for (x, y) in a.coef.iter().zip(&b.coef) {
-        assert!((x - y).abs() <= 1e-6 * scale, "{x} vs {y}");
+    // (method, its solver's fields, the regularisation field, the target value, a nearby value)
+    let cases: Vec<(&str, Fields, &str, f64, f64)> = vec![
+        ("gsu", vec![("tol", json!(1e-10))], "lambda", 1e-3, 2e-3),
+        ("sqhinge-gsu", vec![("tol", json!(1e-10))], "lambda", 1e-3, 2e-3),
+        ("sqhinge-gsu", vec![("solver", json!("newton")), ("tol", json!(1e-10))], "lambda", 1e-3, 2e-3),
+        ("logistic", vec![("tol", json!(1e-10))], "lambda", 1e-3, 2e-3),
+        ("besvm", vec![("tol", json!(1e-10))], "C", 10.0, 5.0),
+    ];
+    for (method, solver, reg, target, nearby) in cases {
+        let with = |value: f64| params(method, &[solver.clone(), vec![(reg, json!(value))]].concat());
+        let tight = with(target);
+        let cold = usvm::fit(&tight, &data, &FitOptions::default()).unwrap();
+        let near = usvm::fit(&with(nearby), &data, &FitOptions::default()).unwrap();
+        let warm = usvm::fit(&tight, &data, &FitOptions { start: Some(&near.model), ..FitOptions::default() }).unwrap();
+        let (a, b) = (hyperplanes(&cold.model), hyperplanes(&warm.model));
+        let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() <= 1e-6 * scale, "{method}: {x} vs {y}");
+        }
+        let iterations = |f: &usvm::Fit| f.reports.iter().map(|r| r.n_iter).sum::<usize>();
+        assert!(iterations(&warm) < iterations(&cold), "{method}: {} vs {}", iterations(&warm), iterations(&cold));
+        // A start of other classes is ignored: the fit is the cold one, bit for bit.
+        let mut other = near.model.clone();
+        match &mut other {
+            usvm::Model::Linear(m) => m.classes = vec![5, 6],
+            usvm::Model::BasisExpansion(m) => m.linear.classes = vec![5, 6],
+            _ => unreachable!(),
+        }
+        let ignored = usvm::fit(&tight, &data, &FitOptions { start: Some(&other), ..FitOptions::default() }).unwrap();
+        assert_eq!(ignored, cold, "{method}");
     }
-    assert!(
-        warm.reports[0].n_iter < cold.reports[0].n_iter,
-        "{} vs {}",
-        warm.reports[0].n_iter,
-        cold.reports[0].n_iter
-    );
-    // A start of other classes is ignored: the fit is the cold one, bit for bit.
-    let mut other = near.model.clone();
-    if let usvm::Model::Linear(m) = &mut other {
-        m.classes = vec![5, 6];
-    }
-    let ignored = usvm::fit(&tight, &data, &FitOptions { start: Some(&other), ..FitOptions::default() }).unwrap();
-    assert_eq!(ignored, cold);
+    // BE-SVM: a start on another map (another basis) is ignored too.
+    let fields = |c: f64, size: &str| params("besvm", &[("C", json!(c)), ("basis_size", json!(size))]);
+    let cold = usvm::fit(&fields(10.0, "0.5"), &data, &FitOptions::default()).unwrap();
+    let other = usvm::fit(&fields(5.0, "0.25"), &data, &FitOptions::default()).unwrap();
+    let opts = FitOptions { start: Some(&other.model), ..FitOptions::default() };
+    assert_eq!(usvm::fit(&fields(10.0, "0.5"), &data, &opts).unwrap(), cold);
 }
 
 #[test]

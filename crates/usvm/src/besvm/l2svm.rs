@@ -117,23 +117,35 @@ impl SquaredHingeSvmParams {
     /// Fits the classifier: binary for two classes (`classes[1]` positive), one-vs-rest otherwise. The
     /// reports' `objective` is `J`; multiply by `Cℓ` for the C-form `P`. Covariances are ignored.
     pub fn fit(&self, data: &Dataset) -> Result<LinearFit> {
+        self.fit_from(data, None)
+    }
+
+    /// [`Self::fit`] warm-started from a model of the same classes and features (e.g. the solution for a
+    /// nearby `C`; a model that does not match is ignored): Newton starts from its hyperplanes, under the
+    /// same stopping rule (relative to `‖∇J(0)‖`); dual coordinate descent starts from zero.
+    pub fn fit_from(&self, data: &Dataset, start: Option<&LinearModel>) -> Result<LinearFit> {
         self.validate()?;
         data.validate()?;
-        let (model, reports) = LinearModel::one_vs_rest(data, self.fit_intercept, |y| Ok(self.fit_binary(data, y)))?;
+        let (model, reports) =
+            LinearModel::one_vs_rest(
+                data,
+                self.fit_intercept,
+                start,
+                |y, theta0| Ok(self.fit_binary(data, y, theta0)),
+            )?;
         Ok(LinearFit { model, reports })
     }
 
-    fn fit_binary(&self, data: &Dataset, y: &[f64]) -> (Vec<f64>, FitReport) {
+    fn fit_binary(&self, data: &Dataset, y: &[f64], start: Option<Vec<f64>>) -> (Vec<f64>, FitReport) {
         let problem =
             Problem { features: &data.features, y, weights: data.weights.as_deref(), covariances: &NoCovariance };
         let objective = Objective {
             fit_intercept: self.fit_intercept,
             ..Objective::new(problem, SquaredHinge, self.lambda(data.n_samples()))
         };
-        let x0 = vec![0.0; objective.dim()];
-        let reference = norm2(&objective.gradient(&x0));
+        let reference = norm2(&objective.gradient(&vec![0.0; objective.dim()]));
         let (x0, dual, epochs) = match self.solver {
-            SquaredHingeSolver::Newton => (x0, None, 0),
+            SquaredHingeSolver::Newton => (start.unwrap_or_else(|| vec![0.0; objective.dim()]), None, 0),
             SquaredHingeSolver::DualCd => {
                 let settings = DualCdSettings { tol: DUAL_CD_TOL, ..DualCdSettings::default() };
                 let (x, y, c) = (&data.features, y, data.weights.as_deref());

@@ -68,6 +68,13 @@ pub struct BeSvmFit {
 impl BeSvmParams {
     /// Fits the map on the training features, then the squared-hinge SVM on the mapped training set.
     pub fn fit(&self, data: &Dataset) -> Result<BeSvmFit> {
+        self.fit_from(data, None)
+    }
+
+    /// [`Self::fit`] warm-started from a model (e.g. the solution for a nearby `C` on a path): when the
+    /// map fitted here is the start's (the same basis and normalisation — the map does not depend on `C`),
+    /// the SVM starts from the start's hyperplanes; otherwise from zero.
+    pub fn fit_from(&self, data: &Dataset, start: Option<&BeSvmModel>) -> Result<BeSvmFit> {
         self.svm.validate()?;
         data.validate()?;
         let (expansion, mapped) = self.expansion.fit_transform(&data.features)?;
@@ -78,7 +85,8 @@ impl BeSvmParams {
             covariances: crate::Covariances::None,
             privileged: None,
         };
-        let fit = self.svm.fit(&mapped_data)?;
+        let start = start.filter(|m| m.expansion == expansion).map(|m| &m.linear);
+        let fit = self.svm.fit_from(&mapped_data, start)?;
         Ok(BeSvmFit { model: BeSvmModel { expansion, linear: fit.model }, reports: fit.reports })
     }
 }

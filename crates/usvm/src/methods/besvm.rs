@@ -184,7 +184,11 @@ impl Besvm {
 
     pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
         let params = self.params(data.n_samples(), gamma_scale(&data.features), opts.seed)?;
-        let fit = params.fit(data)?;
+        let start = match opts.start {
+            Some(Model::BasisExpansion(m)) => Some(m),
+            _ => None,
+        };
+        let fit = params.fit_from(data, start)?;
         Ok(Fit::new(Model::BasisExpansion(fit.model), fit.reports))
     }
 }

@@ -227,8 +227,10 @@ pub struct FitOptions<'a> {
     /// Progress events, if anyone listens.
     pub observer: Option<&'a dyn Observer>,
     /// A warm start: a model of the same classes and features (e.g. the solution for a nearby `λ` on a
-    /// regularisation path). The linear methods start from its hyperplanes; other methods, and a model
-    /// that does not match, ignore it.
+    /// regularisation path). `gsu`, `iso`, `sampling`, `sqhinge-gsu` and `logistic` start their exact
+    /// (Newton, L-BFGS) solvers from its hyperplanes, `power` its rounds, `besvm` its Newton solver when the
+    /// map it fits is the start's; the dual and stochastic solvers, other methods, and a model that does not
+    /// match ignore it. The optimum and the stopping rule are those of a cold start.
     pub start: Option<&'a Model>,
 }
 

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{Fit, FitOptions, Regularization, SgdParams, positive};
 use crate::data::Dataset;
 use crate::error::{Result, invalid};
-use crate::model::Model;
+use crate::model::{LinearModel, Model};
 use crate::solver::exact::ExactSettings;
 use crate::solver::lbfgs::LbfgsSettings;
 use crate::svm::{SquaredHingeGsuLoss, SquaredHingeGsuParams, SquaredHingeGsuSolver};
@@ -72,7 +72,7 @@ impl SqhingeGsu {
                 SqhingeSolver::Sgd(s) => SquaredHingeGsuSolver::Sgd(s.settings(opts.seed)),
             },
         };
-        let fit = params.fit(data)?;
+        let fit = params.fit_from(data, LinearModel::warm_start(opts.start))?;
         Ok(Fit::new(Model::Linear(fit.model), fit.reports))
     }
 }

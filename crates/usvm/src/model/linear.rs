@@ -20,21 +20,43 @@ pub struct LinearModel {
 
 impl LinearModel {
     /// Fits one hyperplane per binary problem of `data`'s labels — one (`classes[1]` positive) for two
-    /// classes, one per class (that class positive) otherwise — by `solve(y)`, which gets the labels `±1`
-    /// of every example and returns `θ = (w, b)` (`b` only when `fit_intercept`) and its report.
+    /// classes, one per class (that class positive) otherwise — by `solve(y, start)`, which gets the labels
+    /// `±1` of every example and the warm start of that problem (from `start`, if it is a model of the same
+    /// classes and features; see [`Self::warm_start`]), and returns `θ = (w, b)` (`b` only when
+    /// `fit_intercept`) and its report.
     pub(crate) fn one_vs_rest(
         data: &crate::data::Dataset,
         fit_intercept: bool,
-        solve: impl Fn(&[f64]) -> Result<(Vec<f64>, crate::report::FitReport)> + Sync,
+        start: Option<&LinearModel>,
+        solve: impl Fn(&[f64], Option<Vec<f64>>) -> Result<(Vec<f64>, crate::report::FitReport)> + Sync,
     ) -> Result<(LinearModel, Vec<crate::report::FitReport>)> {
-        let n = data.n_features();
-        let s = crate::ovr::one_vs_rest(data.classes(), n, false, |_, positive| {
-            let (mut theta, report) = solve(&crate::ovr::signs(&data.labels, positive))?;
+        let (classes, n) = (data.classes(), data.n_features());
+        let start = start.filter(|m| m.classes == classes && m.n_features() == n);
+        let s = crate::ovr::one_vs_rest(classes, n, false, |k, positive| {
+            let theta0 = start.map(|m| m.theta(k, fit_intercept));
+            let (mut theta, report) = solve(&crate::ovr::signs(&data.labels, positive), theta0)?;
             let intercept = if fit_intercept { theta[n] } else { 0.0 };
             theta.truncate(n);
             Ok(crate::ovr::Binary { coef: theta, intercept, report })
         })?;
         Ok((LinearModel { classes: s.classes, coef: s.coef, intercept: s.intercept }, s.reports))
+    }
+
+    /// `θ = (w_k, b_k)` of hyperplane `k` (`w_k` alone without an intercept): a solver's variables.
+    pub(crate) fn theta(&self, k: usize, fit_intercept: bool) -> Vec<f64> {
+        let mut t = self.coef.row(k).to_vec();
+        if fit_intercept {
+            t.push(self.intercept[k]);
+        }
+        t
+    }
+
+    /// The hyperplanes of a warm start ([`crate::FitOptions::start`]) if it is a linear model.
+    pub(crate) fn warm_start(start: Option<&super::Model>) -> Option<&LinearModel> {
+        match start {
+            Some(super::Model::Linear(m)) => Some(m),
+            _ => None,
+        }
     }
 
     /// The input dimension `n`.

@@ -176,13 +176,7 @@ impl LinearSvmParams {
         let start = start.filter(|m| m.classes == classes && m.n_features() == n);
         let s = ovr::one_vs_rest(classes, n, false, |k, positive| {
             let y = ovr::signs(prepared.source.iter().map(|&i| &data.labels[i]), positive);
-            let theta0 = start.map(|m| {
-                let mut t = m.coef.row(k).to_vec();
-                if self.fit_intercept {
-                    t.push(m.intercept[k]);
-                }
-                t
-            });
+            let theta0 = start.map(|m| m.theta(k, self.fit_intercept));
             let (mut theta, report) = self.fit_binary(&prepared, &y, theta0)?;
             let intercept = if self.fit_intercept { theta[n] } else { 0.0 };
             theta.truncate(n);

@@ -135,9 +135,17 @@ impl SquaredHingeGsuParams {
 
     /// Fits the layer: one hyperplane for two classes (`classes[1]` positive), one-vs-rest otherwise.
     pub fn fit(&self, data: &Dataset) -> Result<LinearFit> {
+        self.fit_from(data, None)
+    }
+
+    /// [`Self::fit`] warm-started from a model of the same classes and features (e.g. the solution for a
+    /// nearby λ on a regularisation path; a model that does not match is ignored): L-BFGS and Newton start
+    /// from its hyperplanes, under the same stopping rule (relative to `‖∇J(0)‖`); SGD starts from zero,
+    /// as Algorithm 1 does.
+    pub fn fit_from(&self, data: &Dataset, start: Option<&LinearModel>) -> Result<LinearFit> {
         self.validate()?;
         data.validate()?;
-        let (model, reports) = LinearModel::one_vs_rest(data, self.fit_intercept, |y| {
+        let (model, reports) = LinearModel::one_vs_rest(data, self.fit_intercept, start, |y, theta0| {
             let problem = Problem {
                 features: &data.features,
                 y,
@@ -145,8 +153,8 @@ impl SquaredHingeGsuParams {
                 covariances: data.covariances.as_dyn(),
             };
             Ok(match self.loss {
-                SquaredHingeGsuLoss::Thesis => self.solve(problem, ThesisSquaredHinge),
-                SquaredHingeGsuLoss::Expected => self.solve(problem, ExpectedSquaredHinge),
+                SquaredHingeGsuLoss::Thesis => self.solve(problem, ThesisSquaredHinge, theta0),
+                SquaredHingeGsuLoss::Expected => self.solve(problem, ExpectedSquaredHinge, theta0),
             })
         })?;
         Ok(LinearFit { model, reports })
@@ -158,13 +166,13 @@ impl SquaredHingeGsuParams {
         Objective { fit_intercept: self.fit_intercept, ..Objective::new(problem, loss, self.lambda) }
     }
 
-    fn solve<L: MarginLoss>(&self, problem: Problem<'_>, loss: L) -> (Vec<f64>, FitReport) {
+    fn solve<L: MarginLoss>(&self, problem: Problem<'_>, loss: L, start: Option<Vec<f64>>) -> (Vec<f64>, FitReport) {
         let objective = self.objective(problem, loss);
-        let zero = vec![0.0; objective.dim()];
+        let x0 = start.unwrap_or_else(|| vec![0.0; objective.dim()]);
         match self.solver {
             SquaredHingeGsuSolver::Lbfgs(settings) => {
                 let reference = exact::initial_gradient_norm(&objective);
-                let r = lbfgs::minimize_fn(|x, g| objective.value_grad(x, g).0, zero, &settings, reference);
+                let r = lbfgs::minimize_fn(|x, g| objective.value_grad(x, g).0, x0, &settings, reference);
                 let report = FitReport {
                     objective: r.value,
                     n_iter: r.n_iter,
@@ -179,7 +187,7 @@ impl SquaredHingeGsuParams {
                 };
                 (r.x, report)
             }
-            SquaredHingeGsuSolver::Newton(settings) => exact::solve(&objective, zero, &settings),
+            SquaredHingeGsuSolver::Newton(settings) => exact::solve(&objective, x0, &settings),
             SquaredHingeGsuSolver::Sgd(settings) => {
                 averaged_sgd::solve(&objective, &settings, LbfgsSettings::default().tol)
             }
