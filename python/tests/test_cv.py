@@ -1,5 +1,7 @@
-"""GSUClassifierCV: the warm-started λ paths pick the λ GridSearchCV picks over the same grid and folds,
-with the same held-out scores, and the refitted model is GSUClassifier's at that λ."""
+"""The *CV estimators (GSUClassifierCV, GSUSquaredHingeClassifierCV, BasisExpansionClassifierCV,
+ClassifierCV): the warm-started paths pick the value GridSearchCV picks over the same grid and folds, with
+the same held-out scores, the refitted model is the wrapped estimator's at that value, and the paths take
+fewer iterations than cold fits."""
 
 import numpy as np
 import pytest
@@ -7,7 +9,16 @@ import sklearn
 from sklearn.base import clone
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
-from usvm import GSUClassifier, GSUClassifierCV
+from usvm import (
+    BasisExpansionClassifier,
+    BasisExpansionClassifierCV,
+    Classifier,
+    ClassifierCV,
+    GSUClassifier,
+    GSUClassifierCV,
+    GSUSquaredHingeClassifier,
+    GSUSquaredHingeClassifierCV,
+)
 
 
 def blobs(n=240, d=5, classes=2, seed=0):
@@ -50,3 +61,67 @@ def test_folds_weights_and_bad_grids():
     for bad in ([], [0.1, -1.0], [[0.1]]):
         with pytest.raises(ValueError):
             GSUClassifierCV(lams=bad).fit(X, y)
+
+
+# (the CV estimator, the wrapped estimator, its path parameter, the candidates, whether it takes X_cov)
+FAMILIES = [
+    (
+        GSUSquaredHingeClassifierCV(tol=1e-9),
+        GSUSquaredHingeClassifier(tol=1e-9),
+        "lam",
+        2.0 ** np.arange(-10, 3),
+        True,
+    ),
+    (
+        GSUSquaredHingeClassifierCV(solver="newton", tol=1e-9),
+        GSUSquaredHingeClassifier(solver="newton", tol=1e-9),
+        "lam",
+        2.0 ** np.arange(-10, 3),
+        True,
+    ),
+    (
+        BasisExpansionClassifierCV(basis_size=0.3, tol=1e-10),
+        BasisExpansionClassifier(basis_size=0.3, tol=1e-10),
+        "C",
+        2.0 ** np.arange(-4, 7),
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+@pytest.mark.parametrize("family", range(len(FAMILIES)))
+def test_every_family_picks_what_grid_search_picks(family, classes):
+    cv_est, base, param, values, takes_cov = FAMILIES[family]
+    X, y, V = blobs(classes=classes, seed=10 + classes)
+    fit_args = {"X_cov": V} if takes_cov else {}
+    cv = clone(cv_est).set_params(**{param + "s": values}).fit(X, y, **fit_args)
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = clone(base).set_fit_request(X_cov=True) if takes_cov else clone(base)
+        grid = GridSearchCV(est, {param: list(values)}).fit(X, y, **fit_args)
+    assert getattr(cv, param + "_") == grid.best_params_[param]
+    np.testing.assert_allclose(cv.mean_scores_, grid.cv_results_["mean_test_score"], atol=1e-12)
+    ref = clone(base).set_params(**{param: getattr(cv, param + "_")}).fit(X, y, **fit_args)
+    np.testing.assert_allclose(cv.coef_, ref.coef_, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(cv.predict(X), ref.predict(X))
+    cold = sum(
+        clone(base).set_params(**{param: v}).fit(X[t], y[t], **({"X_cov": V[t]} if takes_cov else {})).n_iter_
+        for t, _ in StratifiedKFold(5).split(X, y)
+        for v in values
+    )
+    assert cv.n_iter_path_.sum() < cold
+
+
+def test_classifier_cv_runs_logistic_regression_on_the_registry():
+    X, y, _ = blobs(seed=3)
+    lams = 2.0 ** np.arange(-10, 3)
+    cv = ClassifierCV(method="logistic", params={"solver": {"tol": 1e-10}}, lams=lams).fit(X, y)
+    grid = GridSearchCV(
+        Classifier(method="logistic"),
+        {"params": [{"solver": {"tol": 1e-10}, "regularization": {"lambda": lam}} for lam in lams]},
+    ).fit(X, y)
+    assert cv.lam_ == grid.best_params_["params"]["regularization"]["lambda"]
+    np.testing.assert_allclose(cv.mean_scores_, grid.cv_results_["mean_test_score"], atol=1e-12)
+    assert cv.model_.method == "logistic"
+    with pytest.raises(ValueError, match="lams"):
+        ClassifierCV(params={"regularization": {"C": 1.0}}).fit(X, y)

@@ -16,7 +16,7 @@ True
 
 from ._base import Classifier, RegistryClassifier, default_params
 from ._besvm import BasisExpansion, BasisExpansionClassifier
-from ._cv import GSUClassifierCV
+from ._cv import BasisExpansionClassifierCV, ClassifierCV, GSUClassifierCV, GSUSquaredHingeClassifierCV
 from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
@@ -45,11 +45,14 @@ from ._usvm import (
 __all__ = [
     "BasisExpansion",
     "BasisExpansionClassifier",
+    "BasisExpansionClassifierCV",
     "Classifier",
+    "ClassifierCV",
     "DataError",
     "GSUClassifier",
     "GSUClassifierCV",
     "GSUSquaredHingeClassifier",
+    "GSUSquaredHingeClassifierCV",
     "InvalidParameterError",
     "KernelGSUClassifier",
     "KernelSVMClassifier",
