@@ -64,6 +64,22 @@ def test_sharded_fit_is_the_local_fit(client, method):
     np.testing.assert_array_equal(sharded.to_local().predict(X), local.predict(X))
 
 
+def test_sharded_power_svm_is_the_local_fit_to_the_solvers_tolerance(client):
+    # Power SVM's rounds: each a hinge fit on points the workers move (sharded: Newton continuation;
+    # locally: dual coordinate descent), so the same rounds and optimum to the solvers' tolerance.
+    X, y, V = blobs(n=400, d=4, seed=4)
+    local = GSUClassifier(lam=1e-2, method="power", radius_scale=0.5).fit(X, y, X_cov=V)
+    chunks = (150, 0, 150, 100)
+    sharded = DaskGSUClassifier(lam=1e-2, method="power", radius_scale=0.5)
+    sharded.fit(rows(X, chunks), rows(y, chunks), X_cov=rows(V, chunks))
+    np.testing.assert_allclose(sharded.objective_, local.objective_, rtol=1e-7)
+    scale = max(1.0, np.abs(local.coef_).max())
+    np.testing.assert_allclose(sharded.coef_, local.coef_, rtol=0, atol=1e-4 * scale)
+    assert [r["rounds"] for r in sharded.reports_] == [r["rounds"] for r in local.reports_]
+    assert sharded.converged_.all()
+    assert sharded.to_local().get_params()["radius_scale"] == 0.5
+
+
 def test_multiclass_weights_full_covariances_and_dataframes(client):
     X, y, V = blobs(n=900, d=4, classes=3, seed=1)
     w = np.random.default_rng(2).uniform(0.5, 2.0, len(y))
@@ -150,7 +166,7 @@ def test_bad_partitions_are_named_and_nothing_is_fitted(client):
     with pytest.raises(ValueError, match="at least 2 classes"):
         clf.fit(rows(X, (150, 150)), da.zeros(300, dtype=int, chunks=150))
     with pytest.raises(ValueError, match="method must be one of"):
-        DaskGSUClassifier(method="power").fit(rows(X, (150, 150)), rows(y, (150, 150)))
+        DaskGSUClassifier(method="sampling").fit(rows(X, (150, 150)), rows(y, (150, 150)))
 
 
 def test_cross_validation_over_partitions_along_warm_paths(client):

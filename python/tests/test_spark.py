@@ -68,6 +68,16 @@ def test_spark_fit_is_the_local_fit(spark, classes):
     np.testing.assert_array_equal(model.to_local().predict(X), local.predict(X))
 
 
+def test_spark_power_svm_is_the_local_fit_to_the_solvers_tolerance(spark):
+    X, y, V = blobs(seed=9)
+    df = frame(spark, X, y, V)
+    model = SparkGSUClassifier(varianceCol="var", regParam=1e-2, method="power", radiusScale=0.5).fit(df)
+    local = GSUClassifier(lam=1e-2, method="power", radius_scale=0.5).fit(X, y, X_cov=V)
+    np.testing.assert_allclose(model.objective, local.objective_, rtol=1e-7)
+    assert [r["rounds"] for r in model.reports] == [r["rounds"] for r in local.reports_]
+    np.testing.assert_array_equal(model.to_local().predict(X), local.predict(X))
+
+
 def test_bad_partitions_are_named(spark):
     X, y, V = blobs(seed=5)
     V[10, 1] = -1.0  # a negative variance
@@ -77,4 +87,4 @@ def test_bad_partitions_are_named(spark):
     with pytest.raises(ValueError, match="at least 2 classes"):
         SparkGSUClassifier().fit(frame(spark, X, np.zeros(len(y)), V))
     with pytest.raises(ValueError, match="method must be"):
-        SparkGSUClassifier(method="power").fit(frame(spark, X, y, V))
+        SparkGSUClassifier(method="sampling").fit(frame(spark, X, y, V))

@@ -70,6 +70,45 @@ fn sharded_iso_hinge_and_weights_and_no_intercept() {
 }
 
 #[test]
+fn sharded_power_runs_the_local_rounds() {
+    // Power SVM alternates hinge fits on moved points; locally each is dual coordinate descent, sharded the
+    // Newton continuation (shards move their own rows): the same rounds and optimum to the solvers' tolerance.
+    for classes in [2, 3] {
+        let mut data = common::random_dataset(13 + classes as u64, "diag", 240, 4);
+        if classes == 3 {
+            data.labels.iter_mut().enumerate().for_each(|(i, c)| *c = (i % 3) as i64);
+        }
+        let p = params("power", json!({"radius_scale": 0.5, "regularization": {"lambda": 1e-2}}));
+        let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
+        let fit = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 90, 90, 240]), &FitOptions::default()).unwrap();
+        assert_eq!(fit.rounds.len(), local.reports.len());
+        for (a, b) in fit.fit.reports.iter().zip(&local.reports) {
+            assert!(a.converged() && b.converged());
+            assert!(common::rel_diff(a.objective, b.objective) <= 1e-7, "{} vs {}", a.objective, b.objective);
+            assert_eq!(a.rounds, b.rounds, "alternating rounds");
+            assert!(a.rounds >= 2);
+        }
+        let (a, b) = (coef(&fit.fit.model), coef(&local.model));
+        let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() <= 1e-4 * scale, "coefficient {x} vs {y}");
+        }
+    }
+    // Power SVM's targets are refused by another method's shard, and the balls outside Exact.
+    let data = common::random_dataset(3, "diag", 20, 3);
+    let point = |target| usvm::sharded::Point { positive: 1, theta: vec![0.1; 4], floor: 0.0, target };
+    let mut gsu = Shard::new(&params("gsu", json!({})), data.clone()).unwrap();
+    for target in [usvm::sharded::Target::Ball, usvm::sharded::Target::Moved { w: vec![1.0; 3] }] {
+        assert!(gsu.answer(&Question::Exact { at: point(target) }).is_err());
+    }
+    let mut power = Shard::new(&params("power", json!({})), data).unwrap();
+    let ball = Question::ValueGrad { at: point(usvm::sharded::Target::Ball), hessian: false };
+    assert!(power.answer(&ball).is_err());
+    let short = Question::Exact { at: point(usvm::sharded::Target::Moved { w: vec![1.0; 2] }) };
+    assert!(matches!(power.answer(&short), Err(Error::DimensionMismatch { .. })));
+}
+
+#[test]
 fn sharded_one_vs_rest_and_conjugate_gradients() {
     // Three classes: one binary problem per class, in order.
     let mut data = common::random_dataset(11, "diag", 240, 5);
@@ -124,9 +163,21 @@ fn a_recreated_shard_answers_as_the_lost_one() {
     let p = params("gsu", json!({}));
     let cuts = vec![0, 100, 220, 300];
     let steady = sharded::fit_sharded(&p, &mut shards(&p, &data, &cuts), &FitOptions::default()).unwrap();
-    let mut flaky = Flaky { p: &p, data: &data, shards: shards(&p, &data, &cuts), cuts, asked: 0, every: 3 };
+    let mut flaky =
+        Flaky { p: &p, data: &data, shards: shards(&p, &data, &cuts), cuts: cuts.clone(), asked: 0, every: 3 };
     let fit = sharded::fit_sharded(&p, &mut flaky, &FitOptions::default()).unwrap();
     assert_eq!(coef(&fit.fit.model), coef(&steady.fit.model));
+    // A shard moved between workers (serialised: its rows, not its caches) answers as before, and scores a
+    // model on its rows.
+    let mut moved: Vec<Shard> = shards(&p, &data, &cuts)
+        .iter()
+        .map(|s| serde_json::from_str(&serde_json::to_string(s).unwrap()).unwrap())
+        .collect();
+    let again = sharded::fit_sharded(&p, &mut moved, &FitOptions::default()).unwrap();
+    assert_eq!(coef(&again.fit.model), coef(&steady.fit.model));
+    let predicted = steady.fit.model.predict(&data.features).unwrap();
+    let right = predicted.iter().zip(&data.labels).filter(|(p, y)| p == y).count();
+    assert_eq!(moved.iter().map(|s| s.correct(&steady.fit.model).unwrap()).sum::<usize>(), right);
 }
 
 #[test]

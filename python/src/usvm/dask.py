@@ -39,7 +39,7 @@ from ._estimators import GSUClassifier
 
 __all__ = ["DaskGSUClassifier", "DaskGSUClassifierCV", "ShardError"]
 
-_METHODS = ("gsu", "iso", "hinge")
+_METHODS = ("gsu", "iso", "hinge", "power")
 
 # On each worker: (fit token, partition index) -> the shard built from that partition.
 _SHARDS: dict[tuple[str, int], Any] = {}
@@ -185,7 +185,8 @@ def _correct(model: Any, part: tuple) -> tuple[int, int]:
 
 
 class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
-    r"""LSVM-GSU (and LSVM-iso, LSVM) fitted by the exact solver over the row partitions of Dask collections.
+    r"""LSVM-GSU (and LSVM-iso, LSVM, Power SVM) fitted by the exact solver over the row partitions of Dask
+    collections.
 
     The model is :class:`usvm.GSUClassifier`'s on the whole data (same objective, same solver, same Newton
     steps, coefficients equal up to the order of additions); the data stay on the workers. See the module
@@ -197,9 +198,15 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
         Regularisation λ > 0 (ignored when ``C`` is given).
     C : float or None, default=None
         If given, ``λ = 1 / (C · n_samples)``.
-    method : {"gsu", "iso", "hinge"}, default="gsu"
+    method : {"gsu", "iso", "hinge", "power"}, default="gsu"
         ``"hinge"`` runs the Newton continuation on the hinge loss (the local estimator uses dual
         coordinate descent for it, to the same optimum); it takes many more rounds than ``"gsu"``.
+        ``"power"`` runs Power SVM's alternating rounds, each such a hinge fit on the points moved by the
+        workers (same rounds and optimum as the local fit, to the solvers' tolerance).
+    radius_scale : float, default=1.0
+        ``method="power"``: radius multiplier, as :class:`usvm.GSUClassifier`'s.
+    max_rounds : int, default=100
+        ``method="power"``: maximum alternating rounds.
     tol : float, default=1e-6
         Stop when ``‖∇J‖ ≤ tol · ‖∇J(0)‖``.
     max_iter : int, default=1000
@@ -232,6 +239,8 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
         lam: float = 0.01,
         C: float | None = None,
         method: str = "gsu",
+        radius_scale: float = 1.0,
+        max_rounds: int = 100,
         tol: float = 1e-6,
         max_iter: int = 1000,
         fit_intercept: bool = True,
@@ -240,6 +249,8 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
         self.lam = lam
         self.C = C
         self.method = method
+        self.radius_scale = radius_scale
+        self.max_rounds = max_rounds
         self.tol = tol
         self.max_iter = max_iter
         self.fit_intercept = fit_intercept
@@ -257,12 +268,16 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
         positive_int("max_iter", self.max_iter)
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS} for a sharded fit; got {self.method!r}")
-        return {
+        params = {
             "method": self.method,
             "regularization": regularization,
             "fit_intercept": bool(self.fit_intercept),
             "solver": {"name": "exact", "tol": float(self.tol), "max_iter": int(self.max_iter)},
         }
+        if self.method == "power":
+            positive_int("max_rounds", self.max_rounds)
+            params.update(radius_scale=float(self.radius_scale), max_rounds=int(self.max_rounds))
+        return params
 
     def fit(self, X: Any, y: Any, X_cov: Any = None, sample_weight: Any = None) -> DaskGSUClassifier:
         """Fits on Dask collections partitioned by rows: ``X`` (n, d) means, ``y`` labels, ``X_cov`` (n,)
@@ -314,6 +329,8 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
             lam=self.lam,
             C=self.C,
             method=self.method,
+            radius_scale=self.radius_scale,
+            max_rounds=self.max_rounds,
             tol=self.tol,
             max_iter=self.max_iter,
             fit_intercept=self.fit_intercept,
@@ -372,7 +389,7 @@ class DaskGSUClassifierCV(DaskGSUClassifier):
     lams : array-like of float, default=2**arange(-12, 3)
     cv : int, default=5
         Folds of partitions (at most the number of partitions).
-    method, tol, max_iter, fit_intercept, client
+    method, radius_scale, max_rounds, tol, max_iter, fit_intercept, client
         As :class:`DaskGSUClassifier`'s.
 
     Attributes
@@ -388,6 +405,8 @@ class DaskGSUClassifierCV(DaskGSUClassifier):
         lams: Any = None,
         cv: int = 5,
         method: str = "gsu",
+        radius_scale: float = 1.0,
+        max_rounds: int = 100,
         tol: float = 1e-6,
         max_iter: int = 1000,
         fit_intercept: bool = True,
@@ -396,6 +415,8 @@ class DaskGSUClassifierCV(DaskGSUClassifier):
         self.lams = lams
         self.cv = cv
         self.method = method
+        self.radius_scale = radius_scale
+        self.max_rounds = max_rounds
         self.tol = tol
         self.max_iter = max_iter
         self.fit_intercept = fit_intercept
@@ -441,6 +462,8 @@ class DaskGSUClassifierCV(DaskGSUClassifier):
         local = GSUClassifier(
             lam=self.lam_,
             method=self.method,
+            radius_scale=self.radius_scale,
+            max_rounds=self.max_rounds,
             tol=self.tol,
             max_iter=self.max_iter,
             fit_intercept=self.fit_intercept,

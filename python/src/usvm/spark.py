@@ -66,30 +66,40 @@ class _GSUParams(
         "(double); empty for none",
         typeConverter=TypeConverters.toString,
     )
-    method = Param(Params._dummy(), "method", "gsu, iso or hinge", typeConverter=TypeConverters.toString)
+    method = Param(
+        Params._dummy(), "method", "gsu, iso, hinge or power", typeConverter=TypeConverters.toString
+    )
+    radiusScale = Param(
+        Params._dummy(), "radiusScale", "power: radius multiplier", typeConverter=TypeConverters.toFloat
+    )
+    maxRounds = Param(
+        Params._dummy(), "maxRounds", "power: maximum alternating rounds", typeConverter=TypeConverters.toInt
+    )
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self._setDefault(varianceCol="", weightCol="", method="gsu", regParam=0.01, tol=1e-6, maxIter=1000)
-        self._setDefault(fitIntercept=True)
+        self._setDefault(fitIntercept=True, radiusScale=1.0, maxRounds=100)
 
     def _registry_params(self) -> str:
         """The registry object (λ = ``regParam``, the exact solver)."""
         method = self.getOrDefault(self.method)
-        if method not in ("gsu", "iso", "hinge"):
-            raise ValueError(f"method must be gsu, iso or hinge for a sharded fit; got {method!r}")
-        return json.dumps(
-            {
-                "method": method,
-                "regularization": {"lambda": float(self.getOrDefault(self.regParam))},
-                "fit_intercept": bool(self.getOrDefault(self.fitIntercept)),
-                "solver": {
-                    "name": "exact",
-                    "tol": float(self.getOrDefault(self.tol)),
-                    "max_iter": int(self.getOrDefault(self.maxIter)),
-                },
-            }
-        )
+        if method not in ("gsu", "iso", "hinge", "power"):
+            raise ValueError(f"method must be gsu, iso, hinge or power for a sharded fit; got {method!r}")
+        params = {
+            "method": method,
+            "regularization": {"lambda": float(self.getOrDefault(self.regParam))},
+            "fit_intercept": bool(self.getOrDefault(self.fitIntercept)),
+            "solver": {
+                "name": "exact",
+                "tol": float(self.getOrDefault(self.tol)),
+                "max_iter": int(self.getOrDefault(self.maxIter)),
+            },
+        }
+        if method == "power":
+            params["radius_scale"] = float(self.getOrDefault(self.radiusScale))
+            params["max_rounds"] = int(self.getOrDefault(self.maxRounds))
+        return json.dumps(params)
 
 
 def _array(values: Any) -> np.ndarray:
@@ -203,6 +213,8 @@ class SparkGSUClassifier(Estimator, _GSUParams):
         varianceCol: str = "",
         weightCol: str = "",
         method: str = "gsu",
+        radiusScale: float = 1.0,
+        maxRounds: int = 100,
         regParam: float = 0.01,
         tol: float = 1e-6,
         maxIter: int = 1000,
@@ -284,6 +296,8 @@ class SparkGSUModel(Model, _GSUParams):
         local = GSUClassifier(
             lam=self.getOrDefault(self.regParam),
             method=self.getOrDefault(self.method),
+            radius_scale=self.getOrDefault(self.radiusScale),
+            max_rounds=self.getOrDefault(self.maxRounds),
             tol=self.getOrDefault(self.tol),
             max_iter=self.getOrDefault(self.maxIter),
             fit_intercept=self.getOrDefault(self.fitIntercept),

@@ -2,18 +2,19 @@
 
 use std::cell::{Cell, RefCell};
 
-use super::Plan;
-use super::protocol::{Answer, Point, Question, ShardInfo};
+use super::protocol::{Answer, Point, Question, ShardInfo, Target};
 use super::shard::Shard;
+use super::{Plan, Treatment};
 use crate::data::{axpy, dot, norm2};
 use crate::error::{Error, Result};
 use crate::methods::{Fit, FitOptions};
 use crate::model::{LinearModel, Model};
 use crate::ovr;
 use crate::params::MethodParams;
-use crate::report::FitReport;
+use crate::report::{FitReport, Termination};
 use crate::solver::exact::{self, Continuation};
-use crate::solver::newton::{DIRECT_MAX_DIM, SmoothFunction, columns_from_products};
+use crate::solver::newton::{self, DIRECT_MAX_DIM, SmoothFunction, columns_from_products};
+use crate::svm::{POWER_TOL, alternating};
 
 /// The transport between the driver and the shards: asks every shard the same question and returns their
 /// answers **in shard order**. An engine implements it (re-creating a lost shard from its partition and
@@ -58,9 +59,11 @@ pub struct ShardedFit {
     pub traffic: Traffic,
 }
 
-/// Fits `params` (`gsu`, `iso` or `hinge` with the exact solver) on the rows held by `shards`: binary for
-/// two classes (the larger label positive), one-vs-rest otherwise — the local fit's model, up to the order of
-/// floating-point additions. `options.start` warm-starts from a model (a nearby λ of a path), as locally.
+/// Fits `params` (`gsu`, `iso`, `hinge` or `power` with the exact solver) on the rows held by `shards`:
+/// binary for two classes (the larger label positive), one-vs-rest otherwise — the local fit's model, up to
+/// the order of floating-point additions (`hinge` and `power`: up to the tolerance of the local dual
+/// solver, see the module documentation). `options.start` warm-starts from a model (a nearby λ of a path),
+/// as locally.
 pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &FitOptions) -> Result<ShardedFit> {
     let plan = Plan::of(params)?;
     let driver = Driver { shards: RefCell::new(shards), traffic: Cell::default(), failure: RefCell::new(None) };
@@ -94,16 +97,14 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
                 n,
                 fit_intercept: plan.linear.fit_intercept,
                 inv_l: 1.0 / whole.n_samples as f64,
+                target: Target::Method,
+                batched_line: matches!(plan.treatment, Treatment::Ignored | Treatment::Power { .. }),
             };
-            let x0 = start.map_or_else(
-                || vec![0.0; whole.dim],
-                |m| {
-                    let mut t = m.coef.row(k).to_vec();
-                    t.extend(plan.linear.fit_intercept.then_some(m.intercept[k]));
-                    t
-                },
-            );
-            let (mut theta, report) = exact::continuation(&objective, x0, &plan.settings);
+            let x0 = start.map(|m| m.theta(k, plan.linear.fit_intercept));
+            let (mut theta, report) = match plan.treatment {
+                Treatment::Power { max_rounds, .. } => objective.power(x0, max_rounds, &plan.settings),
+                _ => exact::continuation(&objective, x0.unwrap_or_else(|| vec![0.0; whole.dim]), &plan.settings),
+            };
             if let Some(e) = driver.failure.take() {
                 return Err(e);
             }
@@ -203,7 +204,7 @@ impl Driver<'_> {
     }
 }
 
-/// One binary problem of the sharded objective `λ/2‖w‖² + (1/ℓ) Σ_shards (partial sum)`.
+/// One binary problem of the sharded objective `λ/2‖w‖² + (1/ℓ) Σ_shards (partial sum)`, of `target`.
 struct ShardedObjective<'d, 's> {
     driver: &'d Driver<'s>,
     positive: i64,
@@ -211,11 +212,33 @@ struct ShardedObjective<'d, 's> {
     n: usize,
     fit_intercept: bool,
     inv_l: f64,
+    target: Target,
+    /// Line searches by [`newton::line_minimum_batched`] (the hinge: its local fit is dual coordinate
+    /// descent, so there are no local steps to reproduce; nearly piecewise linear, each search would take
+    /// about twenty rounds one step at a time, against seven to eight).
+    batched_line: bool,
 }
 
 impl ShardedObjective<'_, '_> {
     fn point(&self, theta: &[f64], floor: f64) -> Point {
-        Point { positive: self.positive, theta: theta.to_vec(), floor }
+        Point { positive: self.positive, theta: theta.to_vec(), floor, target: self.target.clone() }
+    }
+
+    /// Power SVM's alternating rounds (as `svm::alternating` runs them locally) from `x0`: each round the
+    /// continuation on the hinge of the points moved for the last `w` ([`Target::Moved`], moved by the
+    /// shards), compared by the ball-hinge objective ([`Target::Ball`]).
+    fn power(&self, x0: Option<Vec<f64>>, max_rounds: usize, settings: &exact::ExactSettings) -> (Vec<f64>, FitReport) {
+        let retarget = |target| ShardedObjective { target, ..*self };
+        let ball = |theta: &[f64]| retarget(Target::Ball).exact(theta).0;
+        let hinge = |moved_by: Option<&[f64]>, start: Option<Vec<f64>>| {
+            let target = moved_by.map_or(Target::Method, |t| Target::Moved { w: t[..self.n].to_vec() });
+            exact::continuation(&retarget(target), start.unwrap_or_else(|| vec![0.0; self.dim()]), settings)
+        };
+        let mut run = alternating::alternate_with(ball, x0, max_rounds, POWER_TOL, hinge);
+        if !run.settled {
+            run.report.termination = run.report.termination.and(Termination::MaxIterations);
+        }
+        (run.theta, run.report)
     }
 
     /// `(J, ∇J, ∇²J or empty)` at `theta`, or NaNs after a failure.
@@ -350,8 +373,7 @@ impl SmoothFunction for Stage<'_, '_, '_> {
     fn line<'s>(&'s self, x: &[f64], d: &[f64]) -> Box<dyn Fn(f64) -> (f64, f64, f64) + 's> {
         let o = self.objective;
         let (at, direction) = (o.point(x, self.floor), d.to_vec());
-        let (w, s) = (&x[..o.n], &d[..o.n]);
-        let [ww, ws, ss] = [dot(w, w), dot(w, s), dot(s, s)];
+        let total = o.line_total(x, d);
         let known: RefCell<Vec<(f64, [f64; 3])>> = RefCell::new(Vec::new());
         Box::new(move |alpha| {
             let cached = known.borrow().iter().find(|(a, _)| a.to_bits() == alpha.to_bits()).map(|&(_, v)| v);
@@ -370,13 +392,40 @@ impl SmoothFunction for Stage<'_, '_, '_> {
                     sums[0]
                 }
             };
-            let reg = 0.5 * o.lambda * (ww + alpha * (2.0 * ws + alpha * ss));
-            (reg + sum[0] * o.inv_l, o.lambda * (ws + alpha * ss) + sum[1] * o.inv_l, o.lambda * ss + sum[2] * o.inv_l)
+            total(alpha, sum)
         })
+    }
+
+    /// The hinge's line searches ([`ShardedObjective::batched_line`]): [`newton::LINE_BATCH`] steps per
+    /// round.
+    fn line_minimum(&self, x: &[f64], d: &[f64], slope: f64) -> f64 {
+        let o = self.objective;
+        if !o.batched_line {
+            return newton::line_minimum(&*self.line(x, d), slope);
+        }
+        let at = o.point(x, self.floor);
+        let total = o.line_total(x, d);
+        let mut phis = |steps: &[f64]| match o.line_sums(&at, d, steps) {
+            Some(sums) => steps.iter().zip(sums).map(|(&alpha, sum)| total(alpha, sum)).collect(),
+            None => vec![(f64::NAN, f64::NAN, f64::NAN); steps.len()],
+        };
+        newton::line_minimum_batched(&mut phis, slope)
     }
 }
 
 impl ShardedObjective<'_, '_> {
+    /// `(φ, φ', φ'')` at `α` along `x + α·d` from the shards' summed line terms `sum` at `α`: the data term
+    /// scaled by `1/ℓ` plus the regulariser `λ/2‖w + α s‖²`.
+    fn line_total(&self, x: &[f64], d: &[f64]) -> impl Fn(f64, [f64; 3]) -> (f64, f64, f64) + use<> {
+        let (w, s) = (&x[..self.n], &d[..self.n]);
+        let [ww, ws, ss] = [dot(w, w), dot(w, s), dot(s, s)];
+        let (lambda, inv_l) = (self.lambda, self.inv_l);
+        move |alpha, sum| {
+            let reg = 0.5 * lambda * (ww + alpha * (2.0 * ws + alpha * ss));
+            (reg + sum[0] * inv_l, lambda * (ws + alpha * ss) + sum[1] * inv_l, lambda * ss + sum[2] * inv_l)
+        }
+    }
+
     /// The shards' `[Σ L, Σ dL/dα, Σ d²L/dα²]` along `at + α·direction` at each step, summed in shard order;
     /// `None` after a failure.
     fn line_sums(&self, at: &Point, direction: &[f64], steps: &[f64]) -> Option<Vec<[f64; 3]>> {

@@ -16,17 +16,20 @@
 //! partition answers it exactly as the lost one would have: the engine re-asks, the fit goes on.
 //!
 //! The methods that run this way are those whose fit is one exact solve of the smooth objective: `gsu`
-//! (without subspaces), `iso` and `hinge`. The local `hinge` (and `gsu` without covariances) is solved by
-//! dual coordinate descent instead; sharded, it runs the Newton continuation to the same optimum. The
-//! local solver also drops the unused columns of wide sparse data, which the sharded one keeps (the same
-//! optimum; their coefficients stay zero).
+//! (without subspaces), `iso` and `hinge`; and `power`, whose alternating rounds (Bi & Zhang's Algorithm 1,
+//! `svm::alternating`) each solve a hinge SVM on moved points ([`Target::Moved`]: the shards move their own
+//! rows) and compare the ball-hinge objective ([`Target::Ball`]). The local `hinge` (and `gsu` without
+//! covariances, and each `power` round) is solved by dual coordinate descent instead; sharded, it runs the
+//! Newton continuation to the same optimum (so the rounds of `power` agree with the local ones to the
+//! solvers' tolerance, not bit for bit). The local solver also drops the unused columns of wide sparse
+//! data, which the sharded one keeps (the same optimum; their coefficients stay zero).
 
 mod driver;
 mod protocol;
 mod shard;
 
 pub use driver::{ShardedFit, Shards, Traffic, fit_sharded};
-pub use protocol::{Answer, Point, Question, ShardInfo};
+pub use protocol::{Answer, Point, Question, ShardInfo, Target};
 pub use shard::Shard;
 
 use crate::error::{Result, invalid};
@@ -35,12 +38,14 @@ use crate::methods::linear::Linear;
 use crate::params::MethodParams;
 use crate::solver::exact::ExactSettings;
 
-/// How a shardable method treats the covariances: as given, made isotropic, or ignored.
+/// How a shardable method treats the covariances: as given, made isotropic, ignored, or (Power SVM) turned
+/// into the radii `r_i = scale·√(tr Σ_i / n)` of its balls, with at most `max_rounds` alternating rounds.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Treatment {
     AsGiven,
     Isotropic,
     Ignored,
+    Power { radius_scale: f64, max_rounds: usize },
 }
 
 /// What a sharded fit needs of its method.
@@ -59,12 +64,16 @@ impl Plan {
             ),
             MethodParams::Iso(l) => (Treatment::Isotropic, l.clone()),
             MethodParams::Hinge(l) => (Treatment::Ignored, l.clone()),
+            MethodParams::Power(p) => (
+                Treatment::Power { radius_scale: p.radius_scale, max_rounds: p.max_rounds },
+                Linear { regularization: p.regularization, fit_intercept: p.fit_intercept, solver: p.solver },
+            ),
             other => {
                 return Err(invalid(
                     "method",
                     other.name(),
                     "cannot be fit over shards: the sharded fit runs the exact solver of gsu (without \
-                     subspace_variance), iso and hinge",
+                     subspace_variance), iso, hinge and power",
                 ));
             }
         };

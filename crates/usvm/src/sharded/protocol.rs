@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-/// The point a question is asked at: binary problem `positive` vs the rest, `θ = [w; b]`, floor `ε`.
+/// The point a question is asked at: binary problem `positive` vs the rest, `θ = [w; b]`, floor `ε`, of
+/// the objective `target`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     /// The positive class; every other label is negative.
@@ -13,6 +14,27 @@ pub struct Point {
     pub theta: Vec<f64>,
     /// The floor `ε` of `σ_i = √(wᵀΣ_i w + ε²)`.
     pub floor: f64,
+    /// Which objective.
+    #[serde(default)]
+    pub target: Target,
+}
+
+/// Which objective a [`Point`] is of. Power SVM's alternating rounds (Bi & Zhang's Algorithm 1) ask about
+/// two more than the method's own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub enum Target {
+    /// The method's: the expected hinge under the shard's covariances as the method prepares them (the
+    /// hinge for `hinge` and for Power SVM's first round).
+    #[default]
+    Method,
+    /// Power SVM's round: the hinge on the points moved for the direction of `w`, `x_i + y_i r_i w/‖w‖`.
+    Moved {
+        /// The `w` whose direction moves the points.
+        w: Vec<f64>,
+    },
+    /// Power SVM's objective: the hinge at the worst point of each ball, `max(0, d_i + r_i‖w‖)`
+    /// ([`Question::Exact`] only).
+    Ball,
 }
 
 /// A question to every shard.
@@ -101,7 +123,11 @@ pub enum Answer {
 const F64: u64 = 8;
 
 fn point_bytes(p: &Point) -> u64 {
-    F64 * (p.theta.len() as u64 + 2)
+    let moved = match &p.target {
+        Target::Moved { w } => w.len() as u64,
+        Target::Method | Target::Ball => 0,
+    };
+    F64 * (p.theta.len() as u64 + 2 + moved)
 }
 
 impl Question {

@@ -2,30 +2,45 @@
 //! with partial sums of the data term, by the same code as the local objective ([`Objective`]'s `data_*`
 //! methods).
 
-use super::protocol::{Answer, Point, Question, ShardInfo};
+use serde::{Deserialize, Serialize};
+
+use super::protocol::{Answer, Point, Question, ShardInfo, Target};
 use super::{Plan, Treatment};
 use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
 use crate::error::{Error, Result, invalid};
-use crate::loss::ExpectedHinge;
+use crate::loss::{BallHinge, ExpectedHinge};
+use crate::model::Model;
 use crate::objective::{Curvature, LineTerms, Objective, Problem};
 use crate::ovr;
 use crate::params::MethodParams;
 use crate::solver::newton::{DIRECT_MAX_DIM, columns_from_products};
+use crate::svm::alternating::shift_points;
+use crate::svm::transform::power_radii;
 
 /// A part of the training rows, prepared for the method, with what it computed at the last point asked
 /// (so that the Hessian-vector products of one Newton step, or the steps of one line search, reuse it).
+/// It serialises as its rows alone, so that an engine can move it between workers.
+#[derive(Serialize, Deserialize)]
 pub struct Shard {
     features: Features,
     labels: Vec<i64>,
     weights: Option<Vec<f64>>,
     covariances: Covariances,
     fit_intercept: bool,
+    /// Power SVM: the radii `r_i` of the balls, and `r_i²` as isotropic covariances (`σ_i = r_i‖w‖`).
+    balls: Option<(Vec<f64>, Covariances)>,
     /// `±1` labels of the last binary problem asked about.
+    #[serde(skip)]
     signs: (i64, Vec<f64>),
+    /// Power SVM: the rows moved for the last [`Target::Moved`] asked about (problem, `w`, rows).
+    #[serde(skip)]
+    moved: Option<(i64, Vec<f64>, Features)>,
     /// The curvature at the last `ValueGrad` point.
+    #[serde(skip)]
     curvature: Option<(Point, Curvature)>,
     /// The line terms of the last `Line` question.
+    #[serde(skip)]
     line: Option<(Point, Vec<f64>, LineTerms<ExpectedHinge>)>,
 }
 
@@ -37,10 +52,17 @@ impl Shard {
         let plan = Plan::of(params)?;
         data.validate_rows()?;
         let (l, n) = (data.n_samples(), data.n_features());
+        let mut balls = None;
         let covariances = match plan.treatment {
             Treatment::AsGiven => data.covariances,
             Treatment::Isotropic => data.covariances.to_isotropic(l, n),
             Treatment::Ignored => Covariances::None,
+            Treatment::Power { radius_scale, .. } => {
+                let squared = power_radii(&data, radius_scale);
+                let Covariances::Isotropic(c) = &squared else { unreachable!("power_radii returns isotropic radii") };
+                balls = Some((c.variances.iter().map(|v| v.sqrt()).collect(), squared));
+                Covariances::None
+            }
         };
         Ok(Shard {
             features: data.features,
@@ -48,6 +70,8 @@ impl Shard {
             weights: data.weights,
             covariances,
             fit_intercept: plan.linear.fit_intercept,
+            balls,
+            moved: None,
             signs: (0, Vec::new()),
             curvature: None,
             line: None,
@@ -57,6 +81,15 @@ impl Shard {
     /// The number of rows.
     pub fn n_samples(&self) -> usize {
         self.labels.len()
+    }
+
+    /// How many of its rows `model` classifies as labelled (held-out scoring without moving the rows).
+    pub fn correct(&self, model: &Model) -> Result<usize> {
+        if self.labels.is_empty() {
+            return Ok(0);
+        }
+        let predicted = model.predict(&self.features)?;
+        Ok(predicted.iter().zip(&self.labels).filter(|(p, y)| p == y).count())
     }
 
     fn dim(&self) -> usize {
@@ -71,6 +104,7 @@ impl Shard {
         };
         if let Some(at) = question.at() {
             self.ensure_signs(at.positive);
+            self.ensure_target(at, matches!(question, Question::Exact { .. }))?;
         }
         match question {
             Question::Describe => {
@@ -121,7 +155,14 @@ impl Shard {
             }
             Question::Exact { at } => {
                 check("θ", &at.theta)?;
-                let (value, min_sigma) = self.objective(at).data_exact(&at.theta);
+                let (value, min_sigma) = match (&at.target, &self.balls) {
+                    (Target::Ball, Some((_, squared))) => Objective {
+                        fit_intercept: self.fit_intercept,
+                        ..Objective::new(Problem { covariances: squared.as_dyn(), ..self.problem(at) }, BallHinge, 0.0)
+                    }
+                    .data_exact(&at.theta),
+                    _ => self.objective(at).data_exact(&at.theta),
+                };
                 Ok(Answer::Exact { value, min_sigma })
             }
         }
@@ -134,18 +175,49 @@ impl Shard {
         }
     }
 
-    fn objective(&self, at: &Point) -> Objective<'_, ExpectedHinge> {
+    /// Checks that `at.target` is one this shard has (the moved targets and the balls are Power SVM's, the
+    /// balls only for `Exact`), and moves the rows for a new [`Target::Moved`] (once per `w`).
+    fn ensure_target(&mut self, at: &Point, exact: bool) -> Result<()> {
+        let refuse = |what: &str| Err(invalid("target", what, "is Power SVM's; this shard is another method's"));
+        match (&at.target, &self.balls) {
+            (Target::Method, _) => Ok(()),
+            (Target::Ball, Some(_)) if exact => Ok(()),
+            (Target::Ball, Some(_)) => Err(invalid("target", "Ball", "is asked about with Exact only")),
+            (Target::Ball, None) => refuse("Ball"),
+            (Target::Moved { .. }, None) => refuse("Moved"),
+            (Target::Moved { w }, Some((radii, _))) => {
+                if w.len() != self.features.n_features() {
+                    return Err(Error::DimensionMismatch {
+                        what: "w",
+                        expected: self.features.n_features(),
+                        found: w.len(),
+                    });
+                }
+                if self.moved.as_ref().is_none_or(|(p, v, _)| *p != at.positive || v != w) {
+                    let rows = shift_points(&self.features, &self.signs.1, radii, w);
+                    self.moved = Some((at.positive, w.clone(), rows));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The rows, labels and covariances of `at`'s binary problem and target (after [`Self::ensure_target`];
+    /// a Power SVM shard has no covariances but its balls).
+    fn problem(&self, at: &Point) -> Problem<'_> {
         debug_assert_eq!(self.signs.0, at.positive);
-        let problem = Problem {
-            features: &self.features,
-            y: &self.signs.1,
-            weights: self.weights.as_deref(),
-            covariances: self.covariances.as_dyn(),
+        let features = match (&at.target, &self.moved) {
+            (Target::Moved { .. }, Some((_, _, rows))) => rows,
+            _ => &self.features,
         };
+        Problem { features, y: &self.signs.1, weights: self.weights.as_deref(), covariances: self.covariances.as_dyn() }
+    }
+
+    fn objective(&self, at: &Point) -> Objective<'_, ExpectedHinge> {
         Objective {
             fit_intercept: self.fit_intercept,
             sigma_floor: at.floor,
-            ..Objective::new(problem, ExpectedHinge, 0.0)
+            ..Objective::new(self.problem(at), ExpectedHinge, 0.0)
         }
     }
 

@@ -44,35 +44,52 @@ pub(crate) fn alternate(
 ) -> Alternation {
     let problem = objective.problem;
     let n = problem.n_features();
-    let shifted = |theta: &[f64]| shift_points(problem.features, problem.y, radii, &theta[..n]);
-    let (mut theta, mut report) = match start {
-        Some(t) => hinge(&shifted(&t), Some(t)),
-        None => hinge(problem.features, None),
+    let moved_hinge = |moved_by: Option<&[f64]>, start: Option<Vec<f64>>| match moved_by {
+        Some(theta) => hinge(&shift_points(problem.features, problem.y, radii, &theta[..n]), start),
+        None => hinge(problem.features, start),
     };
-    let mut value = objective.value(&theta);
-    let mut trace = vec![value];
+    alternate_with(|theta| objective.value(theta), start, max_rounds, tol, moved_hinge)
+}
+
+/// Algorithm 1 on any representation of the data: `value(θ)` is the ball-hinge objective and
+/// `hinge(moved_by, start)` solves the hinge SVM from `start` on the points moved for the direction of
+/// `moved_by`'s `w` (unmoved for `None`). [`alternate`] runs it on local data, the fit over row shards
+/// (`crate::sharded`) on partial sums.
+pub(crate) fn alternate_with(
+    value: impl Fn(&[f64]) -> f64,
+    start: Option<Vec<f64>>,
+    max_rounds: usize,
+    tol: f64,
+    hinge: impl Fn(Option<&[f64]>, Option<Vec<f64>>) -> (Vec<f64>, FitReport),
+) -> Alternation {
+    let (mut theta, mut report) = match start {
+        Some(t) => hinge(Some(&t), Some(t.clone())),
+        None => hinge(None, None),
+    };
+    let mut value_now = value(&theta);
+    let mut trace = vec![value_now];
     let mut n_iter = report.n_iter;
     let (mut rounds, mut settled) = (1, false);
     for _ in 0..max_rounds {
-        let (next, next_report) = hinge(&shifted(&theta), Some(theta.clone()));
+        let (next, next_report) = hinge(Some(&theta), Some(theta.clone()));
         rounds += 1;
         n_iter += next_report.n_iter;
-        let next_value = objective.value(&next);
-        if !(next_value < value) {
+        let next_value = value(&next);
+        if !(next_value < value_now) {
             settled = true;
             break;
         }
-        let decrease = value - next_value;
+        let decrease = value_now - next_value;
         theta = next;
         report = next_report;
-        value = next_value;
-        trace.push(value);
-        if decrease <= tol * value.abs() {
+        value_now = next_value;
+        trace.push(value_now);
+        if decrease <= tol * value_now.abs() {
             settled = true;
             break;
         }
     }
-    report.objective = value;
+    report.objective = value_now;
     report.n_iter = n_iter;
     report.objective_trace = trace;
     report.rounds = rounds;

@@ -98,7 +98,7 @@ impl Default for LinearSvmParams {
 }
 
 /// Power SVM's alternating rounds stop when a round lowers the objective by less than this, relatively.
-const POWER_TOL: f64 = 1e-6;
+pub(crate) const POWER_TOL: f64 = 1e-6;
 
 /// The relative duality gap to which dual coordinate descent solves the hinge SVM.
 const DUAL_CD_TOL: f64 = 1e-10;

@@ -1,13 +1,13 @@
 //! Estimators: plain-data `*Params` validated at the top of `fit`, returning a separate fitted model.
 
-mod alternating;
+pub(crate) mod alternating;
 mod kernel_igsu;
 mod kernel_svm;
 mod linear;
 mod squared_hinge_gsu;
 mod subspace;
 pub mod svm_plus;
-mod transform;
+pub(crate) mod transform;
 pub mod tsvc;
 pub mod tsvc_kernel;
 mod tsvc_params;
@@ -18,6 +18,7 @@ pub use kernel_igsu::{
     isotropic_variances,
 };
 pub use kernel_svm::{Gram, KernelSvmFit, KernelSvmParams, KernelSvmReport};
+pub(crate) use linear::POWER_TOL;
 pub use linear::{LinearFit, LinearMethod, LinearSvmParams, Solver};
 pub use squared_hinge_gsu::{SquaredHingeGsuLoss, SquaredHingeGsuParams, SquaredHingeGsuSolver};
 pub use subspace::project_to_subspaces;
