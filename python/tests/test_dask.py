@@ -2,6 +2,9 @@
 to 1e-10, the same Newton iterations), bit-identical between runs, survives a worker restarted mid-fit,
 and names the partition that cannot be part of it. On a LocalCluster of 2 worker processes, loopback only."""
 
+import json
+import pickle
+
 import numpy as np
 import pytest
 
@@ -114,15 +117,30 @@ def test_rounds_per_lambda_on_a_20000_by_50_diagonal_problem(client):
     assert sharded.rounds_[0] <= 110, sharded.rounds_
 
 
+def test_a_shard_pickles_as_its_rows():
+    # Dask may move a shard between workers: it pickles as its rows and answers as before.
+    from usvm import _usvm, default_params
+
+    X, y, V = blobs(n=200, d=3, seed=8)
+    params = json.dumps(default_params("gsu"))
+    shard = _usvm.Shard(params, X, y.astype(np.int64), cov=V)
+    copy = pickle.loads(pickle.dumps(shard))
+    assert copy.n_samples == 200
+    a = _usvm.fit_sharded(params, lambda q: [shard.answer(q)])[0]
+    b = _usvm.fit_sharded(params, lambda q: [copy.answer(q)])[0]
+    np.testing.assert_array_equal(a.coef, b.coef)
+    assert copy.correct(a) == int(np.sum(a.predict(X) == y))
+
+
 class RestartsAWorker(DaskGSUClassifier):
     """Restarts a worker (losing its partitions and shards) before round 15."""
 
-    def _ask(self, client, token, params, parts, question):
+    def _ask(self, client, shards, question):
         self.asked = getattr(self, "asked", 0) + 1
         if self.asked == 15:
             worker = sorted(client.scheduler_info()["workers"])[0]
             client.restart_workers([worker])
-        return DaskGSUClassifier._ask(client, token, params, parts, question)
+        return DaskGSUClassifier._ask(client, shards, question)
 
 
 def test_a_worker_restarted_mid_fit_changes_nothing(client):

@@ -13,8 +13,8 @@ use usvm::{FitOptions, MethodParams};
 use crate::borrow_data;
 use crate::registry::{PyModel, report_dict, to_py_err};
 
-/// One partition's rows, prepared for a sharded fit of `params_json` (its method must be `gsu`, `iso` or
-/// `hinge` with the exact solver): `y` integer labels, `cov` any covariance form the estimators accept.
+/// One partition's rows, prepared for a sharded fit of `params_json` (its method must be `gsu`, `iso`,
+/// `hinge` or `power` with the exact solver): `y` integer labels, `cov` any covariance form the estimators accept.
 #[pyclass(name = "Shard", module = "usvm._usvm")]
 pub struct PyShard {
     shard: Shard,
@@ -44,6 +44,28 @@ impl PyShard {
     #[getter]
     fn n_samples(&self) -> usize {
         self.shard.n_samples()
+    }
+
+    /// How many of its rows `model` classifies as labelled.
+    fn correct(&self, py: Python<'_>, model: &PyModel) -> PyResult<usize> {
+        let (shard, model) = (&self.shard, model.model());
+        py.detach(|| shard.correct(model)).map_err(to_py_err)
+    }
+
+    /// Pickles as its rows (postcard), so that an engine can move it between workers; caches are rebuilt.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let py = slf.py();
+        let bytes = postcard::to_allocvec(&slf.borrow().shard)
+            .map_err(|e| PyValueError::new_err(format!("a shard that does not encode: {e}")))?;
+        Ok((slf.get_type().getattr("from_bytes")?, (PyBytes::new(py, &bytes),)))
+    }
+
+    /// A shard from [`Self::__reduce__`]'s bytes.
+    #[staticmethod]
+    fn from_bytes(bytes: &[u8]) -> PyResult<PyShard> {
+        let shard =
+            postcard::from_bytes(bytes).map_err(|e| PyValueError::new_err(format!("malformed shard bytes: {e}")))?;
+        Ok(PyShard { shard })
     }
 
     /// The answer to an encoded question, encoded.

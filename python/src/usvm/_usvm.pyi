@@ -195,7 +195,8 @@ def default_gaussian_gamma(x: _Means) -> float:
 def default_params(method: str) -> str: ...
 
 class Shard:
-    """One partition's rows for a sharded fit (method ``gsu``, ``iso`` or ``hinge``, exact solver)."""
+    """One partition's rows for a sharded fit (method ``gsu``, ``iso``, ``hinge`` or ``power``, exact
+    solver); pickles as its rows."""
     def __init__(
         self,
         params_json: str,
@@ -209,6 +210,10 @@ class Shard:
     def n_samples(self) -> int: ...
     def answer(self, question: bytes) -> bytes:
         """The shard's partial sums for an encoded question, encoded (GIL released)."""
+    def correct(self, model: Model) -> int:
+        """How many of its rows ``model`` classifies as labelled."""
+    @staticmethod
+    def from_bytes(data: bytes) -> Shard: ...
 
 def fit_sharded(
     params_json: str, ask: Callable[[bytes], list[bytes]], *, start: Model | None = None

@@ -1,23 +1,23 @@
 """The exact linear fit over the row partitions of Dask collections (``pip install 'usvm[dask]'``).
 
 Each partition of the rows becomes a *shard* on the worker that holds it: its means, labels, weights and
-covariances in the core's storage (a ``usvm._usvm.Shard``). The driver, in this process, runs the same exact
+covariances in the core's storage (a ``usvm._usvm.Shard``, a Dask future: the worker's only copy of those
+rows besides the input collection). The driver, in this process, runs the same exact
 solver as :class:`usvm.GSUClassifier` — the same smoothing stages, Newton steps and line searches — and
 asks the shards for partial sums at each point (value and gradient with the small Hessian, Hessian-vector
 products above 64 features, the objective along a line). It adds their answers in partition order, so the
 fit is the local fit up to the order of floating-point additions and is bit-for-bit the same from run to run.
 No model averaging, no ADMM: one model, the optimum of the whole data.
 
-Every question carries the point it is asked at, so when a worker dies Dask recomputes the lost partition
-from its graph, re-runs the question on another worker, which re-creates the shard and gives the same
-answer: the fit goes on, with the same result.
+Every question carries the point it is asked at, so when a worker dies Dask rebuilds the lost shard from
+its partition's graph on another worker, which gives the same answer: the fit goes on, with the same
+result.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import uuid
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,7 @@ except ImportError as e:  # pragma: no cover
     raise ImportError("usvm.dask needs Dask: pip install 'usvm[dask]' (dask[array,distributed])") from e
 
 from . import _usvm
-from ._base import class_index, warn_unconverged
+from ._base import warn_unconverged
 from ._checks import positive_int, positive_real
 from ._covariance import _as_cov
 from ._estimators import GSUClassifier
@@ -41,48 +41,33 @@ __all__ = ["DaskGSUClassifier", "DaskGSUClassifierCV", "ShardError"]
 
 _METHODS = ("gsu", "iso", "hinge", "power")
 
-# On each worker: (fit token, partition index) -> the shard built from that partition.
-_SHARDS: dict[tuple[str, int], Any] = {}
-
 
 class ShardError(ValueError):
     """A partition that cannot be part of the fit (bad values, a different feature count): names it."""
 
 
-def _part(index: int, x: Any, y: Any, cov: Any, w: Any, classes: np.ndarray, scale: float) -> tuple:
-    """One partition's arrays as the shard takes them: labels as indices into ``classes``, weights scaled."""
+def _shard(
+    index: int, x: Any, y: Any, cov: Any, w: Any, classes: np.ndarray, scale: float, params: str
+) -> Any:
+    """Partition ``index``'s shard for a fit of ``params``: labels as indices into ``classes``, weights
+    scaled. It is the partition's only copy of its rows on the worker."""
     x = np.asarray(x)
     n, d = x.shape
     y = np.asarray(y)
     if y.shape != (n,):
         raise ShardError(f"partition {index}: y has shape {y.shape} for {n} rows")
-    codes = np.searchsorted(classes, y)
+    codes = np.searchsorted(classes, y).astype(np.int64)
     try:
         cov = _as_cov(None if cov is None else np.asarray(cov), n, d)
-    except ValueError as e:
+        w = None if w is None else np.asarray(w, dtype=np.float64) * scale
+        return _usvm.Shard(params, x, codes, cov=cov, sample_weight=w)
+    except (ValueError, TypeError) as e:
         raise ShardError(f"partition {index}: {e}") from None
-    if w is not None:
-        w = np.asarray(w, dtype=np.float64) * scale
-    return x, codes.astype(np.int64), cov, w
 
 
-def _answer(token: str, index: int, params: str, part: tuple, question: bytes) -> bytes:
-    """The answer of partition ``index``'s shard (built on first use on this worker) to ``question``."""
-    shard = _SHARDS.get((token, index))
-    if shard is None:
-        x, codes, cov, w = part
-        try:
-            shard = _usvm.Shard(params, x, codes, cov=cov, sample_weight=w)
-        except (ValueError, TypeError) as e:
-            raise ShardError(f"partition {index}: {e}") from None
-        _SHARDS[(token, index)] = shard
+def _answer(shard: Any, question: bytes) -> bytes:
+    """A shard's answer to ``question``."""
     return shard.answer(question)
-
-
-def _forget(token: str) -> None:
-    """Drops this fit's shards from the worker."""
-    for key in [k for k in _SHARDS if k[0] == token]:
-        del _SHARDS[key]
 
 
 def _as_dask_rows(a: Any, name: str) -> Any:
@@ -114,11 +99,21 @@ def _aligned(a: Any, rows: tuple, name: str) -> Any:
 
 
 class _Partitions:
-    """The row partitions of one fit on the workers (validated, labels encoded, weights scaled) and the
-    shards built from them, which stay cached on the workers until :meth:`close`."""
+    """The shards of one fit, one per row partition, as Dask futures on the workers (built from the
+    partitions, validated, labels encoded, weights scaled) until :meth:`close`. A shard lost with its
+    worker is rebuilt by Dask from the partition's lineage; a shard moved between workers pickles as its
+    rows. ``params``: the method the shards are prepared for (any λ: a path reuses them)."""
 
     def __init__(
-        self, client: Any, X: Any, y: Any, X_cov: Any, sample_weight: Any, *, normalise: bool
+        self,
+        client: Any,
+        params: str,
+        X: Any,
+        y: Any,
+        X_cov: Any,
+        sample_weight: Any,
+        *,
+        normalise: bool,
     ) -> None:
         X = _as_dask_rows(X, "X")
         if X.ndim != 2:
@@ -145,43 +140,37 @@ class _Partitions:
         self.classes = classes
         self.rows = rows
         self.n_features = X.shape[1]
-        self.token = uuid.uuid4().hex
         self.parts = client.compute(
             [
-                dask.delayed(_part, pure=True)(i, xb, yb, cb, wb, classes, scale)
+                dask.delayed(_shard, pure=False)(i, xb, yb, cb, wb, classes, scale, params)
                 for i, (xb, yb, cb, wb) in enumerate(zip(*blocks))
             ]
         )
 
     def fit(self, params: str, ask: Any, which: list[int] | None = None, start: Any = None) -> tuple:
-        """The sharded fit of ``params`` over the partitions ``which`` (default all), through
-        ``ask(client, token, params, parts, question)``; a warm start from ``start``."""
+        """The sharded fit of ``params`` over the shards of partitions ``which`` (default all), through
+        ``ask(client, shards, question)``; a warm start from ``start``."""
         indices = range(len(self.parts)) if which is None else which
-        parts = [(i, self.parts[i]) for i in indices]  # the index is the shard's cache key
+        shards = [self.parts[i] for i in indices]
 
         def round_trip(question: bytes) -> list[bytes]:
-            return ask(self.client, self.token, params, parts, question)
+            return ask(self.client, shards, question)
 
         return _usvm.fit_sharded(params, round_trip, start=start)
 
     def accuracy(self, model: Any, which: list[int]) -> float:
         """The share of the rows of partitions ``which`` that ``model`` classifies right."""
-        counts = self.client.gather([self.client.submit(_correct, model, self.parts[i]) for i in which])
-        right, total = map(sum, zip(*counts))
+        futures = [self.client.submit(_correct, model, self.parts[i], pure=False) for i in which]
+        right, total = map(sum, zip(*self.client.gather(futures)))
         return right / total if total else float("nan")
 
     def close(self) -> None:
-        self.client.run(_forget, self.token)
         self.client.cancel(self.parts)
 
 
-def _correct(model: Any, part: tuple) -> tuple[int, int]:
-    """(correctly classified rows, rows) of one partition."""
-    x, codes, _, _ = part
-    if len(codes) == 0:
-        return 0, 0
-    f = np.asarray(model.decision_function(x)).reshape(len(codes), -1)
-    return int(np.sum(class_index(f) == codes)), len(codes)
+def _correct(model: Any, shard: Any) -> tuple[int, int]:
+    """(correctly classified rows, rows) of one shard."""
+    return shard.correct(model), shard.n_samples
 
 
 class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
@@ -284,7 +273,7 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
         isotropic variances, (n, d) diagonal variances or (n, d, d) full covariances, ``sample_weight`` (n,).
         ``y``, ``X_cov`` and ``sample_weight`` are re-chunked to ``X``'s row partitions."""
         params = json.dumps(self._params())
-        partitions = _Partitions(self._client(), X, y, X_cov, sample_weight, normalise=self.C is None)
+        partitions = _Partitions(self._client(), params, X, y, X_cov, sample_weight, normalise=self.C is None)
         try:
             model, reports, info = partitions.fit(params, self._ask)
         finally:
@@ -316,10 +305,9 @@ class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
         warn_unconverged(type(self).__name__, self.method, reports, stacklevel=4)
 
     @staticmethod
-    def _ask(client: Any, token: str, params: str, parts: list, question: bytes) -> list[bytes]:
-        """One round: ``question`` to every shard of ``parts`` (``(index, future)`` pairs), in order."""
-        futures = [client.submit(_answer, token, i, params, part, question, pure=False) for i, part in parts]
-        return client.gather(futures)
+    def _ask(client: Any, shards: list, question: bytes) -> list[bytes]:
+        """One round: ``question`` to every shard (futures), answers in order."""
+        return client.gather([client.submit(_answer, shard, question, pure=False) for shard in shards])
 
     def to_local(self) -> GSUClassifier:
         """The same fitted model as an ordinary :class:`usvm.GSUClassifier` (predicts on numpy/scipy input,
@@ -432,7 +420,8 @@ class DaskGSUClassifierCV(DaskGSUClassifier):
         positive_int("cv", self.cv)
         if self.cv < 2:
             raise ValueError(f"cv must be at least 2; got {self.cv}")
-        partitions = _Partitions(self._client(), X, y, X_cov, sample_weight, normalise=True)
+        lam_params = json.dumps(self._params(float(lams[0])))
+        partitions = _Partitions(self._client(), lam_params, X, y, X_cov, sample_weight, normalise=True)
         try:
             n_parts = len(partitions.parts)
             if n_parts < self.cv:
