@@ -192,6 +192,9 @@ pub(crate) fn line_minimum(phi: &dyn Fn(f64) -> (f64, f64, f64), slope: f64) -> 
     if hi.is_finite() { alpha } else { lo }
 }
 
+/// `steps ↦ [(φ, φ', φ'')]` at every step: one evaluation of [`line_minimum_batched`].
+pub(crate) type LineBatch<'a> = dyn FnMut(&[f64]) -> Vec<(f64, f64, f64)> + 'a;
+
 /// Steps per evaluation of [`line_minimum_batched`].
 pub(crate) const LINE_BATCH: usize = 32;
 
@@ -202,7 +205,7 @@ pub(crate) const LINE_BATCH: usize = 32;
 /// does, evenly otherwise) — so that a round shrinks the bracket about thirty-fold rather than two-fold
 /// on a nearly piecewise-linear `φ`. The stopping rules are [`line_minimum`]'s. (On the hinge, 16, 32 and
 /// 64 steps per round took 11, 10 and 9.4 rounds per Newton iteration against 22 one step at a time.)
-pub(crate) fn line_minimum_batched(phis: &mut dyn FnMut(&[f64]) -> Vec<(f64, f64, f64)>, slope: f64) -> f64 {
+pub(crate) fn line_minimum_batched(phis: &mut LineBatch<'_>, slope: f64) -> f64 {
     let extra = LINE_BATCH - 1;
     // The bracket `[lo, hi]` and `(φ', φ'')` at its ends (`φ''(0)` unknown).
     let (mut lo, mut hi) = (0.0f64, f64::INFINITY);
