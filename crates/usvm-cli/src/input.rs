@@ -180,6 +180,9 @@ impl InputArgs {
             for message in &read.skipped {
                 eprintln!("warning: {message}");
             }
+            for message in &read.notes {
+                eprintln!("note: {message} (--n-features)");
+            }
             return Ok(Input { dataset: read.dataset, labelled, label_source, feature_source: name(means) });
         }
         if let Some(data) = &self.data {

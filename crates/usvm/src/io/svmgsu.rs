@@ -43,11 +43,15 @@ pub struct SvmGsuData {
     pub ids: Vec<String>,
     /// One message (`FILE:LINE: id '...' has no ...; skipped`) per skipped line.
     pub skipped: Vec<String>,
+    /// What the reader inferred that the user should hear of: covariance indices beyond the means' largest
+    /// index, which widen the data (the sparse means are zero there) unless the dimension is given.
+    pub notes: Vec<String>,
 }
 
 /// Reads and joins svm-gsu means, labels and (optionally) covariance files, each given as
 /// `(reader, source name)`. `options.n_features` fixes the dimension (larger indices are errors); by
-/// default it is the largest index seen in the means and covariance files.
+/// default it is the largest index seen in the means and covariance files (a sparse means file may omit
+/// trailing zeros), with a note when the covariances reach beyond the means.
 pub fn read_svmgsu(
     means: (impl BufRead, &str),
     labels: (impl BufRead, &str),
@@ -106,6 +110,16 @@ pub fn read_svmgsu(
     }
 
     let n = n_features.unwrap_or(mean_width.max(cov_width));
+    let mut notes = Vec::new();
+    if let (None, Some(source)) = (n_features, cov_source)
+        && cov_width > mean_width
+    {
+        notes.push(format!(
+            "{source}: covariance entries reach feature {cov_width}, beyond the largest index of the means \
+             ({mean_width}): the data have {cov_width} features, the means zero beyond {mean_width} \
+             (give the number of features to fix the dimension)"
+        ));
+    }
     let covariances = match cov_source {
         Some(source) => assemble_covariances(kept_cov, n, source)?,
         None => Covariances::None,
@@ -120,6 +134,7 @@ pub fn read_svmgsu(
         },
         ids,
         skipped,
+        notes,
     })
 }
 
@@ -509,6 +524,20 @@ mod tests {
             d.skipped,
             ["l.txt:2: id 'z' has no mean vector in m.txt; skipped", "m.txt:2: id 'b' has no label in l.txt; skipped",]
         );
+    }
+
+    #[test]
+    fn covariances_beyond_the_means_widen_the_data_with_a_note() {
+        // Sparse means may omit trailing zeros: an entry on feature 7 makes 7 features, and says so.
+        let (means, labels, cov) = ("a 1:1 3:2\nb 2:1\n", "a 1\nb -1\n", "a 7,7:0.5\nb 1,1:1\n");
+        let d = read(means, labels, Some(cov), None).unwrap();
+        assert_eq!(d.dataset.n_features(), 7);
+        assert_eq!(d.notes.len(), 1);
+        assert!(d.notes[0].starts_with("c.txt: covariance entries reach feature 7") && d.notes[0].contains("(3)"));
+        // Within the means' width, or with the dimension given: no note; beyond a given dimension: an error.
+        assert!(read(means, labels, Some("a 3,3:0.5\n"), None).unwrap().notes.is_empty());
+        assert!(read(means, labels, Some(cov), Some(8)).unwrap().notes.is_empty());
+        assert_err(read(means, labels, Some(cov), Some(3)), "c.txt", 1, "7,7:0.5", "");
     }
 
     #[test]
