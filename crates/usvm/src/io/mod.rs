@@ -251,8 +251,39 @@ pub(crate) fn check_factor_entries(
     Ok(())
 }
 
+/// The zeros of a dense array of shape `dims` that a reader sizes from the indices it read, or an error at
+/// `loc` naming `field` when its size overflows or the memory cannot be had: a short input stating a large
+/// index (e.g. a low-rank factor of 2^26 rows) must be a parse error, not an aborted process.
+pub(crate) fn try_zeros(loc: Loc, field: &str, what: &str, dims: &[usize]) -> Result<Vec<f64>, ParseError> {
+    let mut v = Vec::new();
+    match dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) {
+        Some(len) if v.try_reserve_exact(len).is_ok() => {
+            v.resize(len, 0.0);
+            Ok(v)
+        }
+        _ => {
+            let shape: Vec<String> = dims.iter().map(ToString::to_string).collect();
+            Err(loc.err(field, format!("{what} ({} values) cannot be allocated", shape.join(" × "))))
+        }
+    }
+}
+
+/// [`CsrMatrix::to_dense`](crate::data::CsrMatrix::to_dense) through [`try_zeros`].
+pub(crate) fn try_dense(loc: Loc, what: &str, m: &crate::data::CsrMatrix) -> Result<ndarray::Array2<f64>, ParseError> {
+    let shape = (m.n_rows(), m.n_cols);
+    let mut a = ndarray::Array2::from_shape_vec(shape, try_zeros(loc, "", what, &[shape.0, shape.1])?)
+        .expect("rows·cols zeros");
+    for i in 0..shape.0 {
+        let (idx, val) = m.row(i);
+        for (&j, &v) in idx.iter().zip(val) {
+            a[[i, j]] += v;
+        }
+    }
+    Ok(a)
+}
+
 /// The `n × r` factor (column-major) from its `(k, j, v)` entries, `r` one past the largest `k`. Errors
-/// when `r > n` (the rank of an `n × n` covariance is at most `n`).
+/// when `r > n` (the rank of an `n × n` covariance is at most `n`) or when it cannot be allocated.
 pub(crate) fn factor_matrix(
     loc: Loc,
     entries: &[(u32, u32, f64)],
@@ -265,7 +296,8 @@ pub(crate) fn factor_matrix(
             loc.err(&format!("u{r}"), format!("factor column {r} exceeds the number of features ({n}): rank ≤ n"))
         );
     }
-    let mut u = ndarray::Array2::zeros((n, r).f());
+    let zeros = try_zeros(loc, &format!("u{r}"), "a covariance factor", &[n, r])?;
+    let mut u = ndarray::Array2::from_shape_vec((n, r).f(), zeros).expect("n·r zeros");
     for &(k, j, v) in entries {
         u[[j as usize, k as usize]] = v;
     }
@@ -343,6 +375,18 @@ mod tests {
         assert_eq!(parse_pair(L, "4:1", Some(4)).unwrap(), (3, 1.0));
         assert_eq!(parse_variance(L, "v", "-0.1").unwrap_err().message, "negative variance");
         assert_eq!(parse_variance(L, "v", "0").unwrap(), 0.0);
+    }
+
+    #[test]
+    fn dense_arrays_too_large_to_allocate_are_errors() {
+        assert_eq!(try_zeros(L, "t", "x", &[2, 3]).unwrap(), vec![0.0; 6]);
+        for dims in [[1 << 26, 1 << 26], [usize::MAX, 2]] {
+            let e = try_zeros(L, "t", "a covariance factor", &dims).unwrap_err();
+            assert_eq!((e.line, e.field.as_str()), (7, "t"));
+            assert!(
+                e.message.starts_with("a covariance factor (") && e.message.ends_with("values) cannot be allocated")
+            );
+        }
     }
 
     #[test]
