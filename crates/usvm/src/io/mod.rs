@@ -6,6 +6,7 @@
 //! | svm-gsu: means `<id> j:v ...`, labels `<id> <label>`, covariances `<id> i,j:v ...` | [`read_svmgsu`] | sparse | none, sparse diagonal or full |
 //! | LIBSVM/svmlight `label j:v ...` (+ variance file of the same layout) | [`read_libsvm`], [`read_libsvm_with_variances`] | sparse | none or sparse diagonal |
 //! | CSV with a header row (+ variance CSV) | [`read_csv`], [`read_csv_with_variances`] | dense | none or diagonal |
+//! | repeated observations: CSV with a header row and a group column | [`read_repeated_csv`] | dense, grouped | (estimated by [`crate::gaussians`]) |
 //! | LIBSVM precomputed kernel `label 0:s 1:K(x,x_1) ...` | [`read_libsvm_precomputed`] | dense, serial in column 0 | none |
 //! | svm-gsu linear model file | [`read_svmgsu_model`] | | |
 //!
@@ -26,12 +27,14 @@ mod csv;
 pub mod fuzz;
 mod libsvm;
 mod precomputed;
+mod repeated;
 mod svmgsu;
 mod writers;
 
 pub use csv::{read_csv, read_csv_weighted, read_csv_with_variances};
 pub use libsvm::{read_libsvm, read_libsvm_with_variances, write_libsvm, write_libsvm_variances};
 pub use precomputed::read_libsvm_precomputed;
+pub use repeated::{Observations, read_repeated_csv};
 pub use svmgsu::{SvmGsuData, read_svmgsu, read_svmgsu_model};
 pub use writers::{write_csv, write_csv_variances, write_svmgsu_covariances, write_svmgsu_labels, write_svmgsu_means};
 
