@@ -11,7 +11,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use ndarray::{Array2, Array3, ArrayView2};
 use usvm::gaussians::{
     BlockParams, CovarianceForm, StandardErrorRule, TranslationParams, WelchParams, Window, block_pool,
-    gaussians_from_repeats, standard_errors_to_variances, translation_covariances, welch_frequencies, welch_pool,
+    gaussians_from_repeats, standard_errors_to_variances, translation_covariances_in, welch_frequencies, welch_pool,
 };
 use usvm::io::{
     read_csv, read_repeated_csv, write_csv, write_csv_variances, write_libsvm, write_libsvm_variances,
@@ -348,11 +348,11 @@ fn translation(args: &TranslationArgs) -> Result<()> {
     let src = name(&args.images);
     let data = read_table(&args.images, args.label_col.as_deref())?;
     let (h, w) = (args.height as usize, args.width as usize);
-    if data.n_features() != h * w {
+    let pixels = (h as u128) * (w as u128);
+    if pixels != data.n_features() as u128 {
         bail!(
-            "{src}:1: field '': {} pixel columns, but --height {h} × --width {w} = {} pixels",
-            data.n_features(),
-            h * w
+            "{src}:1: field '': {} pixel columns, but --height {h} × --width {w} = {pixels} pixels",
+            data.n_features()
         );
     }
     let sigma = match (args.pixels, args.sigma) {
@@ -362,28 +362,9 @@ fn translation(args: &TranslationArgs) -> Result<()> {
     };
     let params = TranslationParams { height: h, width: w, sigma_h: sigma, sigma_v: sigma };
     let images = data.features.to_dense();
-    let low_rank = translation_covariances(images.view(), &params).with_context(|| src.clone())?;
-    let n = h * w;
-    let l = data.n_samples();
-    let covariances = match args.cov_type {
-        CovType::Lowrank => low_rank,
-        other => {
-            let lr = low_rank.to_low_rank(l, n);
-            match other {
-                CovType::Diag => Covariances::diagonal(Array2::from_shape_fn((l, n), |(i, j)| {
-                    lr.factors[i].row(j).iter().map(|x| x * x).sum()
-                })),
-                CovType::Iso => low_rank.to_isotropic(l, n),
-                _ => {
-                    let mut m = Array3::zeros((l, n, n));
-                    for i in 0..l {
-                        m.index_axis_mut(ndarray::Axis(0), i).assign(&lr.factors[i].dot(&lr.factors[i].t()));
-                    }
-                    Covariances::full(m)
-                }
-            }
-        }
-    };
+    let covariances =
+        translation_covariances_in(images.view(), &params, form(args.cov_type)).with_context(|| src.clone())?;
+    let n = images.ncols();
     let data = Dataset::dense(images, data.labels).with_covariances(covariances);
     let names: Vec<String> = (0..n).map(|k| format!("p{}_{}", k / w, k % w)).collect();
     args.output.write(&data, None, Some(&names))
@@ -488,12 +469,10 @@ fn blocks(args: &BlocksArgs) -> Result<()> {
     let src = name(&args.input);
     let data = read_table(&args.input, args.label_col.as_deref())?;
     let (h, w, c) = (args.height as usize, args.width as usize, args.channels as usize);
-    if data.n_features() != h * w * c {
-        bail!(
-            "{src}:1: field '': {} value columns, but --height × --width × --channels = {}",
-            data.n_features(),
-            h * w * c
-        );
+    let values = [h, w, c].iter().try_fold(1u128, |a, &d| a.checked_mul(d as u128));
+    if values != Some(data.n_features() as u128) {
+        let values = values.map_or_else(|| format!("{h} × {w} × {c}"), |v| v.to_string());
+        bail!("{src}:1: field '': {} value columns, but --height × --width × --channels = {values}", data.n_features());
     }
     let params =
         BlockParams { block_height: args.block_height as usize, block_width: args.block_width as usize, ddof: 1 };
