@@ -453,13 +453,14 @@ fn welch(args: &WelchArgs) -> Result<()> {
         ddof: 1,
     };
     let x = data.features.to_dense();
-    let nf = params.segment_len / 2 + 1;
-    let (mut means, mut vars) = (Array2::zeros((x.nrows(), nf)), Array2::zeros((x.nrows(), nf)));
+    // Pooled first: the segment length is checked against the series before anything is sized by it.
+    let mut rows = Vec::with_capacity(x.nrows());
     for (i, row) in x.rows().into_iter().enumerate() {
-        let pooled = welch_pool(&row.to_vec(), &params).with_context(|| format!("{src}: data row {}", i + 1))?;
-        means.row_mut(i).assign(&ndarray::Array1::from(pooled.means));
-        vars.row_mut(i).assign(&ndarray::Array1::from(pooled.variances));
+        rows.push(welch_pool(&row.to_vec(), &params).with_context(|| format!("{src}: data row {}", i + 1))?);
     }
+    let nf = rows[0].means.len();
+    let means = Array2::from_shape_fn((rows.len(), nf), |(i, j)| rows[i].means[j]);
+    let vars = Array2::from_shape_fn((rows.len(), nf), |(i, j)| rows[i].variances[j]);
     let names: Vec<String> = welch_frequencies(&params).iter().map(|f| format!("psd_{f}")).collect();
     let out = Dataset::dense(means, data.labels).with_covariances(Covariances::diagonal(vars));
     args.output.write(&out, None, Some(&names))

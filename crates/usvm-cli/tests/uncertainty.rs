@@ -265,3 +265,14 @@ fn image_sizes_whose_product_wraps_are_refused() {
     translation.extend_from_slice(&out);
     fails_with(&usvm(&translation), "1 pixel columns, but --height 9223372036854775809 × --width 9223372036854775809");
 }
+
+#[test]
+fn a_segment_longer_than_the_series_is_an_error_not_an_allocation() {
+    let d = temp_dir("welch");
+    let series = d.join("series.csv");
+    std::fs::write(&series, "a,b,c,d,y\n1,2,3,4,1\n4,3,2,1,-1\n").unwrap();
+    let (a, b) = (d.join("a.csv"), d.join("b.csv"));
+    let mut args = vec!["uncertainty", "welch", "--input", s(&series), "--segment-len", "1000000000000000"];
+    args.extend_from_slice(&["--out-csv", s(&a), "--out-var-csv", s(&b)]);
+    fails_with(&usvm(&args), "series.csv: data row 1:");
+}
