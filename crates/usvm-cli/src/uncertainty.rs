@@ -3,7 +3,6 @@
 //! `usvm::gaussians` helper, and writes every output file atomically only once all of them have
 //! been rendered without error.
 
-use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
@@ -12,11 +11,11 @@ use clap::{Args, Subcommand, ValueEnum};
 use ndarray::{Array2, Array3, ArrayView2};
 use usvm::gaussians::{
     BlockParams, CovarianceForm, StandardErrorRule, TranslationParams, WelchParams, Window, block_pool,
-    gaussians_from_repeats, standard_errors_to_variances, translation_covariances, welch_frequencies, welch_pool,
+    gaussians_from_repeats, standard_errors_to_variances, translation_covariances_in, welch_frequencies, welch_pool,
 };
 use usvm::io::{
-    read_csv, write_csv, write_csv_variances, write_libsvm, write_libsvm_variances, write_svmgsu_covariances,
-    write_svmgsu_labels, write_svmgsu_means,
+    read_csv, read_repeated_csv, write_csv, write_csv_variances, write_libsvm, write_libsvm_variances,
+    write_svmgsu_covariances, write_svmgsu_labels, write_svmgsu_means,
 };
 use usvm::{Covariances, Dataset};
 
@@ -332,106 +331,12 @@ fn split_csv(line: &str) -> std::result::Result<Vec<String>, &'static str> {
 
 fn repeated(args: &RepeatedArgs) -> Result<()> {
     let src = name(&args.input);
-    let mut reader = open(&args.input)?;
-    let mut line = String::new();
-    let mut number = 0;
-    let mut header: Option<(Vec<String>, usize, usize, Vec<usize>)> = None;
-    // Groups in order of first appearance: id, label, label line, rows.
-    let mut order: Vec<(String, i64, usize, Vec<Vec<f64>>)> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
-    loop {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) => break,
-            Ok(_) => number += 1,
-            Err(e) => return Err(io_error(&args.input, e)),
-        }
-        let text = line.trim_end_matches(['\n', '\r']).trim_start_matches('\u{feff}');
-        if text.trim().is_empty() {
-            continue;
-        }
-        let fields = split_csv(text).map_err(|m| anyhow!("{src}:{number}: field '{}': {m}", text.trim()))?;
-        let Some((names, group, label, features)) = &header else {
-            let find = |col: &str| {
-                fields.iter().position(|f| f == col).ok_or_else(|| {
-                    anyhow!("{src}:{number}: field '{col}': no such column (columns: {})", fields.join(", "))
-                })
-            };
-            let group = find(&args.group_col)?;
-            let label = match &args.label_col {
-                Some(col) => find(col)?,
-                None => (0..fields.len()).rev().find(|&c| c != group).unwrap_or(group),
-            };
-            if label == group {
-                bail!("{src}:{number}: field '{}': the label column cannot be the group column", args.group_col);
-            }
-            let features: Vec<usize> = (0..fields.len()).filter(|&c| c != group && c != label).collect();
-            if features.is_empty() {
-                bail!("{src}:{number}: field '': no feature columns besides the group and label columns");
-            }
-            header = Some((fields, group, label, features));
-            continue;
-        };
-        if fields.len() != names.len() {
-            bail!("{src}:{number}: field '{}': expected {} fields, found {}", text.trim(), names.len(), fields.len());
-        }
-        let id = fields[*group].clone();
-        let lab = &fields[*label];
-        let y: i64 = lab
-            .parse::<i64>()
-            .ok()
-            .or_else(|| lab.parse::<f64>().ok().filter(|v| v.fract() == 0.0 && v.abs() < 9.0e15).map(|v| v as i64))
-            .ok_or_else(|| anyhow!("{src}:{number}: field '{lab}': label is not an integer"))?;
-        let mut x = Vec::with_capacity(features.len());
-        for &c in features {
-            let v: f64 =
-                fields[c].parse().map_err(|_| anyhow!("{src}:{number}: field '{}': not a number", fields[c]))?;
-            if !v.is_finite() {
-                bail!("{src}:{number}: field '{}': non-finite value", fields[c]);
-            }
-            x.push(v);
-        }
-        match index.get(&id) {
-            Some(&k) => {
-                let g = &mut order[k];
-                if g.1 != y {
-                    bail!(
-                        "{src}:{number}: field '{lab}': label differs from label {} of group '{id}' on line {}",
-                        g.1,
-                        g.2
-                    );
-                }
-                g.3.push(x);
-            }
-            None => {
-                index.insert(id.clone(), order.len());
-                order.push((id, y, number, vec![x]));
-            }
-        }
-    }
-    let Some((names, _, _, features)) = header else { bail!("{src}:0: field '': empty input: no header row") };
-    if order.is_empty() {
-        bail!("{src}:0: field '': empty input: no data lines");
-    }
-    if let Some(g) = order.iter().find(|g| g.3.len() < 2) {
-        bail!(
-            "{src}:{}: field '{}': group '{}' has a single observation; the unbiased covariance needs at least two",
-            g.2,
-            g.0,
-            g.0
-        );
-    }
-    let n = features.len();
-    let arrays: Vec<Array2<f64>> =
-        order.iter().map(|g| Array2::from_shape_vec((g.3.len(), n), g.3.concat()).expect("rows of n values")).collect();
-    let views: Vec<ArrayView2<f64>> = arrays.iter().map(|a| a.view()).collect();
+    let obs = read_repeated_csv(open(&args.input)?, &src, &args.group_col, args.label_col.as_deref())?;
+    let views: Vec<ArrayView2<f64>> = obs.groups.iter().map(|a| a.view()).collect();
     let gauss = gaussians_from_repeats(&views, form(args.cov_type)).with_context(|| src.clone())?;
-    let labels = order.iter().map(|g| g.1).collect();
-    let ids: Vec<String> = order.iter().map(|g| g.0.clone()).collect();
-    let feature_names: Vec<String> = features.iter().map(|&c| names[c].clone()).collect();
-    let data = Dataset::dense(gauss.means, labels).with_covariances(gauss.covariances);
-    let ids = ids.iter().all(|s| !s.is_empty() && !s.contains(char::is_whitespace)).then_some(ids);
-    args.output.write(&data, ids.as_deref(), Some(&feature_names))
+    let data = Dataset::dense(gauss.means, obs.labels).with_covariances(gauss.covariances);
+    let ids = obs.ids.iter().all(|s| !s.is_empty() && !s.contains(char::is_whitespace)).then_some(obs.ids);
+    args.output.write(&data, ids.as_deref(), Some(&obs.feature_names))
 }
 
 /// Reads a CSV with a label column through the library reader (errors name file, line and field).
@@ -443,11 +348,11 @@ fn translation(args: &TranslationArgs) -> Result<()> {
     let src = name(&args.images);
     let data = read_table(&args.images, args.label_col.as_deref())?;
     let (h, w) = (args.height as usize, args.width as usize);
-    if data.n_features() != h * w {
+    let pixels = (h as u128) * (w as u128);
+    if pixels != data.n_features() as u128 {
         bail!(
-            "{src}:1: field '': {} pixel columns, but --height {h} × --width {w} = {} pixels",
-            data.n_features(),
-            h * w
+            "{src}:1: field '': {} pixel columns, but --height {h} × --width {w} = {pixels} pixels",
+            data.n_features()
         );
     }
     let sigma = match (args.pixels, args.sigma) {
@@ -457,28 +362,9 @@ fn translation(args: &TranslationArgs) -> Result<()> {
     };
     let params = TranslationParams { height: h, width: w, sigma_h: sigma, sigma_v: sigma };
     let images = data.features.to_dense();
-    let low_rank = translation_covariances(images.view(), &params).with_context(|| src.clone())?;
-    let n = h * w;
-    let l = data.n_samples();
-    let covariances = match args.cov_type {
-        CovType::Lowrank => low_rank,
-        other => {
-            let lr = low_rank.to_low_rank(l, n);
-            match other {
-                CovType::Diag => Covariances::diagonal(Array2::from_shape_fn((l, n), |(i, j)| {
-                    lr.factors[i].row(j).iter().map(|x| x * x).sum()
-                })),
-                CovType::Iso => low_rank.to_isotropic(l, n),
-                _ => {
-                    let mut m = Array3::zeros((l, n, n));
-                    for i in 0..l {
-                        m.index_axis_mut(ndarray::Axis(0), i).assign(&lr.factors[i].dot(&lr.factors[i].t()));
-                    }
-                    Covariances::full(m)
-                }
-            }
-        }
-    };
+    let covariances =
+        translation_covariances_in(images.view(), &params, form(args.cov_type)).with_context(|| src.clone())?;
+    let n = images.ncols();
     let data = Dataset::dense(images, data.labels).with_covariances(covariances);
     let names: Vec<String> = (0..n).map(|k| format!("p{}_{}", k / w, k % w)).collect();
     args.output.write(&data, None, Some(&names))
@@ -567,13 +453,14 @@ fn welch(args: &WelchArgs) -> Result<()> {
         ddof: 1,
     };
     let x = data.features.to_dense();
-    let nf = params.segment_len / 2 + 1;
-    let (mut means, mut vars) = (Array2::zeros((x.nrows(), nf)), Array2::zeros((x.nrows(), nf)));
+    // Pooled first: the segment length is checked against the series before anything is sized by it.
+    let mut rows = Vec::with_capacity(x.nrows());
     for (i, row) in x.rows().into_iter().enumerate() {
-        let pooled = welch_pool(&row.to_vec(), &params).with_context(|| format!("{src}: data row {}", i + 1))?;
-        means.row_mut(i).assign(&ndarray::Array1::from(pooled.means));
-        vars.row_mut(i).assign(&ndarray::Array1::from(pooled.variances));
+        rows.push(welch_pool(&row.to_vec(), &params).with_context(|| format!("{src}: data row {}", i + 1))?);
     }
+    let nf = rows[0].means.len();
+    let means = Array2::from_shape_fn((rows.len(), nf), |(i, j)| rows[i].means[j]);
+    let vars = Array2::from_shape_fn((rows.len(), nf), |(i, j)| rows[i].variances[j]);
     let names: Vec<String> = welch_frequencies(&params).iter().map(|f| format!("psd_{f}")).collect();
     let out = Dataset::dense(means, data.labels).with_covariances(Covariances::diagonal(vars));
     args.output.write(&out, None, Some(&names))
@@ -583,12 +470,10 @@ fn blocks(args: &BlocksArgs) -> Result<()> {
     let src = name(&args.input);
     let data = read_table(&args.input, args.label_col.as_deref())?;
     let (h, w, c) = (args.height as usize, args.width as usize, args.channels as usize);
-    if data.n_features() != h * w * c {
-        bail!(
-            "{src}:1: field '': {} value columns, but --height × --width × --channels = {}",
-            data.n_features(),
-            h * w * c
-        );
+    let values = [h, w, c].iter().try_fold(1u128, |a, &d| a.checked_mul(d as u128));
+    if values != Some(data.n_features() as u128) {
+        let values = values.map_or_else(|| format!("{h} × {w} × {c}"), |v| v.to_string());
+        bail!("{src}:1: field '': {} value columns, but --height × --width × --channels = {values}", data.n_features());
     }
     let params =
         BlockParams { block_height: args.block_height as usize, block_width: args.block_width as usize, ddof: 1 };

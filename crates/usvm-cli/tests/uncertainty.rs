@@ -243,3 +243,36 @@ fn help_explains_each_subcommand() {
     let out = usvm(&["uncertainty", "translation", "--help"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("J Σ_t Jᵀ"));
 }
+
+#[test]
+fn image_sizes_whose_product_wraps_are_refused() {
+    // (2^63 + 1)² is 1 modulo 2^64: one value column must not pass for a 2^63 + 1 square image.
+    let d = temp_dir("wraps");
+    let one = d.join("one.csv");
+    std::fs::write(&one, "p,y\n1,1\n2,-1\n").unwrap();
+    let (a, b) = (d.join("a.csv"), d.join("b.csv"));
+    let side = "9223372036854775809";
+    let out = ["--out-csv", s(&a), "--out-var-csv", s(&b)];
+    let mut blocks = vec!["uncertainty", "blocks", "--input", s(&one), "--height", side, "--width", side];
+    blocks.extend_from_slice(&["--block-height", "1", "--block-width", "1"]);
+    blocks.extend_from_slice(&out);
+    fails_with(
+        &usvm(&blocks),
+        "1 value columns, but --height × --width × --channels = 85070591730234615884290395931651604481",
+    );
+    let mut translation = vec!["uncertainty", "translation", "--images", s(&one), "--height", side, "--width", side];
+    translation.extend_from_slice(&["--pixels", "1"]);
+    translation.extend_from_slice(&out);
+    fails_with(&usvm(&translation), "1 pixel columns, but --height 9223372036854775809 × --width 9223372036854775809");
+}
+
+#[test]
+fn a_segment_longer_than_the_series_is_an_error_not_an_allocation() {
+    let d = temp_dir("welch");
+    let series = d.join("series.csv");
+    std::fs::write(&series, "a,b,c,d,y\n1,2,3,4,1\n4,3,2,1,-1\n").unwrap();
+    let (a, b) = (d.join("a.csv"), d.join("b.csv"));
+    let mut args = vec!["uncertainty", "welch", "--input", s(&series), "--segment-len", "1000000000000000"];
+    args.extend_from_slice(&["--out-csv", s(&a), "--out-var-csv", s(&b)]);
+    fails_with(&usvm(&args), "series.csv: data row 1:");
+}

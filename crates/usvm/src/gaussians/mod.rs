@@ -30,4 +30,7 @@ mod translation;
 pub use pooling::{BlockParams, Pooled, WelchParams, Window, block_pool, welch_frequencies, welch_pool};
 pub use repeated::{CovarianceForm, Gaussians, gaussians_from_repeats};
 pub use standard_error::{StandardErrorRule, standard_errors_to_variances};
-pub use translation::{TranslationParams, image_gradients, translation_covariances, translation_factor, warp_bilinear};
+pub use translation::{
+    TranslationParams, image_gradients, translation_covariances, translation_covariances_in, translation_factor,
+    warp_bilinear,
+};

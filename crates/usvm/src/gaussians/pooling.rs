@@ -108,7 +108,7 @@ pub fn welch_pool(signal: &[f64], params: &WelchParams) -> Result<Pooled> {
     }
     let step = l - d;
     let k = if signal.len() < l { 0 } else { (signal.len() - l) / step + 1 };
-    if k < params.ddof + 1 || k == 0 {
+    if k <= params.ddof {
         return Err(invalid(
             "signal length",
             format!("{} samples give {k} segment(s) of {l}", signal.len()),
@@ -177,7 +177,7 @@ pub fn block_pool(map: ArrayView3<f64>, params: &BlockParams) -> Result<Pooled> 
     if h == 0 || w == 0 || c == 0 {
         return Err(Error::Empty("feature map"));
     }
-    if bh == 0 || bw == 0 || bh * bw <= params.ddof {
+    if bh == 0 || bw == 0 || bh.checked_mul(bw).is_none_or(|cells| cells <= params.ddof) {
         return Err(invalid("block size", format!("{bh}x{bw}"), "must be positive with more cells than ddof"));
     }
     if h % bh != 0 {

@@ -23,8 +23,9 @@
 //!
 //! [`warp_bilinear`] rotates and translates an image (used to pollute data in experiments).
 
-use ndarray::{Array2, ArrayView2};
+use ndarray::{Array2, Array3, ArrayView2, Axis};
 
+use super::CovarianceForm;
 use crate::covariance::Covariances;
 use crate::error::{Error, Result, invalid};
 
@@ -65,12 +66,15 @@ impl TranslationParams {
 }
 
 fn check_image(image: &[f64], height: usize, width: usize, index: usize) -> Result<()> {
-    if image.len() != height * width {
-        return Err(Error::DimensionMismatch {
-            what: "image pixels (height × width)",
-            expected: height * width,
-            found: image.len(),
-        });
+    match height.checked_mul(width) {
+        Some(pixels) if pixels == image.len() => {}
+        pixels => {
+            return Err(Error::DimensionMismatch {
+                what: "image pixels (height × width)",
+                expected: pixels.unwrap_or(usize::MAX),
+                found: image.len(),
+            });
+        }
     }
     if let Some(&v) = image.iter().find(|v| !v.is_finite()) {
         return Err(Error::NonFinite { what: "image", index, value: v });
@@ -123,6 +127,35 @@ pub fn translation_covariances(images: ArrayView2<f64>, params: &TranslationPara
         factors.push(translation_factor(&image, params)?);
     }
     Ok(Covariances::low_rank(factors, None))
+}
+
+/// [`translation_covariances`] stored in `form`: the exact factor `U` ([`CovarianceForm::LowRank`]), the
+/// dense `U Uᵀ`, its diagonal, or `(tr Σ / n) I`.
+pub fn translation_covariances_in(
+    images: ArrayView2<f64>,
+    params: &TranslationParams,
+    form: CovarianceForm,
+) -> Result<Covariances> {
+    let covariances = translation_covariances(images, params)?;
+    let (l, n) = images.dim();
+    let factors = match (form, &covariances) {
+        (CovarianceForm::LowRank, _) => return Ok(covariances),
+        (CovarianceForm::Isotropic, _) => return Ok(covariances.to_isotropic(l, n)),
+        (_, Covariances::LowRank(c)) => &c.factors,
+        _ => unreachable!("translation covariances are low-rank"),
+    };
+    Ok(match form {
+        CovarianceForm::Diagonal => {
+            Covariances::diagonal(Array2::from_shape_fn((l, n), |(i, j)| factors[i].row(j).dot(&factors[i].row(j))))
+        }
+        _ => {
+            let mut m = Array3::zeros((l, n, n));
+            for (i, u) in factors.iter().enumerate() {
+                m.index_axis_mut(Axis(0), i).assign(&u.dot(&u.t()));
+            }
+            Covariances::full(m)
+        }
+    })
 }
 
 /// The image rotated by `angle` radians (counter-clockwise as displayed, rows growing downwards) about its
@@ -351,5 +384,39 @@ mod tests {
         let zero = TranslationParams { height: 0, ..p };
         assert!(translation_factor(&DIGIT, &zero).is_err());
         assert!(warp_bilinear(&DIGIT, 8, 8, f64::NAN, 0.0, 0.0).is_err());
+        // (2^63 + 1)² wraps to 1 in 64 bits: the size check must not take it for one pixel.
+        let wraps = TranslationParams { height: (1 << 63) + 1, width: (1 << 63) + 1, ..p };
+        assert!(matches!(translation_factor(&[1.0], &wraps), Err(Error::DimensionMismatch { found: 1, .. })));
+    }
+
+    #[test]
+    fn every_storage_form_is_the_same_covariance() {
+        let p = TranslationParams::from_max_shift(8, 8, 1.5);
+        let images = ndarray::Array2::from_shape_fn((2, 64), |(i, j)| DIGIT[j] * (i + 1) as f64);
+        let u = match translation_covariances_in(images.view(), &p, CovarianceForm::LowRank).unwrap() {
+            Covariances::LowRank(c) => c.factors,
+            other => panic!("{}", other.kind()),
+        };
+        let Covariances::Full(full) = translation_covariances_in(images.view(), &p, CovarianceForm::Full).unwrap()
+        else {
+            panic!("full")
+        };
+        let Covariances::Diagonal(diag) =
+            translation_covariances_in(images.view(), &p, CovarianceForm::Diagonal).unwrap()
+        else {
+            panic!("diagonal")
+        };
+        let Covariances::Isotropic(iso) =
+            translation_covariances_in(images.view(), &p, CovarianceForm::Isotropic).unwrap()
+        else {
+            panic!("isotropic")
+        };
+        for (i, u) in u.iter().enumerate() {
+            let sigma = u.dot(&u.t());
+            let m = full.matrices.index_axis(ndarray::Axis(0), i);
+            assert!((&m - &sigma).iter().all(|d| d.abs() < 1e-12));
+            assert!(diag.variances.row(i).iter().zip(sigma.diag()).all(|(a, b)| (a - b).abs() < 1e-12));
+            assert!((iso.variances[i] - sigma.diag().sum() / 64.0).abs() < 1e-12);
+        }
     }
 }

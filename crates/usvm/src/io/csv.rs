@@ -155,7 +155,10 @@ fn read<R: BufRead, V: BufRead>(
 }
 
 /// The first non-blank line: distinct column names.
-fn read_header<R: BufRead>(lines: &mut LineReader<R>, source: &str) -> Result<(usize, Vec<String>), ParseError> {
+pub(super) fn read_header<R: BufRead>(
+    lines: &mut LineReader<R>,
+    source: &str,
+) -> Result<(usize, Vec<String>), ParseError> {
     let Some((line, text)) = lines.next_nonblank(source)? else {
         return Err(empty_input(source));
     };
@@ -232,7 +235,7 @@ fn check_variance_header<R: BufRead>(
 type Record<'a> = (usize, Vec<Cow<'a, str>>);
 
 /// The next non-blank line split into exactly `width` fields.
-fn next_record<'a, R: BufRead>(
+pub(super) fn next_record<'a, R: BufRead>(
     lines: &'a mut LineReader<R>,
     source: &str,
     width: usize,

@@ -14,7 +14,7 @@ use ndarray::Array2;
 
 use super::{
     CsrBuilder, LineReader, Loc, ParseError, check_factor_entries, empty_input, factor_matrix, is_factor_token,
-    parse_factor_entry, parse_label, parse_pair,
+    parse_factor_entry, parse_label, parse_pair, try_dense,
 };
 use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
@@ -90,7 +90,9 @@ fn read<R: BufRead, V: BufRead>(
                     .iter()
                     .map(|(line, f)| factor_matrix(Loc { source: var_source, line: *line }, f, n))
                     .collect::<Result<Vec<Array2<f64>>, _>>()?;
-                let diagonal = (!diagonal.values.is_empty()).then(|| diagonal.to_dense());
+                let loc = Loc { source: var_source, line: 0 };
+                let diagonal =
+                    if diagonal.values.is_empty() { None } else { Some(try_dense(loc, "the variances", &diagonal)?) };
                 Covariances::low_rank(factors, diagonal)
             }
         }
@@ -243,6 +245,12 @@ mod tests {
         let e = r.unwrap_err();
         assert_eq!((e.source.as_str(), e.line, e.field.as_str()), (source, line, field), "{e}");
         assert!(e.message.contains(msg), "{e}");
+    }
+
+    #[test]
+    fn factor_too_large_to_allocate_is_an_error() {
+        let r = read_var("1 1:1\n", "1 1:1 u67108864,67108864:1\n");
+        assert_err(r, "v.svm", 1, "u67108864", "a covariance factor (67108864 × 67108864 values) cannot be allocated");
     }
 
     #[test]

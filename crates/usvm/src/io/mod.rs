@@ -6,6 +6,7 @@
 //! | svm-gsu: means `<id> j:v ...`, labels `<id> <label>`, covariances `<id> i,j:v ...` | [`read_svmgsu`] | sparse | none, sparse diagonal or full |
 //! | LIBSVM/svmlight `label j:v ...` (+ variance file of the same layout) | [`read_libsvm`], [`read_libsvm_with_variances`] | sparse | none or sparse diagonal |
 //! | CSV with a header row (+ variance CSV) | [`read_csv`], [`read_csv_with_variances`] | dense | none or diagonal |
+//! | repeated observations: CSV with a header row and a group column | [`read_repeated_csv`] | dense, grouped | (estimated by [`crate::gaussians`]) |
 //! | LIBSVM precomputed kernel `label 0:s 1:K(x,x_1) ...` | [`read_libsvm_precomputed`] | dense, serial in column 0 | none |
 //! | svm-gsu linear model file | [`read_svmgsu_model`] | | |
 //!
@@ -26,12 +27,14 @@ mod csv;
 pub mod fuzz;
 mod libsvm;
 mod precomputed;
+mod repeated;
 mod svmgsu;
 mod writers;
 
 pub use csv::{read_csv, read_csv_weighted, read_csv_with_variances};
 pub use libsvm::{read_libsvm, read_libsvm_with_variances, write_libsvm, write_libsvm_variances};
 pub use precomputed::read_libsvm_precomputed;
+pub use repeated::{Observations, read_repeated_csv};
 pub use svmgsu::{SvmGsuData, read_svmgsu, read_svmgsu_model};
 pub use writers::{write_csv, write_csv_variances, write_svmgsu_covariances, write_svmgsu_labels, write_svmgsu_means};
 
@@ -251,8 +254,39 @@ pub(crate) fn check_factor_entries(
     Ok(())
 }
 
+/// The zeros of a dense array of shape `dims` that a reader sizes from the indices it read, or an error at
+/// `loc` naming `field` when its size overflows or the memory cannot be had: a short input stating a large
+/// index (e.g. a low-rank factor of 2^26 rows) must be a parse error, not an aborted process.
+pub(crate) fn try_zeros(loc: Loc, field: &str, what: &str, dims: &[usize]) -> Result<Vec<f64>, ParseError> {
+    let mut v = Vec::new();
+    match dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) {
+        Some(len) if v.try_reserve_exact(len).is_ok() => {
+            v.resize(len, 0.0);
+            Ok(v)
+        }
+        _ => {
+            let shape: Vec<String> = dims.iter().map(ToString::to_string).collect();
+            Err(loc.err(field, format!("{what} ({} values) cannot be allocated", shape.join(" × "))))
+        }
+    }
+}
+
+/// [`CsrMatrix::to_dense`](crate::data::CsrMatrix::to_dense) through [`try_zeros`].
+pub(crate) fn try_dense(loc: Loc, what: &str, m: &crate::data::CsrMatrix) -> Result<ndarray::Array2<f64>, ParseError> {
+    let shape = (m.n_rows(), m.n_cols);
+    let mut a = ndarray::Array2::from_shape_vec(shape, try_zeros(loc, "", what, &[shape.0, shape.1])?)
+        .expect("rows·cols zeros");
+    for i in 0..shape.0 {
+        let (idx, val) = m.row(i);
+        for (&j, &v) in idx.iter().zip(val) {
+            a[[i, j]] += v;
+        }
+    }
+    Ok(a)
+}
+
 /// The `n × r` factor (column-major) from its `(k, j, v)` entries, `r` one past the largest `k`. Errors
-/// when `r > n` (the rank of an `n × n` covariance is at most `n`).
+/// when `r > n` (the rank of an `n × n` covariance is at most `n`) or when it cannot be allocated.
 pub(crate) fn factor_matrix(
     loc: Loc,
     entries: &[(u32, u32, f64)],
@@ -265,7 +299,8 @@ pub(crate) fn factor_matrix(
             loc.err(&format!("u{r}"), format!("factor column {r} exceeds the number of features ({n}): rank ≤ n"))
         );
     }
-    let mut u = ndarray::Array2::zeros((n, r).f());
+    let zeros = try_zeros(loc, &format!("u{r}"), "a covariance factor", &[n, r])?;
+    let mut u = ndarray::Array2::from_shape_vec((n, r).f(), zeros).expect("n·r zeros");
     for &(k, j, v) in entries {
         u[[j as usize, k as usize]] = v;
     }
@@ -343,6 +378,18 @@ mod tests {
         assert_eq!(parse_pair(L, "4:1", Some(4)).unwrap(), (3, 1.0));
         assert_eq!(parse_variance(L, "v", "-0.1").unwrap_err().message, "negative variance");
         assert_eq!(parse_variance(L, "v", "0").unwrap(), 0.0);
+    }
+
+    #[test]
+    fn dense_arrays_too_large_to_allocate_are_errors() {
+        assert_eq!(try_zeros(L, "t", "x", &[2, 3]).unwrap(), vec![0.0; 6]);
+        for dims in [[1 << 26, 1 << 26], [usize::MAX, 2]] {
+            let e = try_zeros(L, "t", "a covariance factor", &dims).unwrap_err();
+            assert_eq!((e.line, e.field.as_str()), (7, "t"));
+            assert!(
+                e.message.starts_with("a covariance factor (") && e.message.ends_with("values) cannot be allocated")
+            );
+        }
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::io::BufRead;
 
 use ndarray::Array2;
 
-use super::{LineReader, Loc, ParseError, empty_input, parse_label, parse_pair, parse_value};
+use super::{LineReader, Loc, ParseError, empty_input, parse_label, parse_pair, parse_value, try_zeros};
 use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
 
@@ -25,6 +25,8 @@ pub fn read_libsvm_precomputed(data: impl BufRead, source: &str) -> Result<Datas
     let mut labels = Vec::new();
     let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
     let mut width = 1;
+    // The line and token of the largest index, for the error when the rows cannot be allocated.
+    let mut widest = (0, String::new());
     while let Some((line, text)) = lines.next_line(source)? {
         let loc = Loc { source, line };
         let mut tokens = text.split('#').next().unwrap_or_default().split_ascii_whitespace();
@@ -48,7 +50,10 @@ pub fn read_libsvm_precomputed(data: impl BufRead, source: &str) -> Result<Datas
                 return Err(loc.err(token, "indices must be strictly ascending"));
             }
             row.push((j + 1, v));
-            width = width.max(j + 2);
+            if j + 2 > width {
+                width = j + 2;
+                widest = (line, token.to_string());
+            }
         }
         labels.push(label);
         rows.push(row);
@@ -56,7 +61,8 @@ pub fn read_libsvm_precomputed(data: impl BufRead, source: &str) -> Result<Datas
     if labels.is_empty() {
         return Err(empty_input(source));
     }
-    let mut x = Array2::zeros((rows.len(), width));
+    let zeros = try_zeros(Loc { source, line: widest.0 }, &widest.1, "the kernel rows", &[rows.len(), width])?;
+    let mut x = Array2::from_shape_vec((rows.len(), width), zeros).expect("ℓ·width zeros");
     for (i, row) in rows.iter().enumerate() {
         for &(j, v) in row {
             x[[i, j]] = v;

@@ -28,7 +28,7 @@ use ndarray::{Array2, Array3, ShapeBuilder};
 
 use super::{
     CsrBuilder, LineReader, Loc, ParseError, ReadOptions, check_factor_entries, empty_input, factor_matrix,
-    is_factor_token, parse_factor_entry, parse_index, parse_label, parse_pair, parse_value,
+    is_factor_token, parse_factor_entry, parse_index, parse_label, parse_pair, parse_value, try_zeros,
 };
 use crate::covariance::{Covariances, psd_factor};
 use crate::data::{Dataset, Features};
@@ -372,7 +372,9 @@ fn read_covariances(reader: &mut dyn BufRead, source: &str, options: ReadOptions
             entries.into_iter().map(|(i, j, v, k)| Ok((index(i, k)?, index(j, k)?, v))).collect::<Result<_, _>>()?;
         let entries = if options.low_rank && entries.iter().any(|&(i, j, _)| i != j) {
             let m = entries.iter().map(|e| e.1 as usize + 1).max().unwrap_or(0);
-            CovEntries::Factored(psd_factor(0, dense_matrix(&entries, m).view()).map_err(|e| factor_error(loc, e))?)
+            CovEntries::Factored(
+                psd_factor(0, dense_matrix(loc, &entries, m)?.view()).map_err(|e| factor_error(loc, e))?,
+            )
         } else {
             CovEntries::Matrix(entries)
         };
@@ -392,15 +394,15 @@ fn factor_error(loc: Loc, e: crate::Error) -> ParseError {
     }
 }
 
-/// The symmetric `n × n` matrix of upper-triangle entries.
-fn dense_matrix(entries: &[(u32, u32, f64)], n: usize) -> Array2<f64> {
-    let mut m = Array2::zeros((n, n));
+/// The symmetric `n × n` matrix of upper-triangle entries (the covariance on `loc`'s line).
+fn dense_matrix(loc: Loc, entries: &[(u32, u32, f64)], n: usize) -> Result<Array2<f64>, ParseError> {
+    let mut m = Array2::from_shape_vec((n, n), try_zeros(loc, "", "a dense covariance", &[n, n])?).expect("n² zeros");
     for &(i, j, v) in entries {
         let (i, j) = (i as usize, j as usize);
         m[[i, j]] = v;
         m[[j, i]] = v;
     }
-    m
+    Ok(m)
 }
 
 /// An `i,j:v` token: 0-based `(i, j)` and a finite value, non-negative on the diagonal.
@@ -447,7 +449,13 @@ fn assemble_covariances(rows: Vec<CovRow>, n: usize, source: &str) -> Result<Cov
         return Ok(Covariances::sparse_diagonal(b.finish(n)));
     }
     if rows.iter().all(|r| matches!(r.entries, CovEntries::Matrix(_))) {
-        let mut m = Array3::zeros((rows.len(), n, n));
+        // The line stating the largest index, if the dimension is this file's.
+        let widest = rows
+            .iter()
+            .find(|r| matches!(&r.entries, CovEntries::Matrix(e) if e.iter().any(|e| e.1 as usize + 1 == n)));
+        let loc = Loc { source, line: widest.or(rows.first()).map_or(0, |r| r.line) };
+        let zeros = try_zeros(loc, "", "the dense covariances", &[rows.len(), n, n])?;
+        let mut m = Array3::from_shape_vec((rows.len(), n, n), zeros).expect("ℓ·n² zeros");
         for (k, row) in rows.into_iter().enumerate() {
             let CovEntries::Matrix(entries) = row.entries else { unreachable!("all rows are matrices") };
             for (i, j, v) in entries {
@@ -463,23 +471,31 @@ fn assemble_covariances(rows: Vec<CovRow>, n: usize, source: &str) -> Result<Cov
     let n_rows = rows.len();
     for (k, row) in rows.into_iter().enumerate() {
         let loc = Loc { source, line: row.line };
-        let mut set_diagonal = |j: u32, v: f64| {
-            diagonal.get_or_insert_with(|| Array2::zeros((n_rows, n)))[[k, j as usize]] = v;
+        let mut set_diagonal = |entries: &mut dyn Iterator<Item = (u32, f64)>| -> Result<(), ParseError> {
+            for (j, v) in entries {
+                if diagonal.is_none() {
+                    let zeros = try_zeros(loc, "", "the dense variances", &[n_rows, n])?;
+                    diagonal = Some(Array2::from_shape_vec((n_rows, n), zeros).expect("ℓ·n zeros"));
+                }
+                diagonal.as_mut().expect("allocated")[[k, j as usize]] = v;
+            }
+            Ok(())
         };
         let factor = match row.entries {
             CovEntries::Matrix(entries) if entries.iter().all(|&(i, j, _)| i == j) => {
-                entries.iter().for_each(|&(j, _, v)| set_diagonal(j, v));
+                set_diagonal(&mut entries.iter().map(|&(j, _, v)| (j, v)))?;
                 Array2::zeros((n, 0).f())
             }
             CovEntries::Matrix(entries) => {
-                psd_factor(k, dense_matrix(&entries, n).view()).map_err(|e| factor_error(loc, e))?
+                psd_factor(k, dense_matrix(loc, &entries, n)?.view()).map_err(|e| factor_error(loc, e))?
             }
             CovEntries::Factor { factor, diagonal } => {
-                diagonal.iter().for_each(|&(j, v)| set_diagonal(j, v));
+                set_diagonal(&mut diagonal.iter().copied())?;
                 factor_matrix(loc, &factor, n)?
             }
             CovEntries::Factored(u) => {
-                let mut padded = Array2::zeros((n, u.ncols()).f());
+                let zeros = try_zeros(loc, "", "a covariance factor", &[n, u.ncols()])?;
+                let mut padded = Array2::from_shape_vec((n, u.ncols()).f(), zeros).expect("n·r zeros");
                 padded.slice_mut(ndarray::s![..u.nrows(), ..]).assign(&u);
                 padded
             }
@@ -599,6 +615,20 @@ mod tests {
         assert_err(read(ok_m, ok_l, Some("a 3,1:1\n"), Some(2)), "c.txt", 1, "3,1:1", "exceeds");
         assert_err(read("a 3:1\n", ok_l, None, Some(2)), "m.txt", 1, "3:1", "exceeds");
         assert_err(read("x 1:1\n", ok_l, None, None), "l.txt", 0, "", "no id appears");
+    }
+
+    #[test]
+    fn stated_dimensions_too_large_to_allocate_are_errors() {
+        // 2^26 features: one dense matrix, or a factor of 2^26 columns, is 2^52 values (2^55 bytes).
+        let (m, l) = ("a 1:1\nb 2:1\n", "a 1\nb -1\n");
+        let huge = Some("a 1,1:1 1,67108864:0.5\nb 1,1:1\n");
+        assert_err(read(m, l, huge, None), "c.txt", 1, "", "the dense covariances (2 × 67108864 × 67108864 values)");
+        let mut cov = huge.unwrap().as_bytes();
+        let low_rank = ReadOptions { low_rank: true, ..Default::default() };
+        let r = read_svmgsu((m.as_bytes(), "m.txt"), (l.as_bytes(), "l.txt"), Some((&mut cov, "c.txt")), low_rank);
+        assert_err(r, "c.txt", 1, "", "a dense covariance (67108864 × 67108864 values) cannot be allocated");
+        let factor = Some("a u67108864,67108864:1\nb 1,1:1\n");
+        assert_err(read(m, l, factor, None), "c.txt", 1, "u67108864", "a covariance factor");
     }
 
     #[test]
