@@ -1,5 +1,7 @@
 """TSVCClassifier: the SOCP against cvxpy, the forms against each other, the CLI-free API, sklearn checks."""
 
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
@@ -78,3 +80,37 @@ def expected_failed_checks(estimator):
 )
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def _non_separable(seed, n=100):
+    """Overlapping classes with bounds in [0.1, 0.8]: the cone programme's relaxation does not certify."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(0.3, 1.0, (n // 2, 2)), rng.normal(-0.3, 1.0, (n // 2, 2))])
+    y = np.repeat([1, 0], n // 2)
+    return X, y, rng.uniform(0.1, 0.8, n)
+
+
+def test_uncertified_socp_warns_and_is_never_worse_than_alternating():
+    from sklearn.exceptions import ConvergenceWarning
+
+    fell_back = 0
+    for seed in range(10):
+        X, y, delta = _non_separable(seed)
+        alt = TSVCClassifier(C=1.0).fit(X, y, delta=delta)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            socp = TSVCClassifier(C=1.0, form="socp").fit(X, y, delta=delta)
+        report = socp.reports_[0]
+        fallback = report["fallback"]
+        assert fallback["alternating_objective"] == alt.objective_[0]
+        assert socp.objective_[0] <= alt.objective_[0]
+        unconverged = [w for w in caught if issubclass(w.category, ConvergenceWarning)]
+        if report["termination"] == "not_certified":
+            assert len(unconverged) == 1 and "did not certify" in str(unconverged[0].message)
+            if fallback["taken"] == "alternating":
+                fell_back += 1
+                assert "alternating solution was taken" in str(unconverged[0].message)
+                np.testing.assert_array_equal(socp.coef_, alt.coef_)
+        else:
+            assert report["termination"] == "converged" and not unconverged
+    assert fell_back >= 3

@@ -242,11 +242,18 @@ impl usvm::methods::Observer for BarObserver {
     }
 }
 
-/// A note on standard error for every binary problem whose solver did not converge.
+/// A note on standard error for every binary problem whose solver did not converge (with the solution
+/// taken where the method compared two, as TSVC's cone form does).
 pub fn warn_unless_converged(params: &MethodParams, reports: &[FitReport]) {
     for (k, r) in reports.iter().enumerate().filter(|(_, r)| !r.converged()) {
         let which = if reports.len() > 1 { format!(" (binary problem {k})") } else { String::new() };
-        eprintln!("warning: {}{which}: the solver {} after {} iterations", params.name(), r.termination, r.n_iter);
+        let taken = r.fallback.map(|f| format!("; {f}")).unwrap_or_default();
+        eprintln!(
+            "warning: {}{which}: the solver {} after {} iterations{taken}",
+            params.name(),
+            r.termination,
+            r.n_iter
+        );
     }
 }
 

@@ -1,5 +1,6 @@
 //! `usvm train --method tsvc`: the two linear forms agree, kernels and per-example bounds work, bad
-//! bounds are reported with file, line and field and write no model.
+//! bounds are reported with file, line and field and write no model; an uncertified cone form warns,
+//! returns the better solution, and fails under `--strict`.
 
 mod common;
 
@@ -103,4 +104,52 @@ fn per_example_bounds_follow_the_folds_of_cross_validation() {
     assert_eq!(cv(&|_| 0.3), uniform);
     // Varying bounds run (each fold gets its own rows' bounds).
     assert!(cv(&|i| 0.1 * (i % 4) as f64) > 0.5);
+}
+
+#[test]
+fn socp_on_the_non_separable_synthetic_set_warns_takes_the_better_solution_and_strict_fails() {
+    use usvm::svm::{Delta, TsvcForm, TsvcParams};
+    use usvm_experiments::tsvc_synthetic::{NoiseScale, Target, trial};
+    // The first trial of the paper's synthetic set (linear target, δ_i = σ_i, C = 1) where the cone form's
+    // relaxation does not certify and the alternating rounds do better than its search over γ.
+    let socp = |d: &usvm_experiments::tsvc_synthetic::Trial| {
+        let params =
+            TsvcParams { delta: Delta::PerExample(d.delta.clone()), form: TsvcForm::Socp, ..Default::default() };
+        params.fit(&d.train).unwrap().reports[0].report.clone()
+    };
+    let data = (0..50)
+        .map(|t| trial(Target::Linear, 50, 10, NoiseScale::StandardDeviation, 5000 + t))
+        .find(|d| socp(d).fallback.is_some_and(|f| f.taken == usvm::Candidate::Alternating))
+        .expect("a trial where the relaxation does not certify");
+    let dir = temp_dir("socp-fallback");
+    let x = match &data.train.features {
+        usvm::Features::Dense(x) => x.clone(),
+        usvm::Features::Sparse(_) => unreachable!("the synthetic set is dense"),
+    };
+    let rows: String =
+        x.rows().into_iter().zip(&data.train.labels).map(|(r, y)| format!("{},{},{y}\n", r[0], r[1])).collect();
+    let (csv, deltas) = (dir.join("train.csv"), dir.join("delta.txt"));
+    std::fs::write(&csv, format!("x1,x2,label\n{rows}")).unwrap();
+    std::fs::write(&deltas, data.delta.iter().map(|d| format!("{d}\n")).collect::<String>()).unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let (model, report) = (dir.join(format!("{name}.json")), dir.join(format!("{name}.report.json")));
+        let args = ["train", "--method", "tsvc", "--kernel", "linear", "--C", "1", "--csv", s(&csv)];
+        let files = ["--delta-file", s(&deltas), "--model", s(&model), "--report", s(&report)];
+        (usvm(&[&args[..], &files, extra].concat()), model, report)
+    };
+    let (out, _, alt_report) = run("alt", &[]);
+    assert!(ok_stderr(&out).is_empty());
+    let (out, _, socp_report) = run("socp", &["--form", "socp"]);
+    let warning = ok_stderr(&out);
+    for needle in ["warning: tsvc", "did not certify", "the alternating solution was taken"] {
+        assert!(warning.contains(needle), "{warning:?} does not contain {needle:?}");
+    }
+    let (ra, rs) = (read_json(&alt_report), read_json(&socp_report));
+    assert_eq!(rs["termination"], "not_certified");
+    assert!(rs["objective"].as_f64().unwrap() <= ra["objective"].as_f64().unwrap());
+    let (out, model, _) = run("strict", &["--form", "socp", "--strict"]);
+    let err = fails(&out);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(err.contains("--strict: tsvc solved a relaxation that did not certify"), "{err}");
+    assert!(!model.exists());
 }

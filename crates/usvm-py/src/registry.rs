@@ -262,7 +262,7 @@ impl PyModel {
 /// the estimators accept; `x_star` the privileged features of SVM+/R-SVM+; `start` a `Model` of the same
 /// classes and features to warm-start the linear methods from. Returns the `Model`, one report dict per
 /// binary problem (`objective`, `n_iter`, `termination`, `converged`, `gradient_norm`,
-/// `initial_gradient_norm`, `duality_gap`, `objective_trace`, `rounds`, `norm_bound`) and the training indices of the support
+/// `initial_gradient_norm`, `duality_gap`, `objective_trace`, `rounds`, `norm_bound`, `fallback`) and the training indices of the support
 /// vectors where the method selects them (the SVM; else None).
 #[pyfunction]
 #[pyo3(signature = (params_json, x, y, *, cov=None, sample_weight=None, x_star=None, seed=0, threads=None, start=None))]
@@ -301,7 +301,9 @@ fn fit<'py>(
 }
 
 /// A report as a dict: `objective`, `n_iter`, `termination`, `converged`, `gradient_norm`,
-/// `initial_gradient_norm`, `duality_gap`, `objective_trace`, `rounds`, `norm_bound`.
+/// `initial_gradient_norm`, `duality_gap`, `objective_trace`, `rounds`, `norm_bound`, and `fallback` (TSVC's
+/// cone form: `{"taken": "relaxation" | "alternating", "relaxation_objective", "alternating_objective"}`, else
+/// None).
 pub(crate) fn report_dict<'py>(py: Python<'py>, r: &usvm::FitReport) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("objective", r.objective)?;
@@ -314,6 +316,18 @@ pub(crate) fn report_dict<'py>(py: Python<'py>, r: &usvm::FitReport) -> PyResult
     d.set_item("objective_trace", r.objective_trace.clone())?;
     d.set_item("rounds", r.rounds)?;
     d.set_item("norm_bound", r.norm_bound)?;
+    let fallback = r
+        .fallback
+        .map(|f| {
+            let taken = serde_json::to_value(f.taken).expect("serialises");
+            let fd = PyDict::new(py);
+            fd.set_item("taken", taken.as_str())?;
+            fd.set_item("relaxation_objective", f.relaxation_objective)?;
+            fd.set_item("alternating_objective", f.alternating_objective)?;
+            Ok::<_, PyErr>(fd)
+        })
+        .transpose()?;
+    d.set_item("fallback", fallback)?;
     Ok(d)
 }
 

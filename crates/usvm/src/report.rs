@@ -88,6 +88,49 @@ pub struct FitReport {
     /// `C`); `None` otherwise.
     #[serde(default)]
     pub norm_bound: Option<f64>,
+    /// TSVC's cone form for `C` when its relaxation did not certify: the two solutions of eq. 7 it
+    /// compared (the relaxation's and the alternating rounds') and which it returned; `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Fallback>,
+}
+
+/// A solution of TSVC's eq. 7.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Candidate {
+    /// The cone programme's: the convex relaxation's, or the best of the search over the norm bound `γ`
+    /// when the relaxation does not certify.
+    Relaxation,
+    /// The alternating rounds' (Algorithm 1), a local minimum.
+    Alternating,
+}
+
+/// Where the relaxation of TSVC's cone form for `C` does not certify the global minimum (non-separable
+/// data), the form also runs the alternating rounds and returns the solution of lower objective (eq. 7).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Fallback {
+    /// The solution returned.
+    pub taken: Candidate,
+    /// Eq. 7 at the relaxation's solution.
+    pub relaxation_objective: f64,
+    /// Eq. 7 at the alternating rounds' solution.
+    pub alternating_objective: f64,
+}
+
+impl std::fmt::Display for Fallback {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (relaxation, alternating) = (self.relaxation_objective, self.alternating_objective);
+        match self.taken {
+            Candidate::Alternating => write!(
+                f,
+                "the alternating solution was taken (objective {alternating}, below the relaxation's {relaxation})"
+            ),
+            Candidate::Relaxation => write!(
+                f,
+                "the relaxation's solution was kept (objective {relaxation}; the alternating solution's {alternating})"
+            ),
+        }
+    }
 }
 
 impl FitReport {

@@ -205,7 +205,19 @@ def _why(report: dict) -> str:
         "not_certified": "not_certified: the relaxation's bound did not certify the solution",
     }.get(report["termination"], report["termination"])
     rounds = f" in {report['rounds']} rounds" if report.get("rounds") else ""
-    return f"{what} (residual {report['gradient_norm']:.3g} after {report['n_iter']} iterations{rounds})"
+    why = f"{what} (residual {report['gradient_norm']:.3g} after {report['n_iter']} iterations{rounds})"
+    fallback = report.get("fallback")
+    if fallback is None:
+        return why
+    if fallback["taken"] == "alternating":
+        return (
+            f"{why}; the alternating solution was taken (objective {fallback['alternating_objective']:.6g}, "
+            f"below the relaxation's {fallback['relaxation_objective']:.6g})"
+        )
+    return (
+        f"{why}; the relaxation's solution was kept (objective {fallback['relaxation_objective']:.6g}; the "
+        f"alternating solution's {fallback['alternating_objective']:.6g})"
+    )
 
 
 class Classifier(RegistryClassifier):

@@ -30,6 +30,10 @@ class TSVCClassifier(RegistryClassifier):
         The bounds: one value for every example, or one per training example (``fit(..., delta=...)``
         overrides it for that fit).
     form : {'alternating', 'socp'}, default='alternating'
+        ``'socp'``: the cone programme's relaxation, which certifies the global minimum when its norm
+        constraint is active (nearly separable data). When it does not certify, the alternating rounds
+        run too and the solution of lower objective (eq. 7) is kept; the fit raises a
+        ``ConvergenceWarning`` that says which solution was taken (``reports_[k]["fallback"]``).
     kernel : {'linear', 'rbf', 'poly'}, default='linear'
     gamma : float, default=1.0
     degree : int, default=3

@@ -131,6 +131,11 @@ class InvalidParameterError(UsvmError): ...
 class DataError(UsvmError): ...
 class ModelFileError(UsvmError): ...
 
+class _Fallback(TypedDict):
+    taken: str  # "relaxation" | "alternating"
+    relaxation_objective: float
+    alternating_objective: float
+
 class _Report(TypedDict):
     objective: float
     n_iter: int
@@ -142,6 +147,7 @@ class _Report(TypedDict):
     objective_trace: list[float]
     rounds: int
     norm_bound: float | None
+    fallback: _Fallback | None  # TSVC's cone form: which of two solutions was returned
 
 METHODS: list[str]
 

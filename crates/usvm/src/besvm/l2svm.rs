@@ -168,6 +168,7 @@ impl SquaredHingeSvmParams {
             duality_gap: dual.map(|d| dual_cd::relative_gap(result.value, d)),
             rounds: 0,
             norm_bound: None,
+            fallback: None,
         };
         (result.x, report)
     }

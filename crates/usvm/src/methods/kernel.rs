@@ -77,6 +77,7 @@ impl Svm {
                 duality_gap: None,
                 rounds: 0,
                 norm_bound: None,
+                fallback: None,
             })
             .collect();
         Ok(Fit { model: Model::Kernel(fit.model), reports, support: Some(fit.support) })

@@ -21,7 +21,9 @@ pub enum TsvcSolution {
         #[serde(default = "default_tol")]
         tol: f64,
     },
-    /// The second-order cone programme (eq. 8) by Clarabel, certified by the dual (linear kernel).
+    /// The second-order cone programme (eq. 8) by Clarabel, certified by the dual (linear kernel); for `C`,
+    /// when the relaxation does not certify, the alternating rounds (default settings) run too and the
+    /// lower objective is returned.
     Socp {
         /// Solve eq. 8 for this fixed bound `‖w‖ ≤ G` instead of eq. 7 for `C`.
         #[serde(default)]

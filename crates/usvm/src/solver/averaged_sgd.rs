@@ -80,6 +80,7 @@ pub fn solve<L: MarginLoss>(objective: &Objective<'_, L>, settings: &SgdSettings
         duality_gap: None,
         rounds: 0,
         norm_bound: None,
+        fallback: None,
     };
     (average, report)
 }

@@ -188,6 +188,7 @@ pub(crate) fn continuation<C: Continuation>(
                 duality_gap: None,
                 rounds: 0,
                 norm_bound: None,
+                fallback: None,
             };
             return (x, report);
         }

@@ -376,6 +376,7 @@ impl KernelIgsuParams {
                 duality_gap: None,
                 rounds: 0,
                 norm_bound: None,
+                fallback: None,
             };
             Ok(ovr::Binary { coef: alpha, intercept: b, report })
         })?;

@@ -316,6 +316,7 @@ impl LinearSvmParams {
             duality_gap: Some(gap),
             rounds: 0,
             norm_bound: None,
+            fallback: None,
         };
         (cd.theta, report)
     }

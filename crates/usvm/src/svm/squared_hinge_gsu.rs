@@ -184,6 +184,7 @@ impl SquaredHingeGsuParams {
                     duality_gap: None,
                     rounds: 0,
                     norm_bound: None,
+                    fallback: None,
                 };
                 (r.x, report)
             }

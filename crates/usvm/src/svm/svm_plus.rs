@@ -267,6 +267,7 @@ fn solve_all(
             duality_gap: None,
             rounds: 0,
             norm_bound: None,
+            fallback: None,
         })
         .collect();
     let model = KernelModel::from_training(m.kernel, s.classes, &data.features, s.coef, s.intercept);

@@ -21,6 +21,9 @@
 //! - **cone programme** (eq. 8, `solver::conic`): for a fixed norm bound `γ` the problem is an
 //!   SOCP; with `γ` free and `½γ²` added it is a convex relaxation of eq. 7 that is exact whenever its
 //!   cone constraint is active, so it certifies the global minimum; its dual (eq. 9) gives a duality gap.
+//!   For `C`, where the relaxation does not certify (non-separable data), the alternating rounds run as
+//!   well and the lower eq. 7 of the two solutions is returned (the report says `NotCertified`, and its
+//!   `fallback` which solution was taken): they usually beat the relaxation's search over `γ`.
 //! - **kernel** ([`super::tsvc_kernel`]): a kernel SVM on the shifted points, then the first-order Taylor
 //!   update `Δx_i = y_i δ_i v_i/‖v_i‖`, `v_i = Σ_j y_j α_j ∇_x k(x_i, x_j + Δx_j)`.
 //!
@@ -45,8 +48,7 @@ use crate::loss::BallHinge;
 use crate::model::{LinearModel, Model};
 use crate::objective::{Objective, Problem};
 use crate::ovr;
-use crate::report::FitReport;
-use crate::report::Termination;
+use crate::report::{Candidate, Fallback, FitReport, Termination};
 use crate::solver::conic::{self, NormBound};
 
 use super::alternating::alternate;
@@ -144,7 +146,8 @@ impl TsvcParams {
             let y = ovr::signs(&data.labels, positive);
             let (w, b, report) = match self.form {
                 TsvcForm::Alternating => self.fit_alternating(data, &y, &delta),
-                TsvcForm::Socp => self.fit_socp(data, &y, &delta)?,
+                TsvcForm::Socp if self.norm_bound.is_some() => self.fit_socp(data, &y, &delta)?,
+                TsvcForm::Socp => self.fit_socp_or_alternating(data, &y, &delta)?,
             };
             Ok(ovr::Binary { coef: w, intercept: b, report })
         })?;
@@ -188,6 +191,32 @@ impl TsvcParams {
         (run.theta, b, report)
     }
 
+    /// The cone form for `C`: the relaxation's solution ([`Self::fit_socp`]) when it is certified, else the
+    /// better of it and the alternating rounds' ([`Self::fit_alternating`]) on eq. 7 — where the relaxation
+    /// does not certify, its search over `γ` can end far above the rounds' local minimum. The termination
+    /// stays the relaxation's (`NotCertified`, or `MaxIterations` if the interior-point solver stopped
+    /// short); `fallback` says which solution was returned. Taking the rounds' solution, the report is
+    /// theirs (objective, trace, iterations, rounds, residual) with the relaxation's lower bound, and no
+    /// duality gap or norm bound (those describe the solution not returned).
+    fn fit_socp_or_alternating(&self, data: &Dataset, y: &[f64], delta: &[f64]) -> Result<(Vec<f64>, f64, TsvcReport)> {
+        let (w, b, mut relaxed) = self.fit_socp(data, y, delta)?;
+        if relaxed.report.converged() {
+            return Ok((w, b, relaxed));
+        }
+        let (w_alt, b_alt, alternating) = self.fit_alternating(data, y, delta);
+        let (relaxation_objective, alternating_objective) = (relaxed.report.objective, alternating.report.objective);
+        let taken =
+            if alternating_objective < relaxation_objective { Candidate::Alternating } else { Candidate::Relaxation };
+        let fallback = Some(Fallback { taken, relaxation_objective, alternating_objective });
+        if taken == Candidate::Relaxation {
+            relaxed.report.fallback = fallback;
+            return Ok((w, b, relaxed));
+        }
+        let report = FitReport { termination: relaxed.report.termination, fallback, ..alternating.report };
+        let report = TsvcReport { report, dual_objective: None, duality_gap: None, lower_bound: relaxed.lower_bound };
+        Ok((w_alt, b_alt, report))
+    }
+
     /// The cone form. For a fixed `norm_bound`: eq. 8 once. For `C`: first the convex relaxation with `γ`
     /// free, whose value is a lower bound on eq. 7 and which is eq. 7's global minimum when its cone
     /// constraint is active (`‖w‖ = γ`). When it is not (many margin violators: `C Σ α_i δ_i > ‖w‖`), eq. 7 is
@@ -196,7 +225,8 @@ impl TsvcParams {
     /// That search is not guaranteed to reach eq. 7's minimum — its minimiser may sit where eq. 8's cone
     /// constraint is inactive, so that no eq. 8 solution is on the sphere `‖w‖ = γ` (Bi & Zhang's claim that
     /// eq. 8 "produces exactly the same solution" holds only when the constraint is active) — so the report
-    /// then says `converged: false`, with the relaxation's lower bound; the alternating form does better there.
+    /// then says `NotCertified`, with the relaxation's lower bound; the alternating form often does better
+    /// there ([`Self::fit_socp_or_alternating`] compares the two).
     fn fit_socp(&self, data: &Dataset, y: &[f64], delta: &[f64]) -> Result<(Vec<f64>, f64, TsvcReport)> {
         let (x, weights) = (&data.features, data.weights.as_deref());
         let solve = |bound| conic::tsvc_socp(x, y, weights, delta, self.fit_intercept, bound, 200);
@@ -280,6 +310,7 @@ impl TsvcParams {
             duality_gap: Some((gap / best.primal.abs().max(1.0)).max(0.0)),
             rounds: solves,
             norm_bound: Some(best.gamma),
+            fallback: None,
         };
         let report = TsvcReport { report, dual_objective: Some(best.dual), duality_gap: Some(gap), lower_bound };
         Ok((best.w, best.b, report))

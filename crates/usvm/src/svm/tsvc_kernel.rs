@@ -235,6 +235,7 @@ pub fn fit_binary(
         duality_gap: None,
         rounds,
         norm_bound: None,
+        fallback: None,
     };
     Ok(KernelTsvc {
         points,

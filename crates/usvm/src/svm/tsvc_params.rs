@@ -22,7 +22,8 @@ pub enum Delta {
 pub enum TsvcForm {
     /// Algorithm 1: alternate a hinge SVM on the shifted points with Lemma 1 (linear or kernel).
     Alternating,
-    /// The second-order cone programme (eq. 8), solved by Clarabel (linear kernel only).
+    /// The second-order cone programme (eq. 8), solved by Clarabel (linear kernel only); for `C`, when
+    /// its relaxation does not certify, the better of its solution and the alternating rounds'.
     Socp,
 }
 
@@ -70,7 +71,9 @@ pub struct TsvcReport {
     /// or interior-point iterations in total (cone); `gradient_norm`: the last SVM's optimality residual
     /// (alternating) or the duality gap (cone); `converged`: the stopping rule was met.
     /// `rounds`: SVM solves (alternating, the first one included) or cone programmes solved (cone);
-    /// `norm_bound`: the cone form's `γ` of eq. 8 (the optimal one when solving for `C`).
+    /// `norm_bound`: the cone form's `γ` of eq. 8 (the optimal one when solving for `C`); `fallback`: the
+    /// cone form for `C` when its relaxation did not certify, which of its solution and the alternating
+    /// rounds' was returned (the report is then the returned one's, with the cone form's termination).
     pub report: FitReport,
     /// Cone form: eq. 9's objective at the multipliers, and `Σ c_i ξ_i + eq. 9` (≈ 0 at the optimum).
     pub dual_objective: Option<f64>,
