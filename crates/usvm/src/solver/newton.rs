@@ -195,6 +195,9 @@ pub(crate) fn line_minimum(phi: &dyn Fn(f64) -> (f64, f64, f64), slope: f64) -> 
 /// Steps per evaluation of [`line_minimum_batched`].
 pub(crate) const LINE_BATCH: usize = 32;
 
+/// `(φ, φ', φ'')` at one step of a line search.
+pub(crate) type LinePoint = (f64, f64, f64);
+
 /// [`line_minimum`] for an objective that evaluates many steps for the price of one (a round of the fit
 /// over row shards): each call of `phis` evaluates `(φ, φ', φ'')` at the safeguarded Newton candidate and
 /// `LINE_BATCH - 1` more steps — doublings beyond it while no step with `φ' > 0` is known, else points
@@ -202,7 +205,7 @@ pub(crate) const LINE_BATCH: usize = 32;
 /// does, evenly otherwise) — so that a round shrinks the bracket about thirty-fold rather than two-fold
 /// on a nearly piecewise-linear `φ`. The stopping rules are [`line_minimum`]'s. (On the hinge, 16, 32 and
 /// 64 steps per round took 11, 10 and 9.4 rounds per Newton iteration against 22 one step at a time.)
-pub(crate) fn line_minimum_batched(phis: &mut dyn FnMut(&[f64]) -> Vec<(f64, f64, f64)>, slope: f64) -> f64 {
+pub(crate) fn line_minimum_batched(phis: &mut dyn FnMut(&[f64]) -> Vec<LinePoint>, slope: f64) -> f64 {
     let extra = LINE_BATCH - 1;
     // The bracket `[lo, hi]` and `(φ', φ'')` at its ends (`φ''(0)` unknown).
     let (mut lo, mut hi) = (0.0f64, f64::INFINITY);
