@@ -463,13 +463,14 @@ fn translation(args: &TranslationArgs) -> Result<()> {
     let covariances = match args.cov_type {
         CovType::Lowrank => low_rank,
         other => {
-            let lr = low_rank.to_low_rank(l, n);
+            let lr = low_rank.to_low_rank(l, n)?;
             match other {
                 CovType::Diag => Covariances::diagonal(Array2::from_shape_fn((l, n), |(i, j)| {
                     lr.factors[i].row(j).iter().map(|x| x * x).sum()
                 })),
                 CovType::Iso => low_rank.to_isotropic(l, n),
                 _ => {
+                    usvm::memory::reserve("full covariances", usvm::covariance::FULL_REMEDY, &[l, n, n])?;
                     let mut m = Array3::zeros((l, n, n));
                     for i in 0..l {
                         m.index_axis_mut(ndarray::Axis(0), i).assign(&lr.factors[i].dot(&lr.factors[i].t()));

@@ -30,7 +30,7 @@ use super::{
     CsrBuilder, LineReader, Loc, ParseError, ReadOptions, check_factor_entries, empty_input, factor_matrix,
     is_factor_token, parse_factor_entry, parse_index, parse_label, parse_pair, parse_value,
 };
-use crate::covariance::{Covariances, psd_factor};
+use crate::covariance::{Covariances, FULL_REMEDY, psd_factor};
 use crate::data::{Dataset, Features};
 use crate::model::LinearModel;
 
@@ -357,7 +357,8 @@ fn read_covariances(reader: &mut dyn BufRead, source: &str, options: ReadOptions
             entries.into_iter().map(|(i, j, v, k)| Ok((index(i, k)?, index(j, k)?, v))).collect::<Result<_, _>>()?;
         let entries = if options.low_rank && entries.iter().any(|&(i, j, _)| i != j) {
             let m = entries.iter().map(|e| e.1 as usize + 1).max().unwrap_or(0);
-            CovEntries::Factored(psd_factor(0, dense_matrix(&entries, m).view()).map_err(|e| factor_error(loc, e))?)
+            let dense = dense_matrix(&entries, m).map_err(|e| factor_error(loc, e))?;
+            CovEntries::Factored(psd_factor(0, dense.view()).map_err(|e| factor_error(loc, e))?)
         } else {
             CovEntries::Matrix(entries)
         };
@@ -367,7 +368,8 @@ fn read_covariances(reader: &mut dyn BufRead, source: &str, options: ReadOptions
 }
 
 /// A failed factorisation of the covariance on `loc`'s line (entries are finite and symmetric by
-/// construction, so what is left is an indefinite matrix or a failed eigensolver).
+/// construction, so what is left is an indefinite matrix, a failed eigensolver, or a matrix too large for
+/// the memory).
 fn factor_error(loc: Loc, e: crate::Error) -> ParseError {
     match e {
         crate::Error::NotPositiveSemidefinite { eigenvalue, .. } => {
@@ -377,15 +379,16 @@ fn factor_error(loc: Loc, e: crate::Error) -> ParseError {
     }
 }
 
-/// The symmetric `n × n` matrix of upper-triangle entries.
-fn dense_matrix(entries: &[(u32, u32, f64)], n: usize) -> Array2<f64> {
+/// The symmetric `n × n` matrix of upper-triangle entries ([`crate::Error::TooLarge`] beyond the memory).
+fn dense_matrix(entries: &[(u32, u32, f64)], n: usize) -> crate::Result<Array2<f64>> {
+    crate::memory::reserve("a dense covariance", FULL_REMEDY, &[n, n])?;
     let mut m = Array2::zeros((n, n));
     for &(i, j, v) in entries {
         let (i, j) = (i as usize, j as usize);
         m[[i, j]] = v;
         m[[j, i]] = v;
     }
-    m
+    Ok(m)
 }
 
 /// An `i,j:v` token: 0-based `(i, j)` and a finite value, non-negative on the diagonal.
@@ -432,6 +435,8 @@ fn assemble_covariances(rows: Vec<CovRow>, n: usize, source: &str) -> Result<Cov
         return Ok(Covariances::sparse_diagonal(b.finish(n)));
     }
     if rows.iter().all(|r| matches!(r.entries, CovEntries::Matrix(_))) {
+        crate::memory::reserve("full covariances", FULL_REMEDY, &[rows.len(), n, n])
+            .map_err(|e| Loc { source, line: 0 }.err("", e.to_string()))?;
         let mut m = Array3::zeros((rows.len(), n, n));
         for (k, row) in rows.into_iter().enumerate() {
             let CovEntries::Matrix(entries) = row.entries else { unreachable!("all rows are matrices") };
@@ -457,7 +462,8 @@ fn assemble_covariances(rows: Vec<CovRow>, n: usize, source: &str) -> Result<Cov
                 Array2::zeros((n, 0).f())
             }
             CovEntries::Matrix(entries) => {
-                psd_factor(k, dense_matrix(&entries, n).view()).map_err(|e| factor_error(loc, e))?
+                let dense = dense_matrix(&entries, n).map_err(|e| factor_error(loc, e))?;
+                psd_factor(k, dense.view()).map_err(|e| factor_error(loc, e))?
             }
             CovEntries::Factor { factor, diagonal } => {
                 diagonal.iter().for_each(|&(j, v)| set_diagonal(j, v));
