@@ -333,9 +333,9 @@ pub enum CovType {
 
 /// Converts the covariances of `data` to `kind`. Dense covariances become low-rank through their
 /// eigen-decompositions, keeping the eigenvalues above `max(n, 1)·ε·λ_max`; the ranks kept are said on
-/// standard error.
-pub fn convert_covariances(data: &mut Dataset, kind: CovType) {
-    convert(data, kind);
+/// standard error. Fails when the converted form does not fit in memory.
+pub fn convert_covariances(data: &mut Dataset, kind: CovType) -> Result<()> {
+    convert(data, kind)?;
     if let (CovType::Lowrank, Covariances::LowRank(c)) = (kind, &data.covariances) {
         let ranks = c.ranks();
         let (lo, hi) = (ranks.iter().min().copied().unwrap_or(0), ranks.iter().max().copied().unwrap_or(0));
@@ -346,43 +346,30 @@ pub fn convert_covariances(data: &mut Dataset, kind: CovType) {
             data.n_features()
         );
     }
+    Ok(())
 }
 
-fn convert(data: &mut Dataset, kind: CovType) {
+fn convert(data: &mut Dataset, kind: CovType) -> Result<()> {
     let (l, n) = (data.n_samples(), data.n_features());
     let cov = &data.covariances;
     if matches!(cov, Covariances::None) {
-        return;
+        return Ok(());
     }
     data.covariances = match kind {
-        CovType::Auto => return,
+        CovType::Auto => return Ok(()),
         CovType::None => Covariances::None,
         CovType::Iso => cov.to_isotropic(l, n),
         CovType::Diag => match cov {
-            Covariances::Diagonal(_) | Covariances::SparseDiagonal(_) => return,
+            Covariances::Diagonal(_) | Covariances::SparseDiagonal(_) => return Ok(()),
             _ => Covariances::diagonal(diagonal_of(cov, l, n).expect("covariances present")),
         },
-        CovType::Lowrank => Covariances::LowRank(cov.to_low_rank(l, n)),
+        CovType::Lowrank => Covariances::LowRank(cov.to_low_rank(l, n)?),
         CovType::Full => {
             if matches!(cov, Covariances::Full(_)) {
-                return;
+                return Ok(());
             }
-            let c = cov.as_dyn();
-            let mut m = ndarray::Array3::zeros((l, n, n));
-            let mut e = vec![0.0; n];
-            let mut column = vec![0.0; n];
-            for i in 0..l {
-                for j in 0..n {
-                    e[j] = 1.0;
-                    column.iter_mut().for_each(|v| *v = 0.0);
-                    c.apply_add(i, 1.0, &e, &mut column);
-                    e[j] = 0.0;
-                    for (r, v) in column.iter().enumerate() {
-                        m[[i, r, j]] = *v;
-                    }
-                }
-            }
-            Covariances::full(m)
+            Covariances::Full(cov.to_full(l, n)?)
         }
     };
+    Ok(())
 }

@@ -46,7 +46,7 @@ pub fn load(args: &MethodArgs, input_args: &InputArgs, params: &mut MethodParams
             .set("delta", &serde_json::json!(bounds))
             .map_err(|_| anyhow::anyhow!("--delta-file does not apply to --method {}", params.name()))?;
     }
-    convert_covariances(&mut input.dataset, args.cov_type);
+    convert_covariances(&mut input.dataset, args.cov_type)?;
     Ok(input)
 }
 

@@ -90,7 +90,7 @@ fn main() {
         let d = &data.dataset;
         let params = SvmPlusParams { c: c_value, rho, ..SvmPlusParams::default() };
         let t0 = Instant::now();
-        let m = params.matrices(&d.features, d.privileged.as_ref().unwrap());
+        let m = params.matrices(&d.features, d.privileged.as_ref().unwrap()).unwrap();
         let gram = t0.elapsed().as_secs_f64();
         let y: Vec<f64> = d.labels.iter().map(|&l| if l == 1 { 1.0 } else { -1.0 }).collect();
         let c = vec![params.c; n];

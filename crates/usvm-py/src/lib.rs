@@ -355,6 +355,7 @@ impl Views<'_> {
                         found: s[2],
                     });
                 }
+                usvm::memory::reserve("a copy of the full covariances", usvm::covariance::FULL_REMEDY, s)?;
                 Covariances::full(a.to_owned_c())
             }
             CovView::LowRank(u, v) => {

@@ -216,7 +216,7 @@ fn main() {
         ("deformable h_R=0 h_L=1", Measure::Invariant(Invariant::Deformable { grid: GRID, shift: 0, local_shift: 1 })),
         ("deformable h_R=1 h_L=1", deformable),
     ] {
-        let s = m.cross_similarity(&basis, &basis);
+        let s = m.cross_similarity(&basis, &basis).unwrap();
         let (ratio, energy) = negative_spectrum(((&s + &s.t()) * 0.5).view()).unwrap();
         println!("| {label} | {ratio:.3} | {energy:.4} |");
     }

@@ -119,6 +119,26 @@ pub enum Error {
         /// Its message.
         detail: String,
     },
+    /// A dense array larger than the memory available, refused before it is allocated
+    /// ([`crate::memory::reserve`]).
+    #[error(
+        "{what} ({} floats) would take {} of memory but {} is available: {remedy}",
+        crate::memory::shape(shape),
+        crate::memory::Bytes(*bytes),
+        crate::memory::Bytes(Some(*available))
+    )]
+    TooLarge {
+        /// What would be allocated.
+        what: &'static str,
+        /// Its shape (several arrays: their count first).
+        shape: Vec<usize>,
+        /// Its size in bytes; `None` when that overflows 64 bits.
+        bytes: Option<u64>,
+        /// The memory available (`MemAvailable`; the address-space limit where that is unknown).
+        available: u64,
+        /// What to do instead.
+        remedy: &'static str,
+    },
     /// One shard of a fit over row shards (a partition of the rows) failed, or disagrees with the others.
     #[error("partition {index} of the rows: {detail}")]
     Shard {

@@ -35,6 +35,7 @@ pub mod io;
 pub mod kernel;
 pub mod linalg;
 pub mod loss;
+pub mod memory;
 pub mod methods;
 pub mod metrics;
 pub mod model;

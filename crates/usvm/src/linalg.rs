@@ -189,10 +189,13 @@ impl Lu {
     }
 }
 
-/// Eigenvalues (descending) and eigenvectors (columns, same order) of the symmetric part of `a`.
+/// Eigenvalues (descending) and eigenvectors (columns, same order) of the symmetric part of `a`;
+/// [`Error::TooLarge`] when the three `n × n` matrices it holds (the copy, faer's eigenvectors, ours) do
+/// not fit in memory.
 pub(crate) fn symmetric_eigen(a: ArrayView2<'_, f64>) -> Result<(Vec<f64>, Array2<f64>)> {
     let _state = VectorState;
     let n = a.nrows();
+    crate::memory::reserve("an eigen-decomposition", "use a low-rank or diagonal form, or fewer features", &[3, n, n])?;
     let m = faer::Mat::<f64>::from_fn(n, n, |r, c| 0.5 * (a[[r, c]] + a[[c, r]]));
     let evd = m
         .self_adjoint_eigen(faer::Side::Lower)

@@ -77,10 +77,10 @@ fn rigid_and_deformable_equal_brute_force_on_random_grids() {
             });
             let scale = want.iter().fold(0.0f64, |s, v| s.max(v.abs()));
             let (fa, fb) = (Features::Dense(a.clone()), Features::Dense(b.clone()));
-            let got = m.cross_similarity(&fa, &fb);
+            let got = m.cross_similarity(&fa, &fb).unwrap();
             assert!(max_abs_diff(&got, &want) <= 1e-12 * scale, "{g:?} h={h} hl={hl}");
             // Either orientation of the row blocks (b larger than a), and sparse input.
-            let got_t = m.cross_similarity(&fb, &fa);
+            let got_t = m.cross_similarity(&fb, &fa).unwrap();
             let want_t = Array2::from_shape_fn((11, 7), |(i, j)| {
                 brute(g, h, hl, b.row(i).as_slice().unwrap(), a.row(j).as_slice().unwrap())
             });
@@ -88,12 +88,12 @@ fn rigid_and_deformable_equal_brute_force_on_random_grids() {
             let rows: Vec<Vec<(usize, f64)>> =
                 a.rows().into_iter().map(|r| r.iter().copied().enumerate().collect()).collect();
             let sparse = Features::Sparse(CsrMatrix::from_rows(g.n_features(), &rows).unwrap());
-            assert!(max_abs_diff(&m.cross_similarity(&sparse, &fb), &want) <= 1e-12 * scale);
+            assert!(max_abs_diff(&m.cross_similarity(&sparse, &fb).unwrap(), &want) <= 1e-12 * scale);
         }
         // No shifts at all: the linear kernel.
         let (fa, fb) = (Features::Dense(a.clone()), Features::Dense(b.clone()));
-        let linear = Kernel::Linear.cross_similarity(&fa, &fb);
-        let rigid0 = Invariant::Rigid { grid: g, shift: 0 }.cross_similarity(&fa, &fb);
+        let linear = Kernel::Linear.cross_similarity(&fa, &fb).unwrap();
+        let rigid0 = Invariant::Rigid { grid: g, shift: 0 }.cross_similarity(&fa, &fb).unwrap();
         assert!(max_abs_diff(&linear, &rigid0) <= 1e-12 * linear.iter().fold(0.0f64, |s, v| s.max(v.abs())));
     }
 }
@@ -131,7 +131,7 @@ fn rigid_similarity_is_invariant_to_shifts_within_its_range() {
     let rigid = Invariant::Rigid { grid: g, shift: 2 };
     let sim = |m: &dyn Similarity, a: &[f64], b: &[f64]| {
         let f = |v: &[f64]| Features::Dense(Array2::from_shape_vec((1, v.len()), v.to_vec()).unwrap());
-        m.cross_similarity(&f(a), &f(b))[[0, 0]]
+        m.cross_similarity(&f(a), &f(b)).unwrap()[[0, 0]]
     };
     let xx = sim(&rigid, &x, &x);
     let norm2: f64 = x.iter().map(|v| v * v).sum();
@@ -189,7 +189,7 @@ fn normalisation_statistics_come_from_the_training_set_only() {
     assert!(map.basis_indices.iter().all(|&i| i < 40));
     // The statistics by hand, from the 40 training rows: each block is centred with mean norm 1 there.
     for (k, m) in measures.iter().enumerate() {
-        let raw = m.cross_similarity(&map.basis, &train).reversed_axes();
+        let raw = m.cross_similarity(&map.basis, &train).unwrap().reversed_axes();
         let mean = raw.mean_axis(ndarray::Axis(0)).unwrap();
         let scale = raw.rows().into_iter().map(|r| (&r - &mean).mapv(|v| v * v).sum().sqrt()).sum::<f64>() / 40.0;
         let Block::Centred { mean: m_fit, scale: s_fit } = &map.blocks[k] else { panic!("centred") };
@@ -281,7 +281,7 @@ fn margin_relation_with_rbf_and_all_training_points_as_basis() {
     assert_eq!(map.basis_indices, (0..30).collect::<Vec<_>>());
     let Block::Centred { mean, scale } = &map.blocks[0] else { panic!("centred") };
     let raw = Array2::from_shape_fn((30, 30), |(i, j)| mapped[[i, j]] * scale + mean[j]);
-    let k = kernel.gram(&xf);
+    let k = kernel.gram(&xf).unwrap();
     assert!(max_abs_diff(&raw, &k) < 1e-12);
     let k2 = k.dot(&k);
     let yv = Array1::from(y.clone());
@@ -358,7 +358,7 @@ fn indefinite_similarities_train_without_error() {
         Measure::Invariant(Invariant::Rigid { grid: g, shift: 2 }),
         Measure::Invariant(Invariant::Deformable { grid: g, shift: 1, local_shift: 1 }),
     ] {
-        let s = m.cross_similarity(&xf, &xf);
+        let s = m.cross_similarity(&xf, &xf).unwrap();
         let sym = (&s + &s.t()) * 0.5;
         let (ratio, energy) = negative_spectrum(sym.view()).unwrap();
         assert!(ratio > 0.05 && energy > 1e-3, "{m:?}: {ratio} {energy}");

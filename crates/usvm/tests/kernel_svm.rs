@@ -71,7 +71,7 @@ fn smo_matches_clarabel_with_per_example_costs_and_satisfies_kkt() {
         let y = signed(&data);
         let c = 2.0;
         let costs: Vec<f64> = (0..l).map(|i| c * data.weights.as_ref().map_or(1.0, |w| w[i])).collect();
-        let k = kernel.gram(&data.features);
+        let k = kernel.gram(&data.features).unwrap();
         let q = Array2::from_shape_fn((l, l), |(i, j)| y[i] * y[j] * k[[i, j]]);
         let (alpha_ref, obj_ref) = dual_by_clarabel(&q, &y, &costs);
 
@@ -149,7 +149,7 @@ fn precomputed_kernel_gives_the_same_machine() {
     let params = KernelSvmParams { kernel, c: 2.0, tol: 1e-10, ..Default::default() };
     let direct = params.fit(&data).unwrap();
     // LIBSVM layout: column 0 the serial number, column j the kernel value with example j.
-    let k = kernel.gram(&data.features);
+    let k = kernel.gram(&data.features).unwrap();
     let l = data.n_samples();
     let rows = Array2::from_shape_fn((l, l + 1), |(i, j)| if j == 0 { (i + 1) as f64 } else { k[[i, j - 1]] });
     let pre = Dataset { features: Features::Dense(rows.clone()), ..data.clone() };

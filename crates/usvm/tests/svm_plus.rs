@@ -115,7 +115,7 @@ fn compare_with_clarabel(seed: u64, n: usize, robust: bool) -> usize {
         let (fx, fxs) = (Features::Dense(x), Features::Dense(xs));
         let method = if robust { LupiMethod::Robust { lambda: 0.05, sigma_prime: 3.0 } } else { LupiMethod::SvmPlus };
         let params = SvmPlusParams { method, c: 2.0, rho: 0.5, ..Default::default() };
-        let m = params.matrices(&fx, &fxs);
+        let m = params.matrices(&fx, &fxs).unwrap();
         let c: Vec<f64> = (0..n).map(|i| if i % 5 == 0 { 1.0 } else { 2.0 }).collect();
         let upper: Option<Vec<f64>> = robust.then(|| c.iter().map(|v| 3.0 * v).collect());
         let qp = SvmPlusQp { a: m.a.view(), b: m.b.view(), y: &y, c: &c, upper: upper.as_deref(), rho: 0.5 };
@@ -158,7 +158,7 @@ fn fast_gradient_gram_sum_equals_the_naive_sum_of_h_s() {
         Kernel::Polynomial { gamma: 0.5, coef0: 0.0, degree: 1 },
     ] {
         for f in [Features::Dense(x.clone()), sparse.clone()] {
-            let (fast, naive) = (gradient_gram_sum(&k, &f), gradient_gram_sum_naive(&k, &f));
+            let (fast, naive) = (gradient_gram_sum(&k, &f).unwrap(), gradient_gram_sum_naive(&k, &f));
             let scale = naive.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             let err = (&fast - &naive).iter().fold(0.0f64, |m, v| m.max(v.abs()));
             assert!(err <= 1e-10 * scale, "{k:?}: {err} of {scale}");
@@ -318,7 +318,7 @@ fn svmplus_tends_to_the_c_svm_as_rho_goes_to_zero_and_to_one_shared_slack_as_rho
         ..Default::default()
     };
     let kernel = usvm::svm::svm_plus::default_gaussian(&data.features);
-    let k = kernel.gram(&data.features);
+    let k = kernel.gram(&data.features).unwrap();
     let svm = svm_dual_by_clarabel(k.view(), &y, c, None);
     // Our own C-SVM (B = 0, σ' = 1) agrees with Clarabel.
     let ours_svm = -base.fit_svm(&data).unwrap().solutions[0].dual_objective;

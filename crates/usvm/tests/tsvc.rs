@@ -230,7 +230,7 @@ fn kernel_svm_dual_matches_the_primal_hinge_svm() {
     let y = common::labels_pm1(&data);
     let c = 0.7;
     let (w_ref, b_ref, _) = common::hinge_svm_by_clarabel(&data.features, &y, None, 1.0 / (c * 50.0));
-    let k = Kernel::Linear.gram(&data.features);
+    let k = Kernel::Linear.gram(&data.features).unwrap();
     let (alpha, b, ok) = tsvc_kernel::svm_step(&k, &y, &vec![c; 50], true, None).unwrap();
     let (alpha_ip, b_ip, ok_ip) = tsvc_kernel::svm_step(&k, &y, &vec![c; 50], false, None).unwrap();
     assert!(ok_ip && b_ip == 0.0 && alpha_ip.len() == 50);

@@ -28,6 +28,9 @@ use crate::data::Features;
 use crate::error::{Error, Result, invalid};
 use crate::kernel::similarity::{Measure, Similarity};
 
+/// What to do when the map does not fit in memory.
+const REMEDY: &str = "use fewer rows, a smaller basis (basis_size) or fewer similarity measures";
+
 /// How many basis vectors.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -186,7 +189,7 @@ impl BasisExpansionParams {
         let mut mapped = Vec::with_capacity(self.measures.len());
         for m in &self.measures {
             // φ̃ of every training example, one row each.
-            let raw = m.cross_similarity(&basis, x).reversed_axes().as_standard_layout().into_owned();
+            let raw = m.cross_similarity(&basis, x)?.reversed_axes().as_standard_layout().into_owned();
             let block = match self.normalisation {
                 Normalisation::BeSvm => centred(&raw, m)?,
                 Normalisation::Nystroem => nystroem(&raw.select(Axis(0), &indices), m)?,
@@ -195,6 +198,8 @@ impl BasisExpansionParams {
             blocks.push(block);
         }
         let views: Vec<_> = mapped.iter().map(|a| a.view()).collect();
+        let width = views.iter().map(|v| v.ncols()).sum();
+        crate::memory::reserve("the basis-expansion features", REMEDY, &[n, width])?;
         let features = ndarray::concatenate(Axis(1), &views)
             .expect("blocks have one row per example")
             .as_standard_layout()
@@ -220,7 +225,7 @@ impl BasisExpansionParams {
                 all
             }
             BasisSelection::KMedoids { seed, max_iter } => {
-                let d = kernel_distance(&self.measures, x);
+                let d = kernel_distance(&self.measures, x)?;
                 let mut medoids = kmedoids(d.view(), size, seed, max_iter).medoids;
                 medoids.sort_unstable();
                 medoids
@@ -229,12 +234,14 @@ impl BasisExpansionParams {
     }
 }
 
-/// `Σ_m d_m / mean(d_m)` with `d_m(i, j) = max(0, s(i, i) + s(j, j) - s(i, j) - s(j, i))`.
-fn kernel_distance(measures: &[Measure], x: &Features) -> Array2<f64> {
+/// `Σ_m d_m / mean(d_m)` with `d_m(i, j) = max(0, s(i, i) + s(j, j) - s(i, j) - s(j, i))`; three `n × n`
+/// matrices at a time.
+fn kernel_distance(measures: &[Measure], x: &Features) -> Result<Array2<f64>> {
     let n = x.n_samples();
+    crate::memory::reserve("the k-medoids distance matrices", REMEDY, &[3, n, n])?;
     let mut total = Array2::zeros((n, n));
     for m in measures {
-        let s = m.cross_similarity(x, x);
+        let s = m.cross_similarity(x, x)?;
         let d = Array2::from_shape_fn((n, n), |(i, j)| {
             if i == j { 0.0 } else { (s[[i, i]] + s[[j, j]] - s[[i, j]] - s[[j, i]]).max(0.0) }
         });
@@ -243,7 +250,7 @@ fn kernel_distance(measures: &[Measure], x: &Features) -> Array2<f64> {
             total.scaled_add(1.0 / mean, &d);
         }
     }
-    total
+    Ok(total)
 }
 
 /// BE-SVM's statistics of the training maps `raw` (one row per training example).
@@ -319,10 +326,11 @@ impl BasisExpansion {
             .iter()
             .zip(&self.blocks)
             .map(|(m, block)| {
-                let raw = m.cross_similarity(&self.basis, x).reversed_axes().as_standard_layout().into_owned();
-                apply(block, raw)
+                let raw = m.cross_similarity(&self.basis, x)?.reversed_axes().as_standard_layout().into_owned();
+                Ok(apply(block, raw))
             })
-            .collect();
+            .collect::<Result<_>>()?;
+        crate::memory::reserve("the basis-expansion features", REMEDY, &[x.n_samples(), self.n_outputs()])?;
         let views: Vec<_> = mapped.iter().map(|a| a.view()).collect();
         Ok(ndarray::concatenate(Axis(1), &views)
             .expect("blocks have one row per example")

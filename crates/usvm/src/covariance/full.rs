@@ -49,12 +49,11 @@ impl Full {
     }
 
     /// Eigen-factors `U_r √Λ_r` of every matrix, keeping only the eigenvalues above the round-off
-    /// level (see [`psd_factor`]).
-    pub(super) fn to_low_rank(&self) -> LowRank {
-        let factors = (0..self.matrices.shape()[0])
-            .map(|i| psd_factor(i, self.matrix(i)).expect("validated covariance"))
-            .collect();
-        LowRank { factors, diagonal: None }
+    /// level (see [`psd_factor`]); the matrices are assumed validated, so the errors are those of the
+    /// eigen-decomposition (its memory).
+    pub(super) fn to_low_rank(&self) -> Result<LowRank> {
+        let factors = (0..self.matrices.shape()[0]).map(|i| psd_factor(i, self.matrix(i))).collect::<Result<_>>()?;
+        Ok(LowRank { factors, diagonal: None })
     }
 }
 

@@ -35,6 +35,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::features::CsrMatrix;
 
+/// What to do when dense `ℓ × n × n` covariances do not fit in memory.
+pub const FULL_REMEDY: &str = "use the low-rank or diagonal form of the covariances, or fewer examples or features";
+
 /// The operations the objective needs from example `i`'s covariance.
 pub trait Covariance: Sync {
     /// `uᵀ Σ_i v`.
@@ -228,10 +231,10 @@ impl Covariances {
 
     /// The same covariances in factored form `F_i F_iᵀ + diag(v_i)`: full matrices through their
     /// eigen-decomposition, keeping the eigenvalues above `max(n, 1)·ε·λ_max` ([`psd_factor`]; the rank
-    /// kept is [`LowRank::ranks`]).
-    pub fn to_low_rank(&self, n_samples: usize, n_features: usize) -> LowRank {
+    /// kept is [`LowRank::ranks`]); [`Error::TooLarge`] when an eigen-decomposition does not fit in memory.
+    pub fn to_low_rank(&self, n_samples: usize, n_features: usize) -> Result<LowRank> {
         let zeros = || Array2::zeros((n_features, 0));
-        match self {
+        Ok(match self {
             Covariances::None => LowRank { factors: vec![zeros(); n_samples], diagonal: None },
             Covariances::Isotropic(c) => LowRank {
                 factors: vec![zeros(); n_samples],
@@ -244,8 +247,33 @@ impl Covariances {
                 LowRank { factors: vec![zeros(); n_samples], diagonal: Some(c.variances.to_dense()) }
             }
             Covariances::LowRank(c) => c.clone(),
-            Covariances::Full(c) => c.to_low_rank(),
+            Covariances::Full(c) => c.to_low_rank()?,
+        })
+    }
+
+    /// The same covariances as dense `ℓ × n × n` matrices (column `j` of `Σ_i` is `Σ_i e_j`);
+    /// [`Error::TooLarge`] when they do not fit in memory.
+    pub fn to_full(&self, n_samples: usize, n_features: usize) -> Result<Full> {
+        if let Covariances::Full(c) = self {
+            return Ok(c.clone());
         }
+        let n = n_features;
+        crate::memory::reserve("full covariances", FULL_REMEDY, &[n_samples, n, n])?;
+        let c = self.as_dyn();
+        let mut matrices = Array3::zeros((n_samples, n, n));
+        let (mut e, mut column) = (vec![0.0; n], vec![0.0; n]);
+        for i in 0..n_samples {
+            for j in 0..n {
+                e[j] = 1.0;
+                column.iter_mut().for_each(|v| *v = 0.0);
+                c.apply_add(i, 1.0, &e, &mut column);
+                e[j] = 0.0;
+                for (r, v) in column.iter().enumerate() {
+                    matrices[[i, r, j]] = *v;
+                }
+            }
+        }
+        Ok(Full { matrices })
     }
 
     /// The covariances of examples `idx`, in that order.

@@ -104,6 +104,7 @@ pub fn gaussians_from_repeats(groups: &[ArrayView2<f64>], form: CovarianceForm) 
             centred.iter().map(|c| c.iter().map(|x| x * x).sum::<f64>() / dof(c) / n as f64).collect(),
         ),
         CovarianceForm::Full => {
+            crate::memory::reserve("full covariances", crate::covariance::FULL_REMEDY, &[l, n, n])?;
             let mut m = Array3::zeros((l, n, n));
             for (i, c) in centred.iter().enumerate() {
                 m.index_axis_mut(Axis(0), i).assign(&(c.t().dot(c) / dof(c)));

@@ -149,6 +149,7 @@ pub fn translation_covariances_in(
             Covariances::diagonal(Array2::from_shape_fn((l, n), |(i, j)| factors[i].row(j).dot(&factors[i].row(j))))
         }
         _ => {
+            crate::memory::reserve("full covariances", crate::covariance::FULL_REMEDY, &[l, n, n])?;
             let mut m = Array3::zeros((l, n, n));
             for (i, u) in factors.iter().enumerate() {
                 m.index_axis_mut(Axis(0), i).assign(&u.dot(&u.t()));

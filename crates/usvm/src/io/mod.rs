@@ -260,13 +260,21 @@ pub(crate) fn check_factor_entries(
 pub(crate) fn try_zeros(loc: Loc, field: &str, what: &str, dims: &[usize]) -> Result<Vec<f64>, ParseError> {
     let mut v = Vec::new();
     match dims.iter().try_fold(1usize, |a, &d| a.checked_mul(d)) {
-        Some(len) if v.try_reserve_exact(len).is_ok() => {
+        Some(len) if crate::memory::fits(dims) && v.try_reserve_exact(len).is_ok() => {
             v.resize(len, 0.0);
             Ok(v)
         }
         _ => {
             let shape: Vec<String> = dims.iter().map(ToString::to_string).collect();
-            Err(loc.err(field, format!("{what} ({} values) cannot be allocated", shape.join(" × "))))
+            let (bytes, available) = (crate::memory::Bytes(crate::memory::f64_bytes(dims)), crate::memory::limit());
+            Err(loc.err(
+                field,
+                format!(
+                    "{what} ({} values, {bytes}) cannot be allocated: {} available",
+                    shape.join(" × "),
+                    crate::memory::Bytes(Some(available))
+                ),
+            ))
         }
     }
 }

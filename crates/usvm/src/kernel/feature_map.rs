@@ -124,6 +124,10 @@ impl KernelFactor {
                 finished = true;
                 break;
             }
+            // The factor grows by column; check the memory each time it doubles (`r` more columns of `ℓ`).
+            if columns.len().is_power_of_two() {
+                crate::memory::reserve("the kernel factor's columns", super::GRAM_REMEDY, &[columns.len(), l])?;
+            }
             let mut col = vec![0.0; l];
             kernel.column_into(x, &norms, p, &mut col);
             let coeffs: Vec<f64> = columns.iter().map(|c| c[p]).collect();
@@ -150,11 +154,12 @@ impl KernelFactor {
             columns.push(col);
         }
         if !finished && pivots.len() < cap {
-            residual = dense_phase(kernel, x, stop, cap, &mut pivots, &mut columns, &is_pivot, &diag);
+            residual = dense_phase(kernel, x, stop, cap, &mut pivots, &mut columns, &is_pivot, &diag)?;
         } else if pivots.len() == cap {
             residual = (0..l).filter(|&i| !is_pivot[i]).map(|i| diag[i]).fold(0.0, f64::max);
         }
         let r = columns.len();
+        crate::memory::reserve("the kernel factor", super::GRAM_REMEDY, &[l, r])?;
         let mut flat = Vec::with_capacity(l * r);
         for c in columns {
             flat.extend(c);
@@ -208,7 +213,8 @@ pub const FACTOR_PANEL: usize = 64;
 const UPDATE_COLUMNS: usize = 256;
 
 /// The blocked phase of the pivoted Cholesky factorisation on the explicit residual matrix of the rows not
-/// yet pivoted. Appends to `pivots` and `columns` (length-ℓ columns of `L`); returns the final residual.
+/// yet pivoted. Appends to `pivots` and `columns` (length-ℓ columns of `L`); returns the final residual, or
+/// [`Error::TooLarge`] when the residual matrix does not fit in memory.
 #[allow(clippy::too_many_arguments)]
 fn dense_phase(
     kernel: Kernel,
@@ -219,12 +225,15 @@ fn dense_phase(
     columns: &mut Vec<Vec<f64>>,
     is_pivot: &[bool],
     diag: &[f64],
-) -> f64 {
+) -> Result<f64> {
     let l = x.n_samples();
     // `rem[i]`: the training row of local index i; `a`: the residual, column-major m × m, lower half used.
     let mut rem: Vec<usize> = (0..l).filter(|&i| !is_pivot[i]).collect();
     let mut m = rem.len();
-    let (mut a, _) = kernel.gram(&x.select_rows(&rem)).into_raw_vec_and_offset();
+    // The residual matrix (m²) and the columns still to come (at most `cap - r` of length ℓ).
+    let held = m * m + (cap - pivots.len()) * l;
+    crate::memory::reserve("the kernel factor's dense phase", super::GRAM_REMEDY, &[held])?;
+    let (mut a, _) = kernel.gram(&x.select_rows(&rem))?.into_raw_vec_and_offset();
     if !columns.is_empty() {
         let k = columns.len();
         let mut lr = vec![0.0; m * k];
@@ -238,7 +247,7 @@ fn dense_phase(
     let mut d: Vec<f64> = rem.iter().map(|&i| diag[i]).collect();
     loop {
         if pivots.len() >= cap || m == 0 {
-            return d.iter().fold(0.0, |acc, &v| acc.max(v));
+            return Ok(d.iter().fold(0.0, |acc, &v| acc.max(v)));
         }
         let nb = FACTOR_PANEL.min(cap - pivots.len()).min(m);
         let mut lb = vec![0.0; m * nb];
@@ -284,7 +293,7 @@ fn dense_phase(
             jb += 1;
         }
         if let Some(residual) = done {
-            return residual;
+            return Ok(residual);
         }
         // Drop the panel's pivots: compact `a` (lower half) in place, then the panel rows, `d` and `rem`.
         let keep: Vec<usize> = (0..m).filter(|&i| !taken[i]).collect();
@@ -350,7 +359,7 @@ impl Nystroem {
     /// The map over the given training rows as landmarks.
     pub fn with_landmarks(kernel: Kernel, x: &Features, indices: Vec<usize>) -> Result<Nystroem> {
         let landmarks = x.select_rows(&indices);
-        let kmm = kernel.gram(&landmarks);
+        let kmm = kernel.gram(&landmarks)?;
         let (values, vectors) = crate::covariance::full_eigen(kmm.view())?;
         let top = values.first().copied().unwrap_or(0.0);
         let keep: Vec<usize> = (0..values.len()).filter(|&k| values[k] > NYSTROEM_CLIP * top && top > 0.0).collect();
@@ -370,7 +379,7 @@ impl Nystroem {
     /// `φ(x_i)` for every row: `k_m(x_i)ᵀ U Λ^{-1/2}`.
     pub fn transform(&self, x: &Features) -> Result<Array2<f64>> {
         check_width(x, self.landmarks.n_features())?;
-        Ok(self.kernel.cross_gram(x, &self.landmarks).dot(&self.projection))
+        Ok(self.kernel.cross_gram(x, &self.landmarks)?.dot(&self.projection))
     }
 
     /// The expansion coefficients on the landmarks of the feature-space weight vector `w`: `U Λ^{-1/2} w`.

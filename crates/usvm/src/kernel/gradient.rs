@@ -21,7 +21,7 @@
 //! use usvm::{Features, kernel::{Kernel, gradient}};
 //! let x = Features::Dense(array![[0.0, 1.0], [1.0, 0.5], [-1.0, 0.0]]);
 //! let k = Kernel::Rbf { gamma: 0.7 };
-//! let fast = gradient::gradient_gram_sum(&k, &x);
+//! let fast = gradient::gradient_gram_sum(&k, &x).unwrap();
 //! let naive = gradient::gradient_gram_sum_naive(&k, &x);
 //! assert!((&fast - &naive).iter().all(|d| d.abs() < 1e-12));
 //! ```
@@ -31,20 +31,23 @@ use rayon::prelude::*;
 
 use super::Kernel;
 use crate::data::Features;
+use crate::error::Result;
 
 /// Rows per parallel block of the products.
 const BLOCK: usize = 128;
 
-/// `Σ_s H_s` by the closed forms of the module docs.
+/// `Σ_s H_s` by the closed forms of the module docs; [`crate::Error::TooLarge`] when the five `n × n`
+/// matrices it holds at once do not fit in memory.
 ///
 /// # Panics
 /// For [`Kernel::Precomputed`] (no gradient in `x`).
-pub fn gradient_gram_sum(kernel: &Kernel, x: &Features) -> Array2<f64> {
+pub fn gradient_gram_sum(kernel: &Kernel, x: &Features) -> Result<Array2<f64>> {
     let n = x.n_samples();
-    match *kernel {
-        Kernel::Linear => Kernel::Linear.gram(x) * n as f64,
+    crate::memory::reserve("the gradient Gram sum of R-SVM+", super::GRAM_REMEDY, &[5, n, n])?;
+    Ok(match *kernel {
+        Kernel::Linear => Kernel::Linear.gram(x)? * n as f64,
         Kernel::Polynomial { gamma, coef0, degree } => {
-            let g = Kernel::Linear.gram(x);
+            let g = Kernel::Linear.gram(x)?;
             let kp = g.mapv(|v| (gamma * v + coef0).powi(degree as i32 - 1));
             let kk = product(&kp, &kp);
             let scale = (degree as f64 * gamma).powi(2);
@@ -60,8 +63,8 @@ pub fn gradient_gram_sum(kernel: &Kernel, x: &Features) -> Array2<f64> {
                 }
                 Features::Sparse(_) => x,
             };
-            let g = Kernel::Linear.gram(x);
-            let k = kernel.gram(x);
+            let g = Kernel::Linear.gram(x)?;
+            let k = kernel.gram(x)?;
             let d: Vec<f64> = (0..n).map(|i| g[[i, i]]).collect();
             // R[s, i] = K[s, i] (D_s − 2 G[s, i]).
             let r = Array2::from_shape_fn((n, n), |(s, i)| k[[s, i]] * (d[s] - 2.0 * g[[s, i]]));
@@ -81,7 +84,7 @@ pub fn gradient_gram_sum(kernel: &Kernel, x: &Features) -> Array2<f64> {
             t
         }
         Kernel::Precomputed => panic!("a precomputed kernel has no gradient"),
-    }
+    })
 }
 
 /// `a b` for row-major `n × n` matrices, parallel over row blocks of `a` (faer's product per block;

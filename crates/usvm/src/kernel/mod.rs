@@ -11,13 +11,14 @@
 //! Every kernel is a function of `(xᵀz, ‖x‖², ‖z‖²)`, so a Gram block is one matrix product of the two
 //! sets of rows followed by an elementwise map. Dense blocks use faer's matrix product; sparse rows are
 //! scattered into a dense scratch row. Rows are processed in parallel, in fixed blocks (same bits whatever
-//! the thread count).
+//! the thread count). A Gram matrix larger than the memory available is an error
+//! ([`crate::Error::TooLarge`]), not an abort.
 //!
 //! ```
 //! use ndarray::array;
 //! use usvm::{Features, kernel::Kernel};
 //! let x = Features::Dense(array![[0.0, 1.0], [1.0, 1.0]]);
-//! let k = Kernel::Rbf { gamma: 0.5 }.gram(&x);
+//! let k = Kernel::Rbf { gamma: 0.5 }.gram(&x).unwrap();
 //! assert!((k[[0, 1]] - (-0.5f64).exp()).abs() < 1e-15 && k[[0, 0]] == 1.0);
 //! ```
 
@@ -33,6 +34,10 @@ use crate::data::{Features, dot};
 use crate::error::{Result, invalid};
 
 pub mod cache;
+
+/// What to do when a kernel matrix does not fit in memory.
+pub(crate) const GRAM_REMEDY: &str =
+    "use fewer rows, or a kernel approximation (Nyström or random Fourier features) with a linear solver";
 
 /// A positive-definite kernel; in model files `{"type": "rbf", "gamma": ...}` etc.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -136,13 +141,15 @@ impl Kernel {
     }
 
     /// `K[i, j] = k(x_i, x_j)` over the rows of `x`.
-    pub fn gram(&self, x: &Features) -> Array2<f64> {
+    pub fn gram(&self, x: &Features) -> Result<Array2<f64>> {
         self.cross_gram(x, x)
     }
 
     /// `K[i, j] = k(a_i, b_j)`. Rows with fewer features than the other side are read as zero-padded.
-    pub fn cross_gram(&self, a: &Features, b: &Features) -> Array2<f64> {
+    /// [`crate::Error::TooLarge`] when the `n_a × n_b` matrix exceeds the memory available.
+    pub fn cross_gram(&self, a: &Features, b: &Features) -> Result<Array2<f64>> {
         let (na, nb) = (a.n_samples(), b.n_samples());
+        crate::memory::reserve("a kernel matrix", GRAM_REMEDY, &[na, nb])?;
         if *self == Kernel::Precomputed {
             let serials: Vec<f64> = (0..nb).map(|j| serial(b, j)).collect();
             let mut out = Array2::zeros((na, nb));
@@ -152,7 +159,7 @@ impl Kernel {
                 a.row_axpy(i, 1.0, &mut scratch);
                 row.iter_mut().zip(&serials).for_each(|(v, &s)| *v = precomputed(&scratch, s));
             }
-            return out;
+            return Ok(out);
         }
         let (a_norms, b_norms) = (squared_norms(a), squared_norms(b));
         let mut out = Array2::zeros((na, nb));
@@ -187,7 +194,7 @@ impl Kernel {
                 }
             }
         });
-        out
+        Ok(out)
     }
 
     /// `k(x_j, x_i)` for every row `j` of `x`, into `out` (one Gram column, for solvers that cache columns).
@@ -273,7 +280,7 @@ mod tests {
                 (sparse(&a), Features::Dense(b.clone())),
                 (Features::Dense(a.clone()), sparse(&b)),
             ] {
-                let got = k.cross_gram(&fa, &fb);
+                let got = k.cross_gram(&fa, &fb).unwrap();
                 let err = (&got - &want).iter().fold(0.0f64, |m, v| m.max(v.abs()));
                 assert!(err < 1e-12, "{k:?}: {err}");
             }
@@ -281,7 +288,7 @@ mod tests {
             let norms = squared_norms(&fa);
             let mut col = vec![0.0; a.nrows()];
             k.column_into(&fa, &norms, 4, &mut col);
-            let gram = k.gram(&fa);
+            let gram = k.gram(&fa).unwrap();
             assert!(col.iter().zip(gram.column(4)).all(|(x, y)| (x - y).abs() < 1e-12));
         }
     }

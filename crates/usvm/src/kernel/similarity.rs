@@ -28,7 +28,7 @@
 //! // A 1×3 "image" and the same image shifted right by one cell.
 //! let x = Features::Dense(array![[1.0, 2.0, 0.0], [0.0, 1.0, 2.0]]);
 //! let rigid = Invariant::Rigid { grid: Grid { height: 1, width: 3, channels: 1 }, shift: 1 };
-//! let s = rigid.cross_similarity(&x, &x);
+//! let s = rigid.cross_similarity(&x, &x).unwrap();
 //! assert_eq!(s[[0, 1]], 5.0); // aligned by the shift: as similar as x is to itself
 //! ```
 
@@ -40,16 +40,19 @@ use super::Kernel;
 use crate::data::{Features, dot};
 use crate::error::{Error, Result, invalid};
 
+/// What to do when a similarity matrix does not fit in memory.
+const REMEDY: &str = "use fewer rows or a smaller basis";
+
 /// A pairwise similarity `s(a, b)`; nothing assumes symmetry or positive definiteness.
 pub trait Similarity: Sync {
-    /// `S[i, j] = s(a_i, b_j)`.
-    fn cross_similarity(&self, a: &Features, b: &Features) -> Array2<f64>;
+    /// `S[i, j] = s(a_i, b_j)`; [`Error::TooLarge`] when the matrix does not fit in memory.
+    fn cross_similarity(&self, a: &Features, b: &Features) -> Result<Array2<f64>>;
     /// Checks the parameters, and that inputs with `n_features` features fit the measure.
     fn check(&self, n_features: usize) -> Result<()>;
 }
 
 impl Similarity for Kernel {
-    fn cross_similarity(&self, a: &Features, b: &Features) -> Array2<f64> {
+    fn cross_similarity(&self, a: &Features, b: &Features) -> Result<Array2<f64>> {
         self.cross_gram(a, b)
     }
     fn check(&self, _: usize) -> Result<()> {
@@ -137,7 +140,7 @@ impl Measure {
 }
 
 impl Similarity for Measure {
-    fn cross_similarity(&self, a: &Features, b: &Features) -> Array2<f64> {
+    fn cross_similarity(&self, a: &Features, b: &Features) -> Result<Array2<f64>> {
         match self {
             Measure::Kernel(k) => k.cross_similarity(a, b),
             Measure::Invariant(m) => m.cross_similarity(a, b),
@@ -192,17 +195,20 @@ impl Similarity for Invariant {
         self.grid().validate(n_features)
     }
 
-    fn cross_similarity(&self, a: &Features, b: &Features) -> Array2<f64> {
+    fn cross_similarity(&self, a: &Features, b: &Features) -> Result<Array2<f64>> {
+        // The deformable measure holds its values twice (per pair chunk, then as the matrix).
+        let copies = if self.shifts().1 == 0 { 1 } else { 2 };
+        crate::memory::reserve("a similarity matrix", REMEDY, &[copies, a.n_samples(), b.n_samples()])?;
         let (a, b) = (dense(a), dense(b));
         let grid = self.grid();
         assert!(
             a.ncols() == grid.n_features() && b.ncols() == grid.n_features(),
             "inputs must have height × width × channels features (checked by the caller)"
         );
-        match self.shifts() {
+        Ok(match self.shifts() {
             (h, 0) => rigid(grid, h, a.view(), b.view()),
             (h, hl) => deformable(grid, h, hl, a.view(), b.view()),
-        }
+        })
     }
 }
 

@@ -67,7 +67,7 @@ impl KernelModel {
         } else {
             &self.support
         };
-        let k = self.kernel.cross_gram(x, support);
+        let k = self.kernel.cross_gram(x, support)?;
         let mut f = k.dot(&self.coef.t());
         for mut row in f.rows_mut() {
             row.iter_mut().zip(&self.intercept).for_each(|(v, b)| *v += b);

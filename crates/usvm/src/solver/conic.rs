@@ -215,7 +215,9 @@ pub fn tsvc_socp(
 }
 
 /// The kernel SVM dual for the Gram matrix `k`, labels `y` (±1) and box bounds `upper_i = C c_i`.
-/// Returns `(α, b, solved)`; `b` is the multiplier of `Σ α_i y_i = 0` (0 without intercept).
+/// Returns `(α, b, solved)`; `b` is the multiplier of `Σ α_i y_i = 0` (0 without intercept), or
+/// [`Error::TooLarge`] when the upper triangle of `Q` as triplets and Clarabel's factorisation of it
+/// (about three `ℓ × ℓ` arrays) do not fit in memory.
 pub fn kernel_svm_dual(
     k: &Array2<f64>,
     y: &[f64],
@@ -223,6 +225,7 @@ pub fn kernel_svm_dual(
     fit_intercept: bool,
 ) -> Result<(Vec<f64>, f64, bool)> {
     let l = y.len();
+    crate::memory::reserve("the kernel SVM dual for Clarabel", crate::kernel::GRAM_REMEDY, &[3, l, l])?;
     let (mut pi, mut pj, mut pv) = (vec![], vec![], vec![]);
     for j in 0..l {
         for i in 0..=j {

@@ -193,6 +193,9 @@ pub fn solve<Q: QMatrix>(
     if let Some((i, &v)) = diag.iter().enumerate().find(|(_, v)| !v.is_finite()) {
         return Err(Error::NonFinite { what: "diagonal of Q", index: i, value: v });
     }
+    // The column cache grows to `cache_mb` or to all of `Q`, whichever is smaller (2^17 entries per MB).
+    let cached = (settings.cache_mb * (1u64 << 17) as f64).min(l as f64 * l as f64) as usize;
+    crate::memory::reserve("the kernel column cache", "lower cache_mb", &[cached])?;
     let mut s = Smo::new(q, p, y, c, alpha, diag, settings);
     Ok(s.run())
 }

@@ -65,6 +65,9 @@ pub const FACTOR_TOL: f64 = 1e-12;
 /// caching the whole Gram matrix (8192² doubles = 512 MiB).
 pub const GRAM_CACHE_MAX: usize = 8192;
 
+/// Entries of `K` (32 MiB) per row block of [`GramOperator::Implicit`].
+pub const IMPLICIT_BLOCK: usize = 1 << 22;
+
 /// How the kernel enters the problem.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "name")]
@@ -140,7 +143,8 @@ pub fn isotropic_variances(data: &Dataset) -> Vec<f64> {
 pub enum GramOperator<'a> {
     /// A stored Gram matrix.
     Matrix(&'a Array2<f64>),
-    /// `K v` by row blocks of `k(x_block, x_S)`, `S` the nonzeros of `v` (memory `O(512·|S|)`).
+    /// `K v` by row blocks of `k(x_block, x_S)`, `S` the nonzeros of `v` (blocks of at most 512 rows and
+    /// [`IMPLICIT_BLOCK`] entries).
     Implicit {
         /// The kernel.
         kernel: Kernel,
@@ -151,22 +155,23 @@ pub enum GramOperator<'a> {
 
 impl GramOperator<'_> {
     /// `K v`.
-    pub fn apply(&self, v: &[f64]) -> Vec<f64> {
-        match *self {
+    pub fn apply(&self, v: &[f64]) -> Result<Vec<f64>> {
+        Ok(match *self {
             GramOperator::Matrix(g) => g.dot(&ArrayView1::from(v)).to_vec(),
             GramOperator::Implicit { kernel, x } => {
                 let support: Vec<usize> = (0..v.len()).filter(|&j| v[j] != 0.0).collect();
                 let vs = ndarray::Array1::from_iter(support.iter().map(|&j| v[j]));
                 let xs = x.select_rows(&support);
                 let l = x.n_samples();
+                let block = (IMPLICIT_BLOCK / support.len().max(1)).clamp(1, 512);
                 let mut out = Vec::with_capacity(l);
-                for start in (0..l).step_by(512) {
-                    let rows: Vec<usize> = (start..(start + 512).min(l)).collect();
-                    out.extend(kernel.cross_gram(&x.select_rows(&rows), &xs).dot(&vs));
+                for start in (0..l).step_by(block) {
+                    let rows: Vec<usize> = (start..(start + block).min(l)).collect();
+                    out.extend(kernel.cross_gram(&x.select_rows(&rows), &xs)?.dot(&vs));
                 }
                 out
             }
-        }
+        })
     }
 }
 
@@ -187,14 +192,14 @@ pub struct KernelObjective<'a> {
 
 impl KernelObjective<'_> {
     /// `J(α, b)`.
-    pub fn value(&self, alpha: &[f64], b: f64) -> f64 {
-        self.value_grad(alpha, b).0
+    pub fn value(&self, alpha: &[f64], b: f64) -> Result<f64> {
+        Ok(self.value_grad(alpha, b)?.0)
     }
 
     /// `(J, ∇_α J, ∂_b J)` at `(α, b)`.
-    pub fn value_grad(&self, alpha: &[f64], b: f64) -> (f64, Vec<f64>, f64) {
+    pub fn value_grad(&self, alpha: &[f64], b: f64) -> Result<(f64, Vec<f64>, f64)> {
         let l = self.y.len();
-        let ka = self.gram.apply(alpha);
+        let ka = self.gram.apply(alpha)?;
         let norm2 = dot(alpha, &ka).max(0.0);
         let inv_l = 1.0 / l as f64;
         // ∇_α J = K g with g = λα + (1/ℓ) Σ c_i [-Φ y_i e_i + φ σ_i²/s_i α].
@@ -215,8 +220,8 @@ impl KernelObjective<'_> {
             }
         }
         g.iter_mut().zip(&direct).for_each(|(gi, di)| *gi = scale * *gi + di);
-        let grad = self.gram.apply(&g);
-        (0.5 * self.lambda * norm2 + loss * inv_l, grad, db)
+        let grad = self.gram.apply(&g)?;
+        Ok((0.5 * self.lambda * norm2 + loss * inv_l, grad, db))
     }
 }
 
@@ -340,16 +345,16 @@ impl KernelIgsuParams {
     /// Algorithm 2 (in the RKHS, see the module docs) per binary problem on the exact kernel.
     fn fit_sgd(&self, data: &Dataset, variances: &[f64], settings: &SgdSettings) -> Result<KernelIgsuFit> {
         let l = data.n_samples();
-        let gram = (l <= GRAM_CACHE_MAX).then(|| self.kernel.gram(&data.features));
-        let rows = |batch: &[usize]| -> Array2<f64> {
+        let gram = (l <= GRAM_CACHE_MAX).then(|| self.kernel.gram(&data.features)).transpose()?;
+        let rows = |batch: &[usize]| -> Result<Array2<f64>> {
             match &gram {
-                Some(g) => g.select(ndarray::Axis(0), batch),
+                Some(g) => Ok(g.select(ndarray::Axis(0), batch)),
                 None => self.kernel.cross_gram(&data.features.select_rows(batch), &data.features),
             }
         };
         let s = ovr::one_vs_rest(data.classes(), l, false, |_, positive| {
             let y = ovr::signs(&data.labels, positive);
-            let (alpha, b, n_iter) = self.sgd_binary(&y, variances, data.weights.as_deref(), settings, &rows);
+            let (alpha, b, n_iter) = self.sgd_binary(&y, variances, data.weights.as_deref(), settings, &rows)?;
             // The report: J, ‖∇J‖ (α and b) and ‖∇J(0)‖, from the Gram matrix (by blocks if not cached).
             let objective = KernelObjective {
                 gram: match &gram {
@@ -362,8 +367,8 @@ impl KernelIgsuParams {
                 lambda: self.lambda,
             };
             let grad_norm = |g: &[f64], gb: f64| (dot(g, g) + if self.fit_intercept { gb * gb } else { 0.0 }).sqrt();
-            let (value, g, gb) = objective.value_grad(&alpha, b);
-            let (_, g0, gb0) = objective.value_grad(&vec![0.0; l], 0.0);
+            let (value, g, gb) = objective.value_grad(&alpha, b)?;
+            let (_, g0, gb0) = objective.value_grad(&vec![0.0; l], 0.0)?;
             let (gradient_norm, initial) = (grad_norm(&g, gb), grad_norm(&g0, gb0));
             let report = FitReport {
                 objective: value,
@@ -384,15 +389,15 @@ impl KernelIgsuParams {
         Ok(KernelIgsuFit { model: Model::Kernel(model), reports: s.reports })
     }
 
-    /// One binary problem of the kernel SGD: returns `(α, b, iterations)`.
+    /// One binary problem of the kernel SGD: returns `(α, b, iterations)`, or the error of a Gram block.
     fn sgd_binary(
         &self,
         y: &[f64],
         variances: &[f64],
         weights: Option<&[f64]>,
         settings: &SgdSettings,
-        rows: &dyn Fn(&[usize]) -> Array2<f64>,
-    ) -> (Vec<f64>, f64, usize) {
+        rows: &dyn Fn(&[usize]) -> Result<Array2<f64>>,
+    ) -> Result<(Vec<f64>, f64, usize)> {
         let l = y.len();
         let lambda = self.lambda;
         let weight = |i: usize| weights.map_or(1.0, |w| w[i]);
@@ -407,7 +412,7 @@ impl KernelIgsuParams {
         let mut norm2 = 0.0f64;
         for t in 1..=settings.iterations {
             let batch = rand::seq::index::sample(&mut rng, l, k).into_vec();
-            let block = rows(&batch);
+            let block = rows(&batch)?;
             let f_norm = norm2.max(0.0).sqrt();
             let mut a = lambda;
             let mut beta = vec![0.0; k];
@@ -452,6 +457,6 @@ impl KernelIgsuParams {
                 norm2 = radius * radius;
             }
         }
-        (alpha, b, settings.iterations)
+        Ok((alpha, b, settings.iterations))
     }
 }

@@ -210,7 +210,7 @@ impl LinearSvmParams {
                 let source: Vec<usize> = (0..l).flat_map(|i| std::iter::repeat_n(i, *samples)).collect();
                 let weights = data.weights.as_ref().map(|w| Cow::Owned(source.iter().map(|&i| w[i]).collect()));
                 Prepared {
-                    features: Cow::Owned(sample_gaussians(data, *samples, *seed)),
+                    features: Cow::Owned(sample_gaussians(data, *samples, *seed)?),
                     covariances: Cow::Owned(Covariances::None),
                     weights,
                     source,

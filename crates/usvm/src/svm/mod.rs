@@ -14,8 +14,8 @@ mod tsvc_params;
 
 pub use crate::report::FitReport;
 pub use kernel_igsu::{
-    Approximation, FACTOR_TOL, GRAM_CACHE_MAX, GramOperator, KernelIgsuFit, KernelIgsuParams, KernelObjective,
-    isotropic_variances,
+    Approximation, FACTOR_TOL, GRAM_CACHE_MAX, GramOperator, IMPLICIT_BLOCK, KernelIgsuFit, KernelIgsuParams,
+    KernelObjective, isotropic_variances,
 };
 pub use kernel_svm::{Gram, KernelSvmFit, KernelSvmParams, KernelSvmReport};
 pub(crate) use linear::POWER_TOL;

@@ -73,6 +73,7 @@ pub fn project_to_subspaces(data: &Dataset, p: f64) -> Result<(Features, Covaria
             let cov = data.covariances.as_dyn();
             let mut factors = Vec::with_capacity(l);
             let mut e = vec![0.0; n];
+            crate::memory::reserve("a dense covariance", "use fewer features", &[n, n])?;
             for i in 0..l {
                 // Σ_i row by row (Σ_i e_j, symmetric) through the trait: works for full and low-rank storage.
                 let mut sigma = Array2::zeros((n, n));

@@ -183,20 +183,27 @@ impl SvmPlusParams {
         data.privileged.as_ref().ok_or(Error::Empty("privileged features (SVM+ needs x* for every example)"))
     }
 
-    /// The kernels and `A`, `B` (`K`, `K*` for SVM+; the robust matrices for R-SVM+) of `x`, `x*`.
-    pub fn matrices(&self, x: &Features, x_star: &Features) -> LupiMatrices {
+    /// The kernels and `A`, `B` (`K`, `K*` for SVM+; the robust matrices for R-SVM+) of `x`, `x*`;
+    /// [`crate::Error::TooLarge`] when the `n × n` matrices held at once (2, or 12 for R-SVM+: `A`, `B` and
+    /// the two gradient Gram sums computed in parallel) do not fit in memory.
+    pub fn matrices(&self, x: &Features, x_star: &Features) -> Result<LupiMatrices> {
+        let n = x.n_samples();
+        let robust = matches!(self.method, LupiMethod::Robust { lambda, .. } if lambda > 0.0);
+        let count = if robust { 12 } else { 2 };
+        crate::memory::reserve("the kernel matrices of SVM+", crate::kernel::GRAM_REMEDY, &[count, n, n])?;
         let kernel = self.kernel.unwrap_or_else(|| default_gaussian(x));
         let kernel_star = self.kernel_star.unwrap_or_else(|| default_gaussian(x_star));
-        let (mut a, mut b) = rayon::join(|| kernel.gram(x), || kernel_star.gram(x_star));
+        let (a, b) = rayon::join(|| kernel.gram(x), || kernel_star.gram(x_star));
+        let (mut a, mut b) = (a?, b?);
         if let LupiMethod::Robust { lambda, .. } = self.method
             && lambda > 0.0
         {
-            let n = x.n_samples() as f64;
+            let n = n as f64;
             let (h, h_star) = rayon::join(|| gradient_gram_sum(&kernel, x), || gradient_gram_sum(&kernel_star, x_star));
-            a.scaled_add(2.0 * lambda / n, &h);
-            b.scaled_add(2.0 * lambda / (n * self.rho), &h_star);
+            a.scaled_add(2.0 * lambda / n, &h?);
+            b.scaled_add(2.0 * lambda / (n * self.rho), &h_star?);
         }
-        LupiMatrices { a, b, kernel, kernel_star }
+        Ok(LupiMatrices { a, b, kernel, kernel_star })
     }
 
     /// The costs `C_i = C c_i` and bounds (`σ'C_i` for R-SVM+) of `data`.
@@ -215,7 +222,7 @@ impl SvmPlusParams {
     /// Fits SVM+ or R-SVM+ on `data` (with `data.privileged`); one-vs-rest for more than two classes.
     pub fn fit(&self, data: &Dataset) -> Result<SvmPlusFit> {
         let x_star = self.check(data)?;
-        let m = self.matrices(&data.features, x_star);
+        let m = self.matrices(&data.features, x_star)?;
         let (c, upper) = self.costs(data);
         solve_all(data, &m, &c, upper.as_deref(), self.rho, &self.qp)
     }
@@ -229,7 +236,8 @@ impl SvmPlusParams {
         data.validate()?;
         let kernel = self.kernel.unwrap_or_else(|| default_gaussian(&data.features));
         let n = data.n_samples();
-        let m = LupiMatrices { a: kernel.gram(&data.features), b: Array2::zeros((n, n)), kernel, kernel_star: kernel };
+        crate::memory::reserve("the kernel matrices of the SVM", crate::kernel::GRAM_REMEDY, &[2, n, n])?;
+        let m = LupiMatrices { a: kernel.gram(&data.features)?, b: Array2::zeros((n, n)), kernel, kernel_star: kernel };
         let plain = SvmPlusParams { method: LupiMethod::Robust { lambda: 0.0, sigma_prime: 1.0 }, ..self.clone() };
         let (c, upper) = plain.costs(data);
         solve_all(data, &m, &c, upper.as_deref(), 1.0, &self.qp)
@@ -284,7 +292,7 @@ pub fn correcting_function(
     costs: &[f64],
     rho: f64,
     at: &Features,
-) -> Array1<f64> {
+) -> Result<Array1<f64>> {
     let v: Array1<f64> = (0..costs.len()).map(|i| solution.alpha[i] + solution.beta[i] - costs[i]).collect();
-    kernel_star.cross_gram(at, x_star).dot(&v) / rho + solution.bias_star
+    Ok(kernel_star.cross_gram(at, x_star)?.dot(&v) / rho + solution.bias_star)
 }

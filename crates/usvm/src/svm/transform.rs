@@ -6,12 +6,14 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
+use crate::error::Result;
 
 /// Sampling: `samples` draws from every `N(x_i, Σ_i)`, as plain vectors (LSVM-sampling, thesis 3.3).
-/// Row `r` of the result comes from example `r / samples`. Seeded: same seed, same samples.
-pub fn sample_gaussians(data: &Dataset, samples: usize, seed: u64) -> Features {
+/// Row `r` of the result comes from example `r / samples`. Seeded: same seed, same samples. Full
+/// covariances are factored first (an error if an eigen-decomposition does not fit in memory).
+pub fn sample_gaussians(data: &Dataset, samples: usize, seed: u64) -> Result<Features> {
     let (l, n) = (data.n_samples(), data.n_features());
-    let factors = data.covariances.to_low_rank(l, n);
+    let factors = data.covariances.to_low_rank(l, n)?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut out = ndarray::Array2::zeros((l * samples, n));
     for i in 0..l {
@@ -36,7 +38,7 @@ pub fn sample_gaussians(data: &Dataset, samples: usize, seed: u64) -> Features {
             }
         }
     }
-    Features::Dense(out)
+    Ok(Features::Dense(out))
 }
 
 /// Power SVM radii: `r_i² = scale² · tr Σ_i / n`, the variance of the Frobenius-nearest isotropic

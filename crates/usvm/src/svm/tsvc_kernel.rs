@@ -50,7 +50,8 @@ const SMO_TOL: f64 = 1e-8;
 
 /// The kernel SVM step: `(α, b, solved)` for the Gram matrix `k`, labels `y` (±1), box bounds
 /// `upper_i = C c_i` and an optional warm start. With an intercept it is the SMO solver
-/// (`solver::smo`, `b = -ρ`); without one (no equality constraint) Clarabel's interior point.
+/// (`solver::smo`, `b = -ρ`) on the dense `Q`; without one (no equality constraint) Clarabel's interior
+/// point. [`Error::TooLarge`] when `Q` (or Clarabel's copy of it) does not fit in memory.
 pub fn svm_step(
     k: &Array2<f64>,
     y: &[f64],
@@ -64,6 +65,7 @@ pub fn svm_step(
     // Examples of zero weight have α_i = 0: SMO sees only the others.
     let keep: Vec<usize> = (0..y.len()).filter(|&i| upper[i] > 0.0).collect();
     let m = keep.len();
+    crate::memory::reserve("the SVM step's matrix Q", crate::kernel::GRAM_REMEDY, &[m, m])?;
     let q = Array2::from_shape_fn((m, m), |(a, b)| y[keep[a]] * y[keep[b]] * k[[keep[a], keep[b]]]);
     let q = DenseQ::new(q.into_raw_vec_and_offset().0, m);
     let pick = |v: &[f64]| keep.iter().map(|&i| v[i]).collect::<Vec<f64>>();
@@ -135,7 +137,7 @@ impl Task<'_> {
     }
 
     fn svm(&self, points: &Array2<f64>, start: Option<&[f64]>) -> Result<Svm> {
-        let k = self.kernel.gram(&Features::Dense(points.clone()));
+        let k = self.kernel.gram(&Features::Dense(points.clone()))?;
         let (alpha, b, solved) = svm_step(&k, self.y, &self.upper, self.fit_intercept, start)?;
         let a: Vec<f64> = alpha.iter().zip(self.y).map(|(a, y)| a * y).collect();
         let f = k.dot(&ndarray::ArrayView1::from(&a[..])).to_vec();
@@ -147,7 +149,7 @@ impl Task<'_> {
     }
 
     /// Step 2: the Taylor perturbations, kept where the exact hinge does not increase.
-    fn perturb(&self, points: &Array2<f64>, svm: &Svm) -> Array2<f64> {
+    fn perturb(&self, points: &Array2<f64>, svm: &Svm) -> Result<Array2<f64>> {
         let (l, n) = self.x.dim();
         let rows: Vec<Vec<f64>> = (0..l)
             .into_par_iter()
@@ -173,7 +175,7 @@ impl Task<'_> {
             })
             .collect();
         let candidates = Array2::from_shape_fn((l, n), |(i, j)| rows[i][j]);
-        let fc = self.kernel.cross_gram(&Features::Dense(candidates.clone()), &Features::Dense(points.clone()));
+        let fc = self.kernel.cross_gram(&Features::Dense(candidates.clone()), &Features::Dense(points.clone()))?;
         let fc = fc.dot(&ndarray::ArrayView1::from(&svm.a[..]));
         let mut next = points.clone();
         for i in 0..l {
@@ -181,11 +183,13 @@ impl Task<'_> {
                 next.row_mut(i).assign(&candidates.row(i));
             }
         }
-        next
+        Ok(next)
     }
 }
 
-/// Kernel TSVC on one binary problem (labels `y = ±1`, dense inputs `x`).
+/// Kernel TSVC on one binary problem (labels `y = ±1`, dense inputs `x`); [`Error::TooLarge`] when its
+/// three `ℓ × ℓ` matrices (the Gram matrix, the SVM's `Q`, the perturbed points' kernel values) do not fit
+/// in memory.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_binary(
     x: &Array2<f64>,
@@ -198,7 +202,9 @@ pub fn fit_binary(
     max_rounds: usize,
     tol: f64,
 ) -> Result<KernelTsvc> {
-    let upper = (0..y.len()).map(|i| c * weights.map_or(1.0, |w| w[i])).collect();
+    let l = y.len();
+    crate::memory::reserve("the kernel matrices of kernel TSVC", crate::kernel::GRAM_REMEDY, &[3, l, l])?;
+    let upper = (0..l).map(|i| c * weights.map_or(1.0, |w| w[i])).collect();
     let task = Task { x, y, weights, delta, c, kernel, fit_intercept, upper };
     let mut points = x.clone();
     let mut svm = task.svm(&points, None)?;
@@ -208,7 +214,7 @@ pub fn fit_binary(
     let mut trace = vec![svm.value];
     let (mut rounds, mut settled) = (1, false);
     for _ in 0..max_rounds {
-        let next_points = task.perturb(&points, &svm);
+        let next_points = task.perturb(&points, &svm)?;
         let next = task.svm(&next_points, Some(&svm.alpha))?;
         rounds += 1;
         if !(next.value < svm.value) {
