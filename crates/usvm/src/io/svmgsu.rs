@@ -592,9 +592,15 @@ mod tests {
     fn stated_dimensions_too_large_to_allocate_are_errors() {
         // 2^26 features: one dense matrix, or a factor of 2^26 columns, is 2^52 values (2^55 bytes).
         let (m, l) = ("a 1:1\nb 2:1\n", "a 1\nb -1\n");
-        let huge = Some("a 1,1:1 1,67108864:0.5\nb 1,1:1\n");
-        assert_err(read(m, l, huge, None), "c.txt", 1, "", "the dense covariances (2 × 67108864 × 67108864 values)");
-        let mut cov = huge.unwrap().as_bytes();
+        let huge = "a 1,1:1 1,67108864:0.5\nb 1,1:1\n";
+        assert_err(
+            read(m, l, Some(huge), None),
+            "c.txt",
+            1,
+            "",
+            "the dense covariances (2 × 67108864 × 67108864 values)",
+        );
+        let mut cov = huge.as_bytes();
         let low_rank = ReadOptions { low_rank: true, ..Default::default() };
         let r = read_svmgsu((m.as_bytes(), "m.txt"), (l.as_bytes(), "l.txt"), Some((&mut cov, "c.txt")), low_rank);
         assert_err(r, "c.txt", 1, "", "a dense covariance (67108864 × 67108864 values) cannot be allocated");
