@@ -81,11 +81,30 @@ fn covariance_problems() {
         (Covariances::low_rank(vec![Array2::zeros((2, 1)); 4], Some(Array2::from_elem((4, 2), -1.0))), |e| {
             matches!(e, Error::NegativeVariance { index: 0, .. })
         }),
+        // Finite factor entries whose squares overflow: Σ_3 is infinite (Power SVM's radius was, and its
+        // dual coordinate descent panicked on the NaN margins).
+        (
+            Covariances::low_rank(
+                vec![Array2::zeros((2, 1)), Array2::zeros((2, 1)), Array2::zeros((2, 1)), array![[1e162], [0.0]]],
+                None,
+            ),
+            |e| matches!(e, Error::NonFinite { what: "covariance trace", index: 3, .. }),
+        ),
+        (Covariances::isotropic(vec![1.0, f64::MAX, 1.0, 1.0]), |e| {
+            matches!(e, Error::NonFinite { what: "covariance trace", index: 1, .. })
+        }),
     ];
     for (cov, check) in cases {
         let err = fit(&base().with_covariances(cov.clone())).unwrap_err();
         assert!(check(&err), "{cov:?}: {err}");
     }
+}
+
+#[test]
+fn power_radius_overflow() {
+    let power = LinearSvmParams { method: LinearMethod::Power { radius_scale: 1e300 }, ..Default::default() };
+    let d = base().with_covariances(Covariances::isotropic(vec![1e10, 0.0, 0.0, 0.0]));
+    assert!(matches!(power.fit(&d), Err(Error::NonFinite { index: 0, .. })));
 }
 
 #[test]

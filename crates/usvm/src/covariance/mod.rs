@@ -205,7 +205,8 @@ impl Covariances {
         }
     }
 
-    /// Checks shape against `ℓ × n`, finiteness, non-negative variances, symmetry and PSD.
+    /// Checks shape against `ℓ × n`, finiteness, non-negative variances, symmetry and PSD, and that every
+    /// trace is finite (finite factor entries near 1e155 square to an infinite `Σ_i`).
     pub fn validate(&self, n_samples: usize, n_features: usize) -> Result<()> {
         if let Some(found) = self.n_samples().filter(|&found| found != n_samples) {
             return Err(Error::DimensionMismatch { what: "covariances (examples)", expected: n_samples, found });
@@ -217,6 +218,11 @@ impl Covariances {
             Covariances::SparseDiagonal(c) => c.validate(n_features),
             Covariances::LowRank(c) => c.validate(n_features),
             Covariances::Full(c) => c.validate(n_features),
+        }?;
+        let c = self.as_dyn();
+        match (0..n_samples).map(|i| (i, c.trace(i, n_features))).find(|(_, t)| !t.is_finite()) {
+            Some((index, value)) => Err(Error::NonFinite { what: "covariance trace", index, value }),
+            None => Ok(()),
         }
     }
 

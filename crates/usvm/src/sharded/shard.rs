@@ -58,7 +58,7 @@ impl Shard {
             Treatment::Isotropic => data.covariances.to_isotropic(l, n),
             Treatment::Ignored => Covariances::None,
             Treatment::Power { radius_scale, .. } => {
-                let squared = power_radii(&data, radius_scale);
+                let squared = power_radii(&data, radius_scale)?;
                 let Covariances::Isotropic(c) = &squared else { unreachable!("power_radii returns isotropic radii") };
                 balls = Some((c.variances.iter().map(|v| v.sqrt()).collect(), squared));
                 Covariances::None

@@ -200,7 +200,7 @@ impl LinearSvmParams {
             LinearMethod::Gsu => same(Cow::Borrowed(&data.covariances)),
             LinearMethod::Hinge => same(Cow::Owned(Covariances::None)),
             LinearMethod::Iso => same(Cow::Owned(data.covariances.to_isotropic(l, data.n_features()))),
-            LinearMethod::Power { radius_scale } => same(Cow::Owned(power_radii(data, *radius_scale))),
+            LinearMethod::Power { radius_scale } => same(Cow::Owned(power_radii(data, *radius_scale)?)),
             LinearMethod::GsuSubspace { variance_fraction } => {
                 let (features, covariances) = super::project_to_subspaces(data, *variance_fraction)?;
                 Prepared { features: Cow::Owned(features), ..same(Cow::Owned(covariances)) }

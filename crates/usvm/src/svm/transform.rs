@@ -6,7 +6,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// Sampling: `samples` draws from every `N(x_i, Σ_i)`, as plain vectors (LSVM-sampling, thesis 3.3).
 /// Row `r` of the result comes from example `r / samples`. Seeded: same seed, same samples. Full
@@ -42,13 +42,16 @@ pub fn sample_gaussians(data: &Dataset, samples: usize, seed: u64) -> Result<Fea
 }
 
 /// Power SVM radii: `r_i² = scale² · tr Σ_i / n`, the variance of the Frobenius-nearest isotropic
-/// Gaussian, as isotropic "covariances" so that `σ_i = r_i ‖w‖`.
-pub fn power_radii(data: &Dataset, scale: f64) -> Covariances {
+/// Gaussian, as isotropic "covariances" so that `σ_i = r_i ‖w‖`. Errors when a radius overflows.
+pub fn power_radii(data: &Dataset, scale: f64) -> Result<Covariances> {
     match data.covariances.to_isotropic(data.n_samples(), data.n_features()) {
         Covariances::Isotropic(mut c) => {
             c.variances.iter_mut().for_each(|v| *v *= scale * scale);
-            Covariances::Isotropic(c)
+            if let Some((index, &value)) = c.variances.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+                return Err(Error::NonFinite { what: "Power SVM radius² (scale² · tr Σ / n)", index, value });
+            }
+            Ok(Covariances::Isotropic(c))
         }
-        _ => Covariances::isotropic(vec![0.0; data.n_samples()]),
+        _ => Ok(Covariances::isotropic(vec![0.0; data.n_samples()])),
     }
 }
