@@ -231,8 +231,8 @@ fn kernel_svm_dual_matches_the_primal_hinge_svm() {
     let c = 0.7;
     let (w_ref, b_ref, _) = common::hinge_svm_by_clarabel(&data.features, &y, None, 1.0 / (c * 50.0));
     let k = Kernel::Linear.gram(&data.features).unwrap();
-    let (alpha, b, ok) = tsvc_kernel::svm_step(&k, &y, &vec![c; 50], true, None).unwrap();
-    let (alpha_ip, b_ip, ok_ip) = tsvc_kernel::svm_step(&k, &y, &vec![c; 50], false, None).unwrap();
+    let (alpha, b, ok) = tsvc_kernel::svm_step(&k, &y, &vec![c; 50], true, None, 0).unwrap();
+    let (alpha_ip, b_ip, ok_ip) = tsvc_kernel::svm_step(&k, &y, &vec![c; 50], false, None, 0).unwrap();
     assert!(ok_ip && b_ip == 0.0 && alpha_ip.len() == 50);
     assert!(ok);
     let x = data.features.to_dense();
@@ -251,7 +251,9 @@ fn kernel_tsvc_with_the_linear_kernel_is_linear_tsvc() {
     let x = data.features.to_dense();
     // With an intercept the kernel step is SMO, without one Clarabel.
     for fit_intercept in [true, false] {
-        let k = tsvc_kernel::fit_binary(&x, &y, None, &delta, c, Kernel::Linear, fit_intercept, 100, 1e-9).unwrap();
+        let params =
+            TsvcParams { c, kernel: Kernel::Linear, fit_intercept, max_rounds: 100, tol: 1e-9, ..Default::default() };
+        let k = tsvc_kernel::fit_binary(&x, &y, None, &delta, &params).unwrap();
         let params =
             TsvcParams { c, delta: Delta::PerExample(delta.clone()), tol: 1e-9, fit_intercept, ..Default::default() };
         let lin = params.fit(&data).unwrap();
@@ -284,8 +286,11 @@ fn kernel_tsvc_trace_is_monotone_for_rbf_and_polynomial() {
         let acc = fit.model.predict(&data.features).unwrap().iter().zip(&data.labels).filter(|(a, b)| a == b).count();
         assert!(acc >= 54, "{kernel:?}: {acc}/60");
         // δ = 0: one SVM, and the rounds stop at once.
-        let zero = TsvcParams { delta: Delta::Uniform(0.0), ..params }.fit(&data).unwrap();
+        let zero = TsvcParams { delta: Delta::Uniform(0.0), ..params.clone() }.fit(&data).unwrap();
         assert_eq!(zero.reports[0].report.objective_trace.len(), 1);
+        // An SMO limit too small for the SVM steps: not converged, said in the termination.
+        let short = TsvcParams { svm_max_iter: 2, ..params }.fit(&data).unwrap();
+        assert_eq!(short.reports[0].report.termination, Termination::MaxIterations, "{kernel:?}");
     }
 }
 

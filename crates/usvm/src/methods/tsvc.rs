@@ -20,6 +20,9 @@ pub enum TsvcSolution {
         /// Stop when a round lowers the objective by at most `tol·J`.
         #[serde(default = "default_tol")]
         tol: f64,
+        /// With a kernel: each SVM step's SMO iteration limit; 0: `max(10⁷, 100ℓ)`.
+        #[serde(default)]
+        max_iter: usize,
     },
     /// The second-order cone programme (eq. 8) by Clarabel, certified by the dual (linear kernel); for `C`,
     /// when the relaxation does not certify, the alternating rounds (default settings) run too and the
@@ -62,7 +65,7 @@ impl Default for Tsvc {
             kernel: KernelChoice::default(),
             delta: Delta::Uniform(0.0),
             fit_intercept: true,
-            form: TsvcSolution::Alternating { max_rounds: default_max_rounds(), tol: default_tol() },
+            form: TsvcSolution::Alternating { max_rounds: default_max_rounds(), tol: default_tol(), max_iter: 0 },
         }
     }
 }
@@ -81,9 +84,9 @@ impl Tsvc {
             ..TsvcParams::default()
         };
         Ok(match self.form {
-            TsvcSolution::Alternating { max_rounds, tol } => {
+            TsvcSolution::Alternating { max_rounds, tol, max_iter } => {
                 non_negative("tol", tol)?;
-                TsvcParams { form: TsvcForm::Alternating, max_rounds, tol, ..base }
+                TsvcParams { form: TsvcForm::Alternating, max_rounds, tol, svm_max_iter: max_iter, ..base }
             }
             TsvcSolution::Socp { norm_bound } => {
                 if kernel != crate::Kernel::Linear {

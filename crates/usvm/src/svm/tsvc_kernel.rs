@@ -21,7 +21,6 @@ use rayon::prelude::*;
 
 use crate::data::{Dataset, Features, norm2};
 use crate::error::{Error, Result};
-use crate::kernel::Kernel;
 use crate::model::{KernelModel, Model};
 use crate::ovr;
 use crate::report::FitReport;
@@ -50,14 +49,16 @@ const SMO_TOL: f64 = 1e-8;
 
 /// The kernel SVM step: `(α, b, solved)` for the Gram matrix `k`, labels `y` (±1), box bounds
 /// `upper_i = C c_i` and an optional warm start. With an intercept it is the SMO solver
-/// (`solver::smo`, `b = -ρ`) on the dense `Q`; without one (no equality constraint) Clarabel's interior
-/// point. [`Error::TooLarge`] when `Q` (or Clarabel's copy of it) does not fit in memory.
+/// (`solver::smo`, `b = -ρ`, at most `max_iter` iterations, 0: `max(10⁷, 100ℓ)`) on the dense `Q`;
+/// without one (no equality constraint) Clarabel's interior point. [`Error::TooLarge`] when `Q` (or
+/// Clarabel's copy of it) does not fit in memory.
 pub fn svm_step(
     k: &Array2<f64>,
     y: &[f64],
     upper: &[f64],
     fit_intercept: bool,
     start: Option<&[f64]>,
+    max_iter: usize,
 ) -> Result<(Vec<f64>, f64, bool)> {
     if !fit_intercept {
         return conic::kernel_svm_dual(k, y, upper, false);
@@ -70,7 +71,7 @@ pub fn svm_step(
     let q = DenseQ::new(q.into_raw_vec_and_offset().0, m);
     let pick = |v: &[f64]| keep.iter().map(|&i| v[i]).collect::<Vec<f64>>();
     let start = start.map(pick);
-    let settings = SmoSettings { tol: SMO_TOL, ..SmoSettings::default() };
+    let settings = SmoSettings { tol: SMO_TOL, max_iter, ..SmoSettings::default() };
     let sol = smo::solve(&q, &vec![-1.0; m], &pick(y), &pick(upper), start.as_deref(), &settings)?;
     let mut alpha = vec![0.0; y.len()];
     keep.iter().zip(&sol.alpha).for_each(|(&i, &a)| alpha[i] = a);
@@ -121,9 +122,7 @@ struct Task<'a> {
     y: &'a [f64],
     weights: Option<&'a [f64]>,
     delta: &'a [f64],
-    c: f64,
-    kernel: Kernel,
-    fit_intercept: bool,
+    params: &'a TsvcParams,
     upper: Vec<f64>,
 }
 
@@ -137,14 +136,15 @@ impl Task<'_> {
     }
 
     fn svm(&self, points: &Array2<f64>, start: Option<&[f64]>) -> Result<Svm> {
-        let k = self.kernel.gram(&Features::Dense(points.clone()))?;
-        let (alpha, b, solved) = svm_step(&k, self.y, &self.upper, self.fit_intercept, start)?;
+        let p = self.params;
+        let k = p.kernel.gram(&Features::Dense(points.clone()))?;
+        let (alpha, b, solved) = svm_step(&k, self.y, &self.upper, p.fit_intercept, start, p.svm_max_iter)?;
         let a: Vec<f64> = alpha.iter().zip(self.y).map(|(a, y)| a * y).collect();
         let f = k.dot(&ndarray::ArrayView1::from(&a[..])).to_vec();
         let reg = 0.5 * a.iter().zip(&f).map(|(a, f)| a * f).sum::<f64>();
         let xi: Vec<f64> = (0..a.len()).map(|i| self.hinge(i, f[i], b)).collect();
-        let value = reg + self.c * xi.iter().enumerate().map(|(i, v)| self.weight(i) * v).sum::<f64>();
-        let violation = kkt_violation(&f, self.y, &alpha, &self.upper, self.fit_intercept);
+        let value = reg + p.c * xi.iter().enumerate().map(|(i, v)| self.weight(i) * v).sum::<f64>();
+        let violation = kkt_violation(&f, self.y, &alpha, &self.upper, p.fit_intercept);
         Ok(Svm { alpha, a, b, value, xi, solved, violation })
     }
 
@@ -162,7 +162,7 @@ impl Task<'_> {
                 for j in 0..l {
                     if svm.a[j] != 0.0 {
                         let pj = points.row(j);
-                        self.kernel.gradient_into(&row, pj.as_slice().expect("standard layout"), &mut g);
+                        self.params.kernel.gradient_into(&row, pj.as_slice().expect("standard layout"), &mut g);
                         v.iter_mut().zip(&g).for_each(|(v, g)| *v += svm.a[j] * g);
                     }
                 }
@@ -175,7 +175,8 @@ impl Task<'_> {
             })
             .collect();
         let candidates = Array2::from_shape_fn((l, n), |(i, j)| rows[i][j]);
-        let fc = self.kernel.cross_gram(&Features::Dense(candidates.clone()), &Features::Dense(points.clone()))?;
+        let fc =
+            self.params.kernel.cross_gram(&Features::Dense(candidates.clone()), &Features::Dense(points.clone()))?;
         let fc = fc.dot(&ndarray::ArrayView1::from(&svm.a[..]));
         let mut next = points.clone();
         for i in 0..l {
@@ -189,23 +190,18 @@ impl Task<'_> {
 
 /// Kernel TSVC on one binary problem (labels `y = ±1`, dense inputs `x`); [`Error::TooLarge`] when its
 /// three `ℓ × ℓ` matrices (the Gram matrix, the SVM's `Q`, the perturbed points' kernel values) do not fit
-/// in memory.
-#[allow(clippy::too_many_arguments)]
+/// in memory. From `params`: `c`, `kernel`, `fit_intercept`, `max_rounds`, `tol` and `svm_max_iter`.
 pub fn fit_binary(
     x: &Array2<f64>,
     y: &[f64],
     weights: Option<&[f64]>,
     delta: &[f64],
-    c: f64,
-    kernel: Kernel,
-    fit_intercept: bool,
-    max_rounds: usize,
-    tol: f64,
+    params: &TsvcParams,
 ) -> Result<KernelTsvc> {
     let l = y.len();
     crate::memory::reserve("the kernel matrices of kernel TSVC", crate::kernel::GRAM_REMEDY, &[3, l, l])?;
-    let upper = (0..l).map(|i| c * weights.map_or(1.0, |w| w[i])).collect();
-    let task = Task { x, y, weights, delta, c, kernel, fit_intercept, upper };
+    let upper = (0..l).map(|i| params.c * weights.map_or(1.0, |w| w[i])).collect();
+    let task = Task { x, y, weights, delta, params, upper };
     let mut points = x.clone();
     let mut svm = task.svm(&points, None)?;
     if !svm.value.is_finite() {
@@ -213,7 +209,7 @@ pub fn fit_binary(
     }
     let mut trace = vec![svm.value];
     let (mut rounds, mut settled) = (1, false);
-    for _ in 0..max_rounds {
+    for _ in 0..params.max_rounds {
         let next_points = task.perturb(&points, &svm)?;
         let next = task.svm(&next_points, Some(&svm.alpha))?;
         rounds += 1;
@@ -225,7 +221,7 @@ pub fn fit_binary(
         points = next_points;
         svm = next;
         trace.push(svm.value);
-        if decrease <= tol * svm.value.abs() {
+        if decrease <= params.tol * svm.value.abs() {
             settled = true;
             break;
         }
@@ -260,17 +256,7 @@ pub(crate) fn fit_one_vs_rest(params: &TsvcParams, data: &Dataset, delta: &[f64]
     let k = ovr::positives(&classes).len();
     let s = ovr::one_vs_rest(classes, k * l, false, |o, positive| {
         let y = ovr::signs(&data.labels, positive);
-        let fit = fit_binary(
-            &x,
-            &y,
-            data.weights.as_deref(),
-            delta,
-            params.c,
-            params.kernel,
-            params.fit_intercept,
-            params.max_rounds,
-            params.tol,
-        )?;
+        let fit = fit_binary(&x, &y, data.weights.as_deref(), delta, params)?;
         let mut coef = vec![0.0; k * l];
         coef[o * l..(o + 1) * l].copy_from_slice(&fit.coef);
         Ok(ovr::Binary { coef, intercept: fit.intercept, report: (fit.report, fit.points) })

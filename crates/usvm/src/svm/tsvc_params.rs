@@ -46,6 +46,9 @@ pub struct TsvcParams {
     pub tol: f64,
     /// Cone form: solve eq. 8 for this fixed norm bound `γ` instead of eq. 7 for `C`.
     pub norm_bound: Option<f64>,
+    /// Alternating form with a kernel: each SVM step's SMO iteration limit; 0: `max(10⁷, 100ℓ)`.
+    #[serde(default)]
+    pub svm_max_iter: usize,
 }
 
 impl Default for TsvcParams {
@@ -59,6 +62,7 @@ impl Default for TsvcParams {
             max_rounds: 100,
             tol: 1e-6,
             norm_bound: None,
+            svm_max_iter: 0,
         }
     }
 }
