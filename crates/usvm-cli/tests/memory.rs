@@ -71,3 +71,33 @@ fn a_gram_matrix_beyond_memory_exits_1_with_its_size() {
     );
     assert!(!model.exists());
 }
+
+#[test]
+fn a_stated_dimension_beyond_memory_exits_1_before_the_solver() {
+    // Ten lines, one of them at index 10^9, read with the dimension the user states: the solver's dense
+    // vectors (8 × 10^12 values) cannot exist, and that is said before any is allocated.
+    let dir = temp_dir("memory-dimension");
+    let data = dir.join("huge-index.svm");
+    let lines: String =
+        (0..10).map(|i| format!("{} 1:{i} 2:0.5{}\n", i % 2, if i == 0 { " 1000000000:2" } else { "" })).collect();
+    std::fs::write(&data, lines).unwrap();
+    let model = dir.join("model.json");
+    for method in ["gsu", "hinge", "logistic"] {
+        let out = usvm(&[
+            "train",
+            "--method",
+            method,
+            "--data",
+            s(&data),
+            "--n-features",
+            "1000000000000",
+            "--model",
+            s(&model),
+        ]);
+        fails_with_all(
+            &out,
+            &["the solver's working vectors (8 × 1000000000000 floats) would take 58.2 TiB", "--n-features"],
+        );
+    }
+    assert!(!model.exists());
+}

@@ -15,6 +15,13 @@ pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Resul
     if params.uses_privileged() && data.privileged.is_none() {
         return Err(Error::Empty("privileged features (this method learns from them)"));
     }
+    // Every solver keeps a few dense vectors of `n` values (iterate, gradient, direction, ...): a stated
+    // dimension beyond the memory is an error here, not an abort inside the solver.
+    crate::memory::reserve(
+        "the solver's working vectors",
+        "read fewer features (--n-features) or select features first",
+        &[8, data.n_features()],
+    )?;
     let run = || {
         options.emit(Progress::Phase("fitting"));
         let fit = match params {

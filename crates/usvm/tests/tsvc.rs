@@ -298,6 +298,11 @@ fn kernel_tsvc_trace_is_monotone_for_rbf_and_polynomial() {
 fn bad_parameters_are_typed_errors() {
     let data = Dataset::dense(array![[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]], vec![0, 1, 1]);
     let bad = |p: TsvcParams| p.fit(&data).unwrap_err();
+    // Bounds that move a point beyond the floating-point range (found by the fit fuzz target).
+    for kernel in [Kernel::Linear, Kernel::Rbf { gamma: 1.0 }] {
+        let err = bad(TsvcParams { delta: Delta::Uniform(1e300), kernel, ..Default::default() });
+        assert!(matches!(err, Error::InvalidParameter { name: "delta", .. }), "{err}");
+    }
     assert!(matches!(bad(TsvcParams { c: 0.0, ..Default::default() }), Error::InvalidParameter { name: "C", .. }));
     assert!(matches!(
         bad(TsvcParams { delta: Delta::Uniform(-0.1), ..Default::default() }),

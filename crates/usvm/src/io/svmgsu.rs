@@ -30,7 +30,7 @@ use super::{
     CsrBuilder, LineReader, Loc, ParseError, ReadOptions, check_factor_entries, empty_input, factor_matrix,
     is_factor_token, parse_factor_entry, parse_index, parse_label, parse_pair, parse_value, try_zeros,
 };
-use crate::covariance::{Covariances, psd_factor};
+use crate::covariance::{Covariances, FULL_REMEDY, psd_factor};
 use crate::data::{Dataset, Features};
 use crate::model::LinearModel;
 
@@ -396,6 +396,7 @@ fn factor_error(loc: Loc, e: crate::Error) -> ParseError {
 
 /// The symmetric `n × n` matrix of upper-triangle entries (the covariance on `loc`'s line).
 fn dense_matrix(loc: Loc, entries: &[(u32, u32, f64)], n: usize) -> Result<Array2<f64>, ParseError> {
+    crate::memory::reserve("a dense covariance", FULL_REMEDY, &[n, n]).map_err(|e| loc.err("", e.to_string()))?;
     let mut m = Array2::from_shape_vec((n, n), try_zeros(loc, "", "a dense covariance", &[n, n])?).expect("n² zeros");
     for &(i, j, v) in entries {
         let (i, j) = (i as usize, j as usize);
@@ -454,6 +455,8 @@ fn assemble_covariances(rows: Vec<CovRow>, n: usize, source: &str) -> Result<Cov
             .iter()
             .find(|r| matches!(&r.entries, CovEntries::Matrix(e) if e.iter().any(|e| e.1 as usize + 1 == n)));
         let loc = Loc { source, line: widest.or(rows.first()).map_or(0, |r| r.line) };
+        crate::memory::reserve("full covariances", FULL_REMEDY, &[rows.len(), n, n])
+            .map_err(|e| loc.err("", e.to_string()))?;
         let zeros = try_zeros(loc, "", "the dense covariances", &[rows.len(), n, n])?;
         let mut m = Array3::from_shape_vec((rows.len(), n, n), zeros).expect("ℓ·n² zeros");
         for (k, row) in rows.into_iter().enumerate() {

@@ -592,7 +592,7 @@ fn best_bias(setup: &Setup<'_>, f: &[f64], hint: f64) -> f64 {
             for (k, p) in points.iter().enumerate() {
                 cumulative += p.1;
                 if (cumulative - target).abs() <= 1e-12 * scale {
-                    return hint.clamp(p.0, next(k)); // P is flat on [t_k, t_{k+1}]
+                    return hint.max(p.0).min(next(k)); // P is flat on [t_k, t_{k+1}] (no panic on NaN)
                 }
                 if cumulative > target {
                     return p.0;
@@ -616,7 +616,7 @@ fn best_bias(setup: &Setup<'_>, f: &[f64], hint: f64) -> f64 {
                         return root.max(lo);
                     }
                 } else if s == 0.0 {
-                    return hint.clamp(lo, hi);
+                    return hint.max(lo).min(hi);
                 }
                 if let Some(&(t, u, yi)) = points.get(k) {
                     let sign = if yi > 0.0 { -1.0 } else { 1.0 };

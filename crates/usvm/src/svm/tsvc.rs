@@ -139,6 +139,17 @@ impl TsvcParams {
         data.validate()?;
         self.validate(data)?;
         let delta = self.deltas(data.n_samples());
+        // The moved points `x_i ± δ_i u` enter inner products: `(‖x_i‖ + δ_i)²` must be finite.
+        for (i, &d) in delta.iter().enumerate() {
+            let reach = crate::linalg::norm2(&data.features.row_dense(i)) + d;
+            if !(reach * reach).is_finite() {
+                return Err(Error::InvalidParameter {
+                    name: "delta",
+                    value: format!("{d} (example {i})"),
+                    reason: "with this example, (‖x_i‖ + δ_i)² overflows the floating-point range",
+                });
+            }
+        }
         if self.kernel != Kernel::Linear {
             return super::tsvc_kernel::fit_one_vs_rest(self, data, &delta);
         }
