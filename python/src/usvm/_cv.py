@@ -34,9 +34,10 @@ class _PathCV(ClassifierMixin, BaseEstimator):
     and ties go to the first candidate in the order given, as ``GridSearchCV`` breaks them; so both pick
     the same value. The chosen value is then refitted on all the data.
 
-    A subclass names the wrapped estimator's parameter (``_param``, e.g. ``"lam"``; the candidates are the
-    ``_param + "s"`` parameter), says whether larger values regularise more (``_larger_regularises``), and
-    builds the wrapped estimator for one value (``_estimator``). Attributes after ``fit``: ``<param>_``
+    A subclass names the wrapped estimator class (``_wrapped``) and its parameter (``_param``, e.g.
+    ``"lam"``; the candidates are the ``_param + "s"`` parameter) and says whether larger values regularise
+    more (``_larger_regularises``); the wrapped estimator for one value (``_estimator``) takes every
+    parameter the two share from this one. Attributes after ``fit``: ``<param>_``
     (the value chosen), ``<param>s_`` (the candidates in the order given), ``scores_`` (n_folds ×
     n_candidates held-out accuracies), ``mean_scores_``, ``n_iter_path_`` (the iterations of every path
     fit, the largest over one-vs-rest problems), ``best_estimator_`` and its fit attributes.
@@ -45,9 +46,13 @@ class _PathCV(ClassifierMixin, BaseEstimator):
     _param = "lam"
     _larger_regularises = True
     _default_grid = 2.0 ** np.arange(-12, 3)
+    _wrapped: type[RegistryClassifier]
 
-    def _estimator(self, value: float) -> RegistryClassifier:  # pragma: no cover
-        raise NotImplementedError
+    def _estimator(self, value: float) -> RegistryClassifier:
+        """The wrapped estimator at ``value``: its parameters that this estimator shares are this one's."""
+        shared = set(self._get_param_names())
+        kwargs = {n: getattr(self, n) for n in self._wrapped._get_param_names() if n in shared}
+        return self._wrapped(**{**kwargs, self._param: value})
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
@@ -145,6 +150,8 @@ class GSUClassifierCV(_PathCV):
         ``decision_function`` are its.
     """
 
+    _wrapped = GSUClassifier
+
     def __init__(
         self,
         *,
@@ -168,18 +175,6 @@ class GSUClassifierCV(_PathCV):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _estimator(self, value: float) -> GSUClassifier:
-        return GSUClassifier(
-            lam=value,
-            method=self.method,
-            subspace_variance=self.subspace_variance,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            fit_intercept=self.fit_intercept,
-            random_state=self.random_state,
-            n_jobs=self.n_jobs,
-        )
-
     def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None) -> GSUClassifierCV:
         """Cross-validates every λ of ``lams`` (arguments as :meth:`GSUClassifier.fit`); refits the best."""
         return self._path_fit(X, y, X_cov, sample_weight)
@@ -200,6 +195,8 @@ class GSUSquaredHingeClassifierCV(_PathCV):
     Attributes are those of :class:`GSUClassifierCV`, with a :class:`GSUSquaredHingeClassifier` as
     ``best_estimator_`` and L-BFGS or Newton iterations in ``n_iter_path_``.
     """
+
+    _wrapped = GSUSquaredHingeClassifier
 
     def __init__(
         self,
@@ -227,20 +224,6 @@ class GSUSquaredHingeClassifierCV(_PathCV):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def _estimator(self, value: float) -> GSUSquaredHingeClassifier:
-        return GSUSquaredHingeClassifier(
-            lam=value,
-            loss=self.loss,
-            solver=self.solver,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            iterations=self.iterations,
-            batch=self.batch,
-            fit_intercept=self.fit_intercept,
-            random_state=self.random_state,
-            n_jobs=self.n_jobs,
-        )
 
     def fit(
         self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None
@@ -271,6 +254,7 @@ class BasisExpansionClassifierCV(_PathCV):
     _param = "C"
     _larger_regularises = False
     _default_grid = 2.0 ** np.arange(-4, 7)
+    _wrapped = BasisExpansionClassifier
 
     def __init__(
         self,
@@ -304,23 +288,6 @@ class BasisExpansionClassifierCV(_PathCV):
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
-
-    def _estimator(self, value: float) -> BasisExpansionClassifier:
-        return BasisExpansionClassifier(
-            similarity=self.similarity,
-            gamma=self.gamma,
-            shift=self.shift,
-            local_shift=self.local_shift,
-            grid=self.grid,
-            basis_size=self.basis_size,
-            basis_selection=self.basis_selection,
-            C=value,
-            fit_intercept=self.fit_intercept,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            random_state=self.random_state,
-            n_jobs=self.n_jobs,
-        )
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BasisExpansionClassifierCV:
         """Cross-validates every ``C`` of ``Cs``; refits the best."""
