@@ -924,3 +924,15 @@ fn outputs_are_byte_identical_at_one_and_two_threads() {
         .collect();
     assert_eq!(cv[0], cv[1]);
 }
+
+#[test]
+fn train_says_what_it_did_in_one_line_unless_quiet() {
+    let dir = temp_dir("summary");
+    let model = dir.join("m.json");
+    let train = ["train", "--method", "hinge", "--data", &data("train.svm"), "--model", s(&model)];
+    let line = ok_stderr(&usvm(&train));
+    assert!(line.starts_with("trained hinge on 24 × 3 (2 classes): objective "), "{line}");
+    assert!(line.contains(" iterations, converged, ") && line.trim_end().ends_with("m.json"), "{line}");
+    assert_eq!(line.lines().count(), 1);
+    assert!(ok_stderr(&usvm(&[&train[..], &["--quiet"]].concat())).is_empty());
+}
