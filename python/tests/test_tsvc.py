@@ -57,6 +57,17 @@ def test_kernel_tsvc_and_bad_input():
         TSVCClassifier(delta=np.ones(3)).fit(X, y)
     with pytest.raises(ValueError, match="socp"):
         TSVCClassifier(form="socp", kernel="rbf").fit(X, y)
+    with pytest.raises(ValueError, match="delta"):
+        TSVCClassifier(delta=1e300).fit(X, y)
+
+
+def test_kernel_matrices_beyond_memory_are_a_data_error_before_any_allocation():
+    import usvm
+
+    X = (np.arange(1_000_000, dtype=np.float64) % 97).reshape(-1, 1)
+    y = np.arange(1_000_000) % 2
+    with pytest.raises(usvm.DataError, match=r"3 × 1000000 × 1000000 floats\) would take 21.8 TiB"):
+        TSVCClassifier(kernel="rbf", delta=0.1).fit(X, y)
 
 
 INEXACT = (
