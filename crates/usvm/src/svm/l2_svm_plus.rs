@@ -19,7 +19,7 @@
 //!
 //! — no `yᵀα = 0` (the bias is in `k̄`) and no `β` (no `ξ ≥ 0`); for equal costs `C`,
 //! `H = (1/C)[I − (I + (C/ρ)K̄*)⁻¹]`, the matrix of the authors' public code. It is solved by
-//! [`crate::solver::smo`] with all labels `+1` (LIBSVM's one-class form), from `α = 1/n`.
+//! the SMO solver (`solver::smo`) with all labels `+1` (LIBSVM's one-class form), from `α = 1/n`.
 //!
 //! **Margin, certificate, decision.** The slacks at `α` are `ξ = Hα`, so `(Qα)_i = y_i⟨w, φ̄(x_i)⟩ + ξ_i`
 //! and `t = min_i (Qα)_i` makes `(w, w*, t)` feasible: the primal value is `½αᵀQα − min_i (Qα)_i` and the

@@ -17,7 +17,7 @@
 //! min ½‖w‖² + Σ C_i u_i h(y_i f(x_i)),   u_i = g'(h_i⁰) = βη exp(−η h_i⁰)
 //! ```
 //!
-//! by [`crate::solver::smo`]; then `J(f¹) ≤ bound(f¹) ≤ bound(f⁰) = J(f⁰)`: the objective never increases
+//! by the SMO solver (`solver::smo`); then `J(f¹) ≤ bound(f¹) ≤ bound(f⁰) = J(f⁰)`: the objective never increases
 //! (Xu et al.'s half-quadratic optimisation; examples far on the wrong side get weights `≈ 0`). The rounds
 //! start from `f⁰ = 0` (`h = 1`, `J = Σ C_i`, `u_i = η/(e^η − 1)`), stop when a round lowers `J` by at most
 //! `tol·J` (`Converged`) or after `max_rounds` SVMs; a round whose approximate (SMO tolerance) solution
