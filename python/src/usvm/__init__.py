@@ -21,8 +21,8 @@ from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
 from ._plot import plot_angle, plot_boundary, plot_pr
-from ._sqhinge import GSUSquaredHingeClassifier
 from ._rescaled_hinge import RescaledHingeSVMClassifier
+from ._sqhinge import GSUSquaredHingeClassifier
 from ._svm_plus import L2SVMPlusClassifier, RobustSVMPlusClassifier, SVMPlusClassifier
 from ._tsvc import TSVCClassifier
 from ._uncertainty import (
