@@ -44,7 +44,7 @@ def test_every_method_fits_through_the_generic_estimator(method):
     X, y = blobs()
     labels = np.where(y == 1, "yes", "no")
     V = np.full(X.shape, 0.1)
-    extra = {"X_star": X + 0.1} if method in ("svmplus", "rsvmplus") else {}
+    extra = {"X_star": X + 0.1} if method in ("svmplus", "rsvmplus", "l2svmplus") else {}
     clf = usvm.Classifier(method=method).fit(X, labels, X_cov=V, **extra)
     assert clf.model_.method == method
     assert set(clf.predict(X)) <= {"yes", "no"}

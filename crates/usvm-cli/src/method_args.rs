@@ -75,7 +75,7 @@ pub struct MethodArgs {
     #[arg(long, value_name = "FILE", help_heading = "Method")]
     pub weights: Option<PathBuf>,
 
-    /// Regularisation λ in λ/2‖w‖² (default: λ = 0.01 for the λ-form methods, C = 1 for svm, besvm, svmplus, rsvmplus, tsvc)
+    /// Regularisation λ in λ/2‖w‖² (default: λ = 0.01 for the λ-form methods, C = 1 for svm, besvm, svmplus, rsvmplus, l2svmplus, rsvm-rhhq, tsvc)
     #[arg(
         long,
         allow_negative_numbers = true,
@@ -119,7 +119,7 @@ pub struct MethodArgs {
     /// sgd: mini-batch size K
     #[arg(long, value_name = "K", help_heading = "Shared by several methods")]
     pub batch: Option<usize>,
-    /// Kernel of svm, ksvm-igsu, svmplus, rsvmplus, tsvc (default rbf)
+    /// Kernel of svm, ksvm-igsu, svmplus, rsvmplus, l2svmplus, rsvm-rhhq, tsvc (default rbf)
     #[arg(long, value_enum, help_heading = "Shared by several methods")]
     pub kernel: Option<KernelKind>,
     /// γ of the rbf and polynomial kernels (default: 1/n_features as LIBSVM; svmplus/rsvmplus rbf: 1/mean squared distance)
@@ -131,7 +131,7 @@ pub struct MethodArgs {
     /// coef0 of the polynomial kernel (default 0)
     #[arg(long, value_name = "C0", allow_negative_numbers = true, help_heading = "Shared by several methods")]
     pub coef0: Option<f64>,
-    /// power / tsvc alternating: maximum rounds (default 100)
+    /// power / tsvc alternating: maximum rounds (default 100); rsvm-rhhq: half-quadratic rounds (default 50)
     #[arg(long = "max-rounds", value_name = "N", help_heading = "Shared by several methods")]
     pub max_rounds: Option<usize>,
 
@@ -178,17 +178,22 @@ pub struct MethodArgs {
     #[arg(long = "basis-selection", value_name = "S", value_parser = ["random", "index", "kmedoids", "nystroem"], help_heading = "Method besvm")]
     pub basis_selection: Option<String>,
     /// Privileged features x*, one row per training example, in the main input's format
-    #[arg(long, value_name = "FILE", help_heading = "Methods svmplus, rsvmplus")]
+    #[arg(long, value_name = "FILE", help_heading = "Methods svmplus, rsvmplus, l2svmplus")]
     pub privileged: Option<PathBuf>,
-    /// ρ > 0, the weight of ‖w*‖² (default 1; ρ → 0 gives the plain SVM)
-    #[arg(long, allow_negative_numbers = true, value_name = "R", help_heading = "Methods svmplus, rsvmplus")]
+    /// ρ > 0, the weight of ‖w*‖² (default 1; svmplus: ρ → 0 gives the plain SVM)
+    #[arg(
+        long,
+        allow_negative_numbers = true,
+        value_name = "R",
+        help_heading = "Methods svmplus, rsvmplus, l2svmplus"
+    )]
     pub rho: Option<f64>,
     /// γ* of the Gaussian kernel k* on x* (default: 1/D*, D* the mean squared distance)
     #[arg(
         long = "gamma-star",
         value_name = "G",
         allow_negative_numbers = true,
-        help_heading = "Methods svmplus, rsvmplus"
+        help_heading = "Methods svmplus, rsvmplus, l2svmplus"
     )]
     pub gamma_star: Option<f64>,
     /// λ ≥ 0, the weight of the robust gradient regulariser (default 0.1)
@@ -197,6 +202,12 @@ pub struct MethodArgs {
     /// σ' > 0, the box α ≤ σ'C (default 1)
     #[arg(allow_negative_numbers = true, long = "sigma-prime", value_name = "S", help_heading = "Method rsvmplus")]
     pub sigma_prime: Option<f64>,
+    /// η > 0, the scale of the rescaled hinge β[1 − exp(−η·hinge)] (default 1; η → 0: the hinge SVM)
+    #[arg(allow_negative_numbers = true, long, value_name = "E", help_heading = "Method rsvm-rhhq")]
+    pub eta: Option<f64>,
+    /// Each half-quadratic round's SVM: bound on the SMO's KKT violation (default 1e-6; --tol is the rounds' relative decrease)
+    #[arg(allow_negative_numbers = true, long = "svm-tol", value_name = "E", help_heading = "Method rsvm-rhhq")]
+    pub svm_tol: Option<f64>,
     /// One uncertainty bound δ ≥ 0 for every example (default 0)
     #[arg(
         long,
@@ -257,6 +268,8 @@ impl MethodArgs {
             ("--gamma-star", "gamma_star", self.gamma_star.map(|v| json!(v))),
             ("--robust-lambda", "robust_lambda", self.robust_lambda.map(|v| json!(v))),
             ("--sigma-prime", "sigma_prime", self.sigma_prime.map(|v| json!(v))),
+            ("--eta", "eta", self.eta.map(|v| json!(v))),
+            ("--svm-tol", "svm_tol", self.svm_tol.map(|v| json!(v))),
             ("--delta", "delta", self.delta.map(|v| json!(v))),
             ("--norm-bound", "norm_bound", self.norm_bound.map(|v| json!(v))),
         ];

@@ -36,6 +36,8 @@ pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Resul
             MethodParams::Besvm(p) => p.fit(data, options),
             MethodParams::Svmplus(p) => p.fit(data, options),
             MethodParams::Rsvmplus(p) => p.fit(data, options),
+            MethodParams::L2svmplus(p) => p.fit(data, options),
+            MethodParams::RsvmRhhq(p) => p.fit(data, options),
             MethodParams::Tsvc(p) => p.fit(data, options),
             MethodParams::Logistic(p) => p.fit(data, options),
         }?;

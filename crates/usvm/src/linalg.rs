@@ -154,6 +154,19 @@ pub(crate) fn cholesky_solve(
     Some((0..dim).map(|i| x[(i, 0)]).collect())
 }
 
+/// `M⁻¹B` for a symmetric positive definite `M` (`n × n`, lower triangle read) and `B` (`n × k`), both
+/// row-major, by one Cholesky factorisation; `None` if the factorisation fails.
+pub(crate) fn cholesky_solve_columns(m: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> Option<Array2<f64>> {
+    use faer::linalg::solvers::Solve;
+    let _state = VectorState;
+    let (m, b) = (m.as_standard_layout(), b.as_standard_layout());
+    let llt = faer_ref(&m.view()).llt(faer::Side::Lower).ok()?;
+    let x = llt.solve(faer_ref(&b.view()));
+    let mut out = Array2::zeros((b.nrows(), b.ncols()));
+    copy_into(&x, &mut out.view_mut());
+    Some(out)
+}
+
 /// Solves `M x = r` for the `size × size` matrix `M[i, j] = entry(i, j)` by a fully pivoted LU.
 pub(crate) fn full_piv_lu_solve(
     size: usize,

@@ -16,10 +16,10 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::methods::besvm::Besvm;
-use crate::methods::kernel::{KsvmIgsu, Svm};
+use crate::methods::kernel::{KsvmIgsu, RsvmRhhq, Svm};
 use crate::methods::linear::{Gsu, Linear, Power, Sampling};
 use crate::methods::logistic::Logistic;
-use crate::methods::lupi::{RsvmPlus, SvmPlus};
+use crate::methods::lupi::{L2SvmPlus, RsvmPlus, SvmPlus};
 use crate::methods::sqhinge::SqhingeGsu;
 use crate::methods::tsvc::Tsvc;
 
@@ -49,6 +49,10 @@ pub enum MethodParams {
     Svmplus(SvmPlus),
     /// R-SVM+: SVM+ with the robust gradient regulariser.
     Rsvmplus(RsvmPlus),
+    /// L2-SVM+: squared loss on the correcting function; a one-equality dual.
+    L2svmplus(L2SvmPlus),
+    /// RSVM-RHHQ: the rescaled hinge loss by half-quadratic rounds of weighted SVMs.
+    RsvmRhhq(RsvmRhhq),
     /// TSVC: hinge at the worst point of a ball of radius `δ_i`.
     Tsvc(Tsvc),
     /// Logistic regression on the means.
@@ -56,7 +60,7 @@ pub enum MethodParams {
 }
 
 /// Every method name, with a one-line description, in registry order.
-pub const METHODS: [(&str, &str); 13] = [
+pub const METHODS: [(&str, &str); 15] = [
     ("gsu", "LSVM-GSU: expected hinge loss under each example's Gaussian"),
     ("hinge", "LSVM: hinge loss on the means (covariances ignored)"),
     ("iso", "LSVM-iso: GSU with isotropic covariances (tr Σ / n) I"),
@@ -68,6 +72,8 @@ pub const METHODS: [(&str, &str); 13] = [
     ("besvm", "BE-SVM: squared-hinge linear SVM on normalised similarities to a basis"),
     ("svmplus", "SVM+: kernel SVM with privileged features x* through a correcting space"),
     ("rsvmplus", "R-SVM+: SVM+ with the robust gradient regulariser"),
+    ("l2svmplus", "L2-SVM+ (Li et al. 2016): squared loss on the correcting function, a one-equality dual"),
+    ("rsvm-rhhq", "RSVM-RHHQ (Xu et al. 2016): rescaled hinge β[1 − exp(−η·hinge)] by half-quadratic rounds"),
     ("tsvc", "TSVC: hinge at the worst point of a ball of radius δ_i (alternating or SOCP)"),
     ("logistic", "Logistic regression on the means (covariances ignored)"),
 ];
@@ -110,6 +116,8 @@ impl MethodParams {
             MethodParams::Besvm(_) => "besvm",
             MethodParams::Svmplus(_) => "svmplus",
             MethodParams::Rsvmplus(_) => "rsvmplus",
+            MethodParams::L2svmplus(_) => "l2svmplus",
+            MethodParams::RsvmRhhq(_) => "rsvm-rhhq",
             MethodParams::Tsvc(_) => "tsvc",
             MethodParams::Logistic(_) => "logistic",
         }
@@ -205,6 +213,8 @@ impl MethodParams {
             MethodParams::Besvm(p) => p.validate(n_samples),
             MethodParams::Svmplus(p) => p.validate(n_samples),
             MethodParams::Rsvmplus(p) => p.validate(n_samples),
+            MethodParams::L2svmplus(p) => p.validate(n_samples),
+            MethodParams::RsvmRhhq(p) => p.validate(n_samples),
             MethodParams::Tsvc(p) => p.validate(n_samples),
             MethodParams::Logistic(p) => p.validate(n_samples),
         }
@@ -212,7 +222,7 @@ impl MethodParams {
 
     /// Whether the method needs privileged features in the dataset.
     pub fn uses_privileged(&self) -> bool {
-        matches!(self, MethodParams::Svmplus(_) | MethodParams::Rsvmplus(_))
+        matches!(self, MethodParams::Svmplus(_) | MethodParams::Rsvmplus(_) | MethodParams::L2svmplus(_))
     }
 }
 

@@ -21,8 +21,9 @@ from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
 from ._plot import plot_angle, plot_boundary, plot_pr
+from ._rescaled_hinge import RescaledHingeSVMClassifier
 from ._sqhinge import GSUSquaredHingeClassifier
-from ._svm_plus import RobustSVMPlusClassifier, SVMPlusClassifier
+from ._svm_plus import L2SVMPlusClassifier, RobustSVMPlusClassifier, SVMPlusClassifier
 from ._tsvc import TSVCClassifier
 from ._uncertainty import (
     block_pool,
@@ -56,12 +57,14 @@ __all__ = [
     "InvalidParameterError",
     "KernelGSUClassifier",
     "KernelSVMClassifier",
+    "L2SVMPlusClassifier",
     "LowRankCovariance",
     "METHODS",
     "Model",
     "ModelFileError",
     "ParamsError",
     "RegistryClassifier",
+    "RescaledHingeSVMClassifier",
     "RobustSVMPlusClassifier",
     "SVMPlusClassifier",
     "TSVCClassifier",

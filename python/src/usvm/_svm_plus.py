@@ -1,4 +1,4 @@
-"""SVM+ and R-SVM+: learning using privileged information (DESIGN 2.6, paper 004)."""
+"""SVM+, R-SVM+ and L2-SVM+: learning using privileged information (DESIGN 2.6, paper 004)."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ class SVMPlusClassifier(RegistryClassifier):
     [0, 0, 1, 1]
     """
 
-    _robust = False
+    _method = "svmplus"
     _sparse = False
 
     def __init__(
@@ -111,7 +111,7 @@ class SVMPlusClassifier(RegistryClassifier):
     ) -> dict[str, Any]:
         kernel = kernel_params(self.kernel, self._gamma(X), self.degree, self.coef0)
         return {
-            "method": "rsvmplus" if self._robust else "svmplus",
+            "method": self._method,
             "regularization": {"C": float(self.C)},
             "kernel": kernel,
             "gamma_star": self._gamma_star(star),
@@ -155,7 +155,7 @@ class RobustSVMPlusClassifier(SVMPlusClassifier):
     [0, 0, 1, 1]
     """
 
-    _robust = True
+    _method = "rsvmplus"
 
     def __init__(
         self,
@@ -193,3 +193,45 @@ class RobustSVMPlusClassifier(SVMPlusClassifier):
         if not isinstance(sp, numbers.Real) or isinstance(sp, bool) or not math.isfinite(sp) or sp <= 0:
             raise ValueError(f"sigma_prime must be a positive finite number; got {sp!r}")
         return {"robust_lambda": float(lam), "sigma_prime": float(sp)}
+
+
+class L2SVMPlusClassifier(SVMPlusClassifier):
+    """L2-SVM+ (Li et al., CVPR 2016; a baseline of paper 004): the correcting function
+    ``ξ_i = w*ᵀψ̄(x*_i)`` enters through ``½ Σ C ξ_i²`` (no ``ξ ≥ 0``) with a margin variable and the bias
+    in the kernels, so the dual is ``min ½αᵀQα`` over ``Σ α_i = 1``, ``α ≥ 0``. Parameters and
+    attributes as :class:`SVMPlusClassifier` (``rho`` weighs ``‖w*‖²``; ``objective_`` is ``−½αᵀQα``).
+
+    >>> import numpy as np
+    >>> from usvm import L2SVMPlusClassifier
+    >>> X = np.array([[0.0, 0.0], [0.1, 0.3], [2.0, 2.0], [2.2, 1.9]])
+    >>> clf = L2SVMPlusClassifier(C=10.0).fit(X, [0, 0, 1, 1], X_star=[[0.0], [0.1], [1.0], [0.9]])
+    >>> clf.predict(X).tolist()
+    [0, 0, 1, 1]
+    """
+
+    _method = "l2svmplus"
+
+    def __init__(
+        self,
+        C: float = 1.0,
+        *,
+        rho: float = 1.0,
+        kernel: str = "rbf",
+        gamma: Any = None,
+        degree: int = 3,
+        coef0: float = 0.0,
+        gamma_star: Any = None,
+        tol: float = 1e-6,
+        n_jobs: int | None = None,
+    ) -> None:
+        super().__init__(
+            C,
+            rho=rho,
+            kernel=kernel,
+            gamma=gamma,
+            degree=degree,
+            coef0=coef0,
+            gamma_star=gamma_star,
+            tol=tol,
+            n_jobs=n_jobs,
+        )

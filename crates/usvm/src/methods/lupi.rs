@@ -1,5 +1,6 @@
 //! Learning using privileged information: SVM+ (`svmplus`) and R-SVM+ (`rsvmplus`), fitted by
-//! [`crate::svm::SvmPlusParams`] on a dataset with privileged features.
+//! [`crate::svm::SvmPlusParams`], and L2-SVM+ (`l2svmplus`), fitted by [`crate::svm::L2SvmPlusParams`], on
+//! a dataset with privileged features.
 
 use serde::{Deserialize, Serialize};
 
@@ -141,5 +142,75 @@ impl RsvmPlus {
 
     pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
         self.svm_plus().fit_as(self.method()?, data)
+    }
+}
+
+/// L2-SVM+ (Li et al. 2016; paper 004's baseline): squared loss on the correcting function, a margin
+/// variable and the bias in the kernels, so that the dual has one equality and `α ≥ 0`
+/// ([`crate::svm::l2_svm_plus`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct L2SvmPlus {
+    /// `C` (default 1) or `λ`: the weight of `½ Σ C_i ξ_i²`.
+    pub regularization: Regularization,
+    /// The kernel `k` on `x` (defaults as SVM+).
+    pub kernel: KernelChoice,
+    /// `γ*` of the Gaussian `k*` on `x*` (`None`: `1/D*`).
+    pub gamma_star: Option<f64>,
+    /// `ρ > 0`, the weight of `‖w*‖²`.
+    pub rho: f64,
+    /// Stop when the SMO's KKT violation is at most this.
+    pub tol: f64,
+    /// Maximum SMO iterations per binary problem; 0: `max(10⁷, 100ℓ)`.
+    pub max_iter: usize,
+}
+
+impl Default for L2SvmPlus {
+    fn default() -> Self {
+        let s = crate::svm::L2SvmPlusParams::default();
+        L2SvmPlus {
+            regularization: Regularization::C(s.c),
+            kernel: KernelChoice::default(),
+            gamma_star: None,
+            rho: s.rho,
+            tol: s.tol,
+            max_iter: s.max_iter,
+        }
+    }
+}
+
+impl L2SvmPlus {
+    fn params(&self, n_samples: usize, n_features: usize) -> Result<crate::svm::L2SvmPlusParams> {
+        let c = self.regularization.c(n_samples)?;
+        positive("rho", self.rho)?;
+        positive("tol", self.tol)?;
+        let kernel = match self.kernel {
+            KernelChoice::Rbf { gamma: None } => None,
+            k => Some(k.resolve(1.0 / n_features.max(1) as f64)?),
+        };
+        let kernel_star = match self.gamma_star {
+            Some(g) => {
+                positive("gamma_star", g)?;
+                Some(Kernel::Rbf { gamma: g })
+            }
+            None => None,
+        };
+        Ok(crate::svm::L2SvmPlusParams {
+            c,
+            rho: self.rho,
+            kernel,
+            kernel_star,
+            tol: self.tol,
+            max_iter: self.max_iter,
+        })
+    }
+
+    pub(crate) fn validate(&self, n_samples: usize) -> Result<()> {
+        self.params(n_samples, 1).map(|_| ())
+    }
+
+    pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
+        let fit = self.params(data.n_samples(), data.n_features())?.fit(data)?;
+        Ok(Fit::new(Model::Kernel(fit.model), fit.reports))
     }
 }

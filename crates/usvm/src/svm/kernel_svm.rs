@@ -359,9 +359,9 @@ fn precomputed_entry(x: &Features, r: usize, s: f64) -> f64 {
 }
 
 /// `Q_ij = y_i y_j k(x_i, x_j)`.
-struct SignedGram<'g, 'a> {
-    gram: &'g Gram<'a>,
-    y: &'g [f64],
+pub(crate) struct SignedGram<'g, 'a> {
+    pub(crate) gram: &'g Gram<'a>,
+    pub(crate) y: &'g [f64],
 }
 
 impl QMatrix for SignedGram<'_, '_> {

@@ -3,7 +3,9 @@
 pub(crate) mod alternating;
 mod kernel_igsu;
 mod kernel_svm;
+pub mod l2_svm_plus;
 mod linear;
+pub mod rescaled_hinge;
 mod squared_hinge_gsu;
 mod subspace;
 pub mod svm_plus;
@@ -18,8 +20,10 @@ pub use kernel_igsu::{
     KernelObjective, isotropic_variances,
 };
 pub use kernel_svm::{Gram, KernelSvmFit, KernelSvmParams, KernelSvmReport};
+pub use l2_svm_plus::{L2SvmPlusFit, L2SvmPlusParams};
 pub(crate) use linear::POWER_TOL;
 pub use linear::{LinearFit, LinearMethod, LinearSvmParams, Solver};
+pub use rescaled_hinge::{RescaledHingeFit, RescaledHingeParams};
 pub use squared_hinge_gsu::{SquaredHingeGsuLoss, SquaredHingeGsuParams, SquaredHingeGsuSolver};
 pub use subspace::project_to_subspaces;
 pub use svm_plus::{LupiMethod, SvmPlusFit, SvmPlusParams};
