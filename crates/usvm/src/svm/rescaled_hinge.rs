@@ -21,7 +21,8 @@
 //! (Xu et al.'s half-quadratic optimisation; examples far on the wrong side get weights `≈ 0`). The rounds
 //! start from `f⁰ = 0` (`h = 1`, `J = Σ C_i`, `u_i = η/(e^η − 1)`), stop when a round lowers `J` by at most
 //! `tol·J` (`Converged`) or after `max_rounds` SVMs; a round whose approximate (SMO tolerance) solution
-//! would raise `J` is rejected and ends the rounds (`Stalled`), so the reported trace is monotone. Costs
+//! would raise `J` is rejected and ends the rounds — `Converged` when the rise is at most `tol·J` (the
+//! rounds' fixed point, to the SVMs' accuracy), else `Stalled` — so the reported trace is monotone. Costs
 //! `C_i u_i` that underflow are floored at the smallest normal number (the example then barely counts).
 //!
 //! `J` after each SVM comes from the SMO gradient `G = Qα − 1`: `‖w‖² = Σ α_i (G_i + 1)` and
@@ -162,7 +163,10 @@ impl RescaledHingeParams {
             let h: Vec<f64> = (0..n).map(|i| (-(s.gradient[i] + y[i] * b)).max(0.0)).collect();
             let j_new = 0.5 * w2 + (0..n).map(|i| costs[i] * rescaled_hinge(h[i], eta)).sum::<f64>();
             if !(j_new <= j) {
-                termination = Termination::Stalled;
+                // Rejected. A rise of at most `tol·J` is the SVMs' own accuracy: the rounds are at their
+                // fixed point (`Converged`); a larger one is `Stalled`.
+                let within = j_new - j <= self.tol * j.abs();
+                termination = if within { Termination::Converged } else { Termination::Stalled };
                 break;
             }
             decrease = (j - j_new) / j.abs().max(f64::MIN_POSITIVE);
