@@ -114,7 +114,7 @@ fn print_table(protocol: &WdbcProtocol, results: &[MethodResult], seconds: f64) 
         let paired = MethodResult { accuracies: d.clone(), ..gsu.clone() };
         let (better, worse) = (d.iter().filter(|&&x| x > 0.0).count(), d.iter().filter(|&&x| x < 0.0).count());
         println!(
-            "LSVM-GSU − LSVM per split: {:+.2} ± {:.2} points; better on {better}, worse on {worse} of {}",
+            "paired, LSVM-GSU − LSVM per split: {:+.2} ± {:.2} points; better on {better}, worse on {worse} of {}",
             100.0 * paired.mean(),
             100.0 * paired.std(),
             d.len()

@@ -45,7 +45,7 @@ fn demo_writes_a_sane_json_report() {
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("LSVM-GSU") && stdout.contains("97.14"), "table missing: {stdout}");
-    assert!(stdout.contains("(paper)") && stdout.contains("LSVM-GSU − LSVM per split"), "{stdout}");
+    assert!(stdout.contains("(paper)") && stdout.contains("paired, LSVM-GSU − LSVM per split"), "{stdout}");
 }
 
 #[test]
