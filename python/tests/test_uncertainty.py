@@ -153,9 +153,13 @@ def test_block_pool_matches_reshape():
 def test_standard_errors_rule():
     means = np.array([[1.0, 10.0], [3.0, 12.0], [2.0, 11.0]])
     se = np.array([[0.5, 1.0], [1.0, 2.0], [0.25, 4.0]])
-    v = standard_errors_to_variances(means, se, reference=[0, 1])
     rng_ = means[:2].max(0) - means[:2].min(0)
-    np.testing.assert_allclose(v, (0.8 * rng_ * se / se[:2].max(0)) ** 2, rtol=1e-14)
+    scaled = 0.8 * rng_ * se / se[:2].max(0)
+    # The default is the paper's rule: the rescaled standard error is the variance.
+    np.testing.assert_allclose(standard_errors_to_variances(means, se, reference=[0, 1]), scaled, rtol=1e-14)
+    for rule in ["range-squared", "range"]:
+        v = standard_errors_to_variances(means, se, rule=rule, reference=[0, 1])
+        np.testing.assert_allclose(v, scaled**2, rtol=1e-14)
     np.testing.assert_allclose(standard_errors_to_variances(means, se, rule="squared"), se**2)
     with pytest.raises(ValueError, match="negative variance"):
         standard_errors_to_variances(means, -se)

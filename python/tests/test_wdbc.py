@@ -8,8 +8,9 @@ crates/usvm-experiments/src/wdbc.rs:
 
 * split `seed` in 0..splits: stratified 90/10; standardise the 30 features with the training split's
   mean and population standard deviation;
-* variance of mean-feature j < 10: `(0.8 · range_j · se_ij / max_train se_j)² / var_j` (se = column
-  10 + j, range and max over the training split, var_j the population variance); all others 1e-6;
+* variance of mean-feature j < 10: `0.8 · range_j · se_ij / max_train se_j / var_j` (the paper's rule,
+  `usvm demo`'s default; se = column 10 + j, range and max over the training split, var_j the population
+  variance); all others 1e-6;
 * λ on 2^-12..2^2 by stratified `folds`-fold CV on the training split (folds
   `stratified_k_fold(train labels, folds, seed)`), accuracy = correct held-out predictions / n_train,
   ties to the larger λ; refit on the training split at the chosen λ, score the test split;
@@ -61,7 +62,7 @@ def uncertain(X, train):
         value_range = Xt[:, j].max() - Xt[:, j].min()
         max_se = Xt[:, 10 + j].max()
         scale = 0.8 * value_range / max_se if max_se > 0 else 0.0
-        V[:, j] = (scale * X[:, 10 + j]) ** 2 / std[j] ** 2
+        V[:, j] = scale * X[:, 10 + j] / std[j] ** 2
     return Z, V
 
 

@@ -54,10 +54,11 @@ lowrank (default; svm-gsu output, written as its upper triangle), full, diag or 
     /// Variances from reported standard errors (the WDBC rule of DESIGN 8)
     #[command(long_about = "Variances from reported standard errors. --csv holds mean columns and their standard \
 errors; --mean-cols and --se-cols pair them in order. The standard-error columns are dropped; every other column \
-is a feature. A paired mean column gets the variance se² (--rule squared) or, by the WDBC protocol, \
-(fraction · range · se / max se)² (--rule range, default, --fraction 0.8): the largest standard error becomes \
-that fraction of the mean column's range (range and maximum over all rows; the library's WDBC protocol computes \
-them on the training split only). Unpaired features get --base-variance.")]
+is a feature. A paired mean column gets, with s = fraction · range · se / max se (--fraction 0.8): the variance \
+s (--rule paper, default: the WDBC protocol as the thesis states it, \"the maximum variance is set to 80% of the \
+range\"), s² (--rule range-squared: s read as a standard deviation, unit-consistent; the old --rule range) or se² \
+(--rule squared). Range and maximum are over all rows; the library's WDBC protocol computes them on the training \
+split only and then divides by the feature's variance, as the features are standardised. Unpaired features get --base-variance.")]
     SeToVar(SeToVarArgs),
     /// Welch periodogram pooling: per-frequency mean and variance of segment periodograms of each series
     #[command(long_about = "Welch periodogram pooling (thesis 3.5.4). Each row of --input (a CSV with a header; \
@@ -155,9 +156,15 @@ struct TranslationArgs {
     output: OutputArgs,
 }
 
+/// How `se-to-var` turns a standard error into a variance.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum SeRule {
-    Range,
+    /// fraction · range · se / max se is the variance (the thesis' WDBC rule, DESIGN 8)
+    Paper,
+    /// (fraction · range · se / max se)²: the rescaled value is a standard deviation
+    #[value(name = "range-squared", alias = "range")]
+    RangeSquared,
+    /// se²: the variance of the reported mean
     Squared,
 }
 
@@ -172,10 +179,12 @@ struct SeToVarArgs {
     /// Comma-separated standard-error columns (dropped from the features)
     #[arg(long, value_name = "NAMES", value_delimiter = ',', required = true)]
     se_cols: Vec<String>,
-    /// range: (fraction · range · se / max se)²  (WDBC protocol); squared: se²
-    #[arg(long, value_enum, default_value = "range")]
+    /// paper: fraction · range · se / max se is the variance (the WDBC protocol, "the maximum variance is
+    /// set to 80% of the range"); range-squared (old name: range): that value squared, i.e. read as a
+    /// standard deviation; squared: se². Range and maximum are over all rows of the CSV
+    #[arg(long, value_enum, default_value = "paper")]
     rule: SeRule,
-    /// Fraction of the range the largest standard error maps to (--rule range)
+    /// Fraction of the range the largest standard error maps to (--rule paper or range-squared)
     #[arg(long, default_value_t = 0.8)]
     fraction: f64,
     /// Variance of the features without a standard error
@@ -415,7 +424,8 @@ fn se_to_var(args: &SeToVarArgs) -> Result<()> {
     }
     let x = data.features.to_dense();
     let rule = match args.rule {
-        SeRule::Range => StandardErrorRule::RangeScaled { fraction: args.fraction },
+        SeRule::Paper => StandardErrorRule::RangeScaled { fraction: args.fraction },
+        SeRule::RangeSquared => StandardErrorRule::RangeScaledSquared { fraction: args.fraction },
         SeRule::Squared => StandardErrorRule::Squared,
     };
     let m = x.select(ndarray::Axis(1), &means_idx);

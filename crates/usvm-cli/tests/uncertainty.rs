@@ -202,15 +202,30 @@ fn translation_welch_blocks_and_standard_errors() {
         "--out-var-csv",
         s(&b),
     ]));
-    // Range 2, largest standard error 1: s = 0.8 · 2 · se.
-    let var: Vec<f64> = std::fs::read_to_string(&b)
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|r| r.split(',').next().unwrap().parse().unwrap())
-        .collect();
-    for (v, want) in var.iter().zip([0.64, 2.56, 0.16]) {
+    // Range 2, largest standard error 1: s = 0.8 · 2 · se; the default (paper) rule's variance is s.
+    let first_column = |path: &std::path::Path| -> Vec<f64> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|r| r.split(',').next().unwrap().parse().unwrap())
+            .collect()
+    };
+    let var = first_column(&b);
+    for (v, want) in var.iter().zip([0.8, 1.6, 0.4]) {
         assert!((v - want).abs() < 1e-12, "{var:?}");
+    }
+    // range-squared (and its old name range): s²; squared: se².
+    for (rule, want) in
+        [("range-squared", [0.64, 2.56, 0.16]), ("range", [0.64, 2.56, 0.16]), ("squared", [0.25, 1.0, 0.0625])]
+    {
+        let args =
+            ["uncertainty", "se-to-var", "--csv", s(&se), "--mean-cols", "m1", "--se-cols", "s1", "--rule", rule];
+        ok(&usvm(&[&args[..], &["--out-csv", s(&a), "--out-var-csv", s(&b)]].concat()));
+        let var = first_column(&b);
+        for (v, want) in var.iter().zip(want) {
+            assert!((v - want).abs() < 1e-12, "{rule}: {var:?}");
+        }
     }
     std::fs::write(&se, "m1,s1,y\n1,-0.5,1\n3,1,0\n").unwrap();
     fails_with(

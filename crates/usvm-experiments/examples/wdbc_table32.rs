@@ -2,13 +2,14 @@
 //! [`usvm_experiments::wdbc`] (the same run as `usvm demo`), printing each split's test accuracy and chosen λ
 //! for LSVM, LSVM-iso, Power SVM and LSVM-GSU, then the means beside the paper's column.
 //!
-//!     cargo run --release -p usvm-experiments --example wdbc_table32 -- [--splits N] [--folds K]
+//!     cargo run --release -p usvm-experiments --example wdbc_table32 -- [--splits N] [--folds K] [--range-squared]
 //!
-//! Splits use seeds 0..N (default 10), λ by K-fold (default 10) cross-validation over 2^-12..2^2.
+//! Splits use seeds 0..N (default 10), λ by K-fold (default 10) cross-validation over 2^-12..2^2;
+//! `--range-squared` squares the rescaled standard error ([`SeRule::RangeSquared`]) instead of the paper's rule.
 
 use std::time::Instant;
 
-use usvm_experiments::wdbc::WdbcProtocol;
+use usvm_experiments::wdbc::{SeRule, WdbcProtocol};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut protocol = WdbcProtocol::default();
@@ -17,7 +18,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         match a.as_str() {
             "--splits" => protocol.splits = args.next().ok_or("--splits needs a value")?.parse()?,
             "--folds" => protocol.folds = args.next().ok_or("--folds needs a value")?.parse()?,
-            _ => return Err(format!("unknown argument {a}; usage: wdbc_table32 [--splits N] [--folds K]").into()),
+            "--range-squared" => protocol.se_rule = SeRule::RangeSquared,
+            _ => {
+                let usage = "wdbc_table32 [--splits N] [--folds K] [--range-squared]";
+                return Err(format!("unknown argument {a}; usage: {usage}").into());
+            }
         }
     }
     let start = Instant::now();
@@ -25,8 +30,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seconds = start.elapsed().as_secs_f64();
 
     println!(
-        "WDBC, {} stratified 90/10 splits (seeds 0..{}), λ by {}-fold CV over 2^-12..2^2",
-        protocol.splits, protocol.splits, protocol.folds
+        "WDBC, {} stratified 90/10 splits (seeds 0..{}), λ by {}-fold CV over 2^-12..2^2, standard-error rule {:?}",
+        protocol.splits, protocol.splits, protocol.folds, protocol.se_rule
     );
     println!("test accuracy (%) per split [chosen log2 λ]:");
     print!("{:>5}", "split");

@@ -3,12 +3,14 @@
 //!
 //! Per split (seeded, stratified 90/10): standardise the 30 features with the training split's mean and
 //! (population) standard deviation; give mean-feature `j < 10` the variance
-//! `(0.8 · range_j · se_ij / max_train se_j)² / var_j` — its standard error `se` (column `10 + j`, a
-//! standard deviation) rescaled so that the training maximum is 80% of the training range of raw feature
-//! `j`, squared, then divided by the feature's training variance because the features are standardised —
-//! and every other feature `σ₀² = 1e-6` (the rescaling is
-//! [`StandardErrorRule::RangeScaled`]). Choose λ on the grid `2^-12..2^2` by stratified k-fold
-//! cross-validation accuracy on the training split (ties: the larger λ), refit, and score the test split.
+//! `0.8 · range_j · se_ij / max_train se_j / var_j` — its standard error `se` (column `10 + j`) rescaled so
+//! that the training maximum is a variance of 80% of the training range of raw feature `j` (the thesis: "the
+//! maximum variance is set to 80% of the range"; [`StandardErrorRule::RangeScaled`]), then divided by the
+//! feature's training variance because the features are standardised — and every other feature
+//! `σ₀² = 1e-6`. [`SeRule::RangeSquared`] squares the rescaled value instead (reads it as a standard
+//! deviation, [`StandardErrorRule::RangeScaledSquared`]). Choose λ on the grid `2^-12..2^2` by stratified
+//! k-fold cross-validation accuracy on the training split (ties: the larger λ), refit, and score the test
+//! split.
 
 use ndarray::{Array2, Axis, s};
 use rayon::prelude::*;
@@ -24,6 +26,29 @@ const CSV: &str = include_str!("../../usvm/data/breast_cancer.csv");
 /// Variance of the features that have no standard-error column.
 pub const SIGMA0_SQ: f64 = 1e-6;
 
+/// Fraction of a mean feature's training range that its largest training standard error maps to.
+pub const RANGE_FRACTION: f64 = 0.8;
+
+/// How a mean feature's standard error becomes its variance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SeRule {
+    /// `σ² = 0.8 · range · se / max se` (the thesis' rule; DESIGN 8's protocol).
+    #[default]
+    Paper,
+    /// `σ² = (0.8 · range · se / max se)²`.
+    RangeSquared,
+}
+
+impl SeRule {
+    /// The library rule.
+    pub fn rule(self) -> StandardErrorRule {
+        match self {
+            SeRule::Paper => StandardErrorRule::RangeScaled { fraction: RANGE_FRACTION },
+            SeRule::RangeSquared => StandardErrorRule::RangeScaledSquared { fraction: RANGE_FRACTION },
+        }
+    }
+}
+
 /// The protocol's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WdbcProtocol {
@@ -33,11 +58,18 @@ pub struct WdbcProtocol {
     pub test_fraction: f64,
     /// Candidate λ values.
     pub grid: Vec<f64>,
+    pub se_rule: SeRule,
 }
 
 impl Default for WdbcProtocol {
     fn default() -> Self {
-        WdbcProtocol { splits: 10, folds: 10, test_fraction: 0.1, grid: (-12..=2).map(|e| 2f64.powi(e)).collect() }
+        WdbcProtocol {
+            splits: 10,
+            folds: 10,
+            test_fraction: 0.1,
+            grid: (-12..=2).map(|e| 2f64.powi(e)).collect(),
+            se_rule: SeRule::Paper,
+        }
     }
 }
 
@@ -99,19 +131,15 @@ pub fn load() -> (Array2<f64>, Vec<i64>) {
 }
 
 /// The standardised means and diagonal variances of every row, from the statistics of rows `train`.
-pub fn uncertain_dataset(x: &Array2<f64>, labels: &[i64], train: &[usize]) -> Dataset {
+pub fn uncertain_dataset(x: &Array2<f64>, labels: &[i64], train: &[usize], se_rule: SeRule) -> Dataset {
     let xt = x.select(Axis(0), train);
     let mean = xt.mean_axis(Axis(0)).expect("non-empty training split");
     let std = xt.std_axis(Axis(0), 0.0).mapv(|s| if s > 0.0 { s } else { 1.0 });
     let z = (x - &mean) / &std;
     let mut var = Array2::from_elem(x.dim(), SIGMA0_SQ);
-    let scaled = standard_errors_to_variances(
-        x.slice(s![.., 0..10]),
-        x.slice(s![.., 10..20]),
-        Some(train),
-        StandardErrorRule::RangeScaled { fraction: 0.8 },
-    )
-    .expect("the embedded data is finite with non-negative standard errors");
+    let scaled =
+        standard_errors_to_variances(x.slice(s![.., 0..10]), x.slice(s![.., 10..20]), Some(train), se_rule.rule())
+            .expect("the embedded data is finite with non-negative standard errors");
     for j in 0..10 {
         var.column_mut(j).assign(&(&scaled.column(j) / (std[j] * std[j])));
     }
@@ -133,7 +161,7 @@ impl WdbcProtocol {
         let splits: Vec<(Dataset, Dataset)> = (0..self.splits)
             .map(|seed| {
                 let (train, test) = stratified_split(&labels, self.test_fraction, seed);
-                let data = uncertain_dataset(&x, &labels, &train);
+                let data = uncertain_dataset(&x, &labels, &train, self.se_rule);
                 (data.select(&train), data.select(&test))
             })
             .collect();
@@ -192,16 +220,22 @@ mod tests {
     fn variances_use_training_statistics_only() {
         let (x, labels) = load();
         let (train, _) = stratified_split(&labels, 0.1, 0);
-        let data = uncertain_dataset(&x, &labels, &train);
-        let Covariances::Diagonal(d) = &data.covariances else { panic!() };
-        // The largest training standard error of feature 0 maps to a standard deviation of 80% of its range.
         let xt = x.select(Axis(0), &train);
         let col = xt.column(0);
         let range = col.fold(f64::MIN, |a, &b| a.max(b)) - col.fold(f64::MAX, |a, &b| a.min(b));
         let std = xt.std_axis(Axis(0), 0.0)[0];
-        let max_var = train.iter().map(|&i| d.variances[[i, 0]]).fold(0.0, f64::max);
-        assert!((max_var - (0.8 * range / std).powi(2)).abs() < 1e-9 * max_var);
-        assert!(d.variances.column(25).iter().all(|&v| v == SIGMA0_SQ));
+        // Paper: the largest training standard error of feature 0 maps to a variance of 80% of its range;
+        // squared: to a standard deviation of 80% of its range. Both then in standardised units.
+        for (rule, want) in
+            [(SeRule::Paper, 0.8 * range / (std * std)), (SeRule::RangeSquared, (0.8 * range / std).powi(2))]
+        {
+            let data = uncertain_dataset(&x, &labels, &train, rule);
+            let Covariances::Diagonal(d) = &data.covariances else { panic!() };
+            let max_var = train.iter().map(|&i| d.variances[[i, 0]]).fold(0.0, f64::max);
+            assert!((max_var - want).abs() < 1e-9 * want, "{rule:?}: {max_var} vs {want}");
+            assert!(d.variances.column(25).iter().all(|&v| v == SIGMA0_SQ));
+        }
+        let data = uncertain_dataset(&x, &labels, &train, SeRule::Paper);
         // Standardised training features have mean 0 and variance 1.
         let z = data.select(&train).features.to_dense();
         assert!(z.mean_axis(Axis(0)).unwrap().iter().all(|m| m.abs() < 1e-12));

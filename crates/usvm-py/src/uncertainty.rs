@@ -118,17 +118,23 @@ fn block_pool_map<'py>(
     Ok((Array1::from(p.means).into_pyarray(py), Array1::from(p.variances).into_pyarray(py)))
 }
 
-/// Variances from standard errors: `fraction = None` squares them, otherwise the WDBC range rule.
+/// Variances from standard errors: `fraction = None` squares them; otherwise the WDBC range rule, the
+/// rescaled standard error itself (`square_range = False`, the paper) or its square.
 #[pyfunction]
-#[pyo3(signature = (means, se, reference=None, fraction=None))]
+#[pyo3(signature = (means, se, reference=None, fraction=None, square_range=false))]
 fn se_to_variances<'py>(
     py: Python<'py>,
     means: PyReadonlyArray2<'py, f64>,
     se: PyReadonlyArray2<'py, f64>,
     reference: Option<PyReadonlyArray1<'py, i64>>,
     fraction: Option<f64>,
+    square_range: bool,
 ) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let rule = fraction.map_or(StandardErrorRule::Squared, |fraction| StandardErrorRule::RangeScaled { fraction });
+    let rule = match fraction {
+        None => StandardErrorRule::Squared,
+        Some(fraction) if square_range => StandardErrorRule::RangeScaledSquared { fraction },
+        Some(fraction) => StandardErrorRule::RangeScaled { fraction },
+    };
     let reference: Option<Vec<usize>> = match reference {
         Some(r) => Some(
             r.as_array()

@@ -217,7 +217,9 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
     :class:`GSUClassifier`'s). After ``fit``: ``classes_``, ``coef_``
     (K × width of the map), ``intercept_``, ``expansion_`` (the fitted :class:`BasisExpansion`),
     ``n_parameters_`` (numbers stored to predict), ``objective_``, ``converged_``; ``to_json()`` writes the
-    model file that ``usvm predict`` reads.
+    model file that ``usvm predict`` reads. ``objective_`` (one per binary problem) is the library's
+    ``J = λ/2‖w‖² + (1/ℓ) Σ c_i L_i`` with ``λ = 1/(Cℓ)``, i.e. the objective above divided by ``C·ℓ``:
+    multiply by ``C * n_samples`` to compare with LIBLINEAR's or the paper's primal value.
 
     >>> import numpy as np
     >>> from usvm import BasisExpansionClassifier

@@ -104,21 +104,23 @@ def translation_covariance(
 
 
 def standard_errors_to_variances(
-    means: Any, se: Any, *, rule: str = "range", fraction: float = 0.8, reference: Any = None
+    means: Any, se: Any, *, rule: str = "paper", fraction: float = 0.8, reference: Any = None
 ) -> npt.NDArray[np.float64]:
     """Variances of mean columns from their reported standard errors (DESIGN 8).
 
-    ``rule="squared"``: ``se²``. ``rule="range"`` (the WDBC protocol):
-    ``(fraction · range_j · se_ij / max se_j)²`` with the range of mean column ``j`` and the largest
-    standard error taken over the rows ``reference`` (e.g. the training split; default all rows).
+    With ``s_ij = fraction · range_j · se_ij / max se_j`` (the range of mean column ``j`` and the largest
+    standard error taken over the rows ``reference``, e.g. the training split; default all rows):
+    ``rule="paper"`` (the WDBC protocol as the thesis states it, "the maximum variance is set to 80% of
+    the range"): ``s``; ``rule="range-squared"`` (``"range"`` is its old name): ``s²``, i.e. ``s`` read as
+    a standard deviation; ``rule="squared"``: ``se²``.
     """
     m, s = _f64(means, 2, "means"), _f64(se, 2, "se")
     ref = None if reference is None else np.ascontiguousarray(reference, dtype=np.int64)
     if rule == "squared":
         return _usvm.se_to_variances(m, s, ref, None)
-    if rule == "range":
-        return _usvm.se_to_variances(m, s, ref, float(fraction))
-    raise ValueError(f"rule must be 'range' or 'squared'; got {rule!r}")
+    if rule in ("paper", "range-squared", "range"):
+        return _usvm.se_to_variances(m, s, ref, float(fraction), rule != "paper")
+    raise ValueError(f"rule must be 'paper', 'range-squared' or 'squared'; got {rule!r}")
 
 
 def welch_pool(

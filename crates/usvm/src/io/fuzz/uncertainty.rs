@@ -10,7 +10,7 @@
 //! | `welch` | `SEGMENT_LEN OVERLAP WINDOW FS DDOF [LABEL_COL]` |
 //! | `blocks` | `HEIGHT WIDTH CHANNELS BLOCK_HEIGHT BLOCK_WIDTH DDOF [LABEL_COL]` |
 //!
-//! `FORM` is `full`, `diag`, `iso` or `lowrank`; `RULE` `range` or `squared`; `WINDOW` `hann`, `hamming`
+//! `FORM` is `full`, `diag`, `iso` or `lowrank`; `RULE` `paper`, `range-squared` (alias `range`) or `squared`; `WINDOW` `hann`, `hamming`
 //! or `rectangular`.
 
 use ndarray::{Array2, Array3, ArrayView2, Axis};
@@ -128,6 +128,7 @@ fn se_to_var(csv: &[u8], s: &Settings) -> Option<Dataset> {
     let data = read_csv(csv, "se", None).ok()?;
     let rule = match s.token(0) {
         Some("squared") => StandardErrorRule::Squared,
+        Some("range" | "range-squared") => StandardErrorRule::RangeScaledSquared { fraction: s.f64(1, 0.8) },
         _ => StandardErrorRule::RangeScaled { fraction: s.f64(1, 0.8) },
     };
     let pairs: Vec<(usize, usize)> = (3..s.0.len())
