@@ -123,9 +123,9 @@ pub enum Error {
     /// ([`crate::memory::reserve`]).
     #[error(
         "{what} ({} floats) would take {} of memory but {} is available: {remedy}",
-        crate::memory::shape(shape),
-        crate::memory::Bytes(*bytes),
-        crate::memory::Bytes(Some(*available))
+        shape_text(shape),
+        Bytes(*bytes),
+        Bytes(Some(*available))
     )]
     TooLarge {
         /// What would be allocated.
@@ -154,4 +154,34 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 pub(crate) fn invalid(name: &'static str, value: impl ToString, reason: &'static str) -> Error {
     Error::InvalidParameter { name, value: value.to_string(), reason }
+}
+
+/// A byte count in binary units (`74.5 GiB`, three significant digits); `None` (beyond 64 bits) reads
+/// `more than 16 EiB`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bytes(pub Option<u64>);
+
+impl std::fmt::Display for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        const UNITS: [&str; 7] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+        let Some(bytes) = self.0 else { return f.write_str("more than 16 EiB") };
+        let power = ((64 - bytes.leading_zeros()).saturating_sub(1) / 10).min(6) as usize;
+        if power == 0 {
+            return write!(f, "{bytes} bytes");
+        }
+        let value = bytes as f64 / (1u64 << (10 * power)) as f64;
+        let decimals = if value < 10.0 {
+            2
+        } else if value < 100.0 {
+            1
+        } else {
+            0
+        };
+        write!(f, "{value:.decimals$} {}", UNITS[power])
+    }
+}
+
+/// `a × b × c`.
+pub(crate) fn shape_text(dims: &[usize]) -> String {
+    dims.iter().map(usize::to_string).collect::<Vec<_>>().join(" × ")
 }

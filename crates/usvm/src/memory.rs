@@ -12,8 +12,7 @@
 //! assert!(err.to_string().starts_with("the kernel matrix (1073741824 × 1073741824 floats) would take 8.00 EiB"));
 //! ```
 
-use std::fmt;
-
+pub use crate::error::Bytes;
 use crate::error::{Error, Result};
 
 /// Requests below this many bytes (64 MiB) are not checked: reading the system's counter costs more than
@@ -64,36 +63,6 @@ fn mem_available(meminfo: &str) -> Option<u64> {
         None => Some(value),
         Some(_) => None,
     }
-}
-
-/// A byte count in binary units (`74.5 GiB`, three significant digits); `None` (beyond 64 bits) reads
-/// `more than 16 EiB`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Bytes(pub Option<u64>);
-
-impl fmt::Display for Bytes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        const UNITS: [&str; 7] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
-        let Some(bytes) = self.0 else { return f.write_str("more than 16 EiB") };
-        let power = ((64 - bytes.leading_zeros()).saturating_sub(1) / 10).min(6) as usize;
-        if power == 0 {
-            return write!(f, "{bytes} bytes");
-        }
-        let value = bytes as f64 / (1u64 << (10 * power)) as f64;
-        let decimals = if value < 10.0 {
-            2
-        } else if value < 100.0 {
-            1
-        } else {
-            0
-        };
-        write!(f, "{value:.decimals$} {}", UNITS[power])
-    }
-}
-
-/// `a × b × c`.
-pub(crate) fn shape(dims: &[usize]) -> String {
-    dims.iter().map(usize::to_string).collect::<Vec<_>>().join(" × ")
 }
 
 #[cfg(test)]
