@@ -250,7 +250,13 @@ mod tests {
     #[test]
     fn factor_too_large_to_allocate_is_an_error() {
         let r = read_var("1 1:1\n", "1 1:1 u67108864,67108864:1\n");
-        assert_err(r, "v.svm", 1, "u67108864", "a covariance factor (67108864 × 67108864 values) cannot be allocated");
+        assert_err(
+            r,
+            "v.svm",
+            1,
+            "u67108864",
+            "a covariance factor (67108864 × 67108864 values, 32.0 PiB) cannot be allocated",
+        );
     }
 
     #[test]

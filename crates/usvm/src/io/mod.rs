@@ -395,7 +395,9 @@ mod tests {
             let e = try_zeros(L, "t", "a covariance factor", &dims).unwrap_err();
             assert_eq!((e.line, e.field.as_str()), (7, "t"));
             assert!(
-                e.message.starts_with("a covariance factor (") && e.message.ends_with("values) cannot be allocated")
+                e.message.starts_with("a covariance factor (") && e.message.contains(") cannot be allocated: "),
+                "{}",
+                e.message
             );
         }
     }

@@ -630,12 +630,12 @@ mod tests {
             "c.txt",
             1,
             "",
-            "the dense covariances (2 × 67108864 × 67108864 values)",
+            "full covariances (2 × 67108864 × 67108864 floats) would take 64.0 PiB",
         );
         let mut cov = huge.as_bytes();
         let low_rank = ReadOptions { low_rank: true, ..Default::default() };
         let r = read_svmgsu((m.as_bytes(), "m.txt"), (l.as_bytes(), "l.txt"), Some((&mut cov, "c.txt")), low_rank);
-        assert_err(r, "c.txt", 1, "", "a dense covariance (67108864 × 67108864 values) cannot be allocated");
+        assert_err(r, "c.txt", 1, "", "a dense covariance (67108864 × 67108864 floats) would take 32.0 PiB");
         let factor = Some("a u67108864,67108864:1\nb 1,1:1\n");
         assert_err(read(m, l, factor, None), "c.txt", 1, "u67108864", "a covariance factor");
     }
