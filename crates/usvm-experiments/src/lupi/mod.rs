@@ -1,4 +1,5 @@
-//! A synthetic LUPI task and the noisy-test protocol of paper 004.
+//! Paper 004's LUPI experiments: a synthetic task (here), the 8×8-digits stand-in for MNIST+
+//! ([`digits_plus`]), the MNIST+ file layout ([`mnist_plus`]) and the Table 1 protocol ([`table1`]).
 //!
 //! **Task.** A clean latent signal `z_i ~ N(0, I_d)` decides the label, `y_i = sign(Σ_{j<s} z_ij)` (the
 //! first `s = n_signal` coordinates). The regular view is a noisy measurement, `x_i = z_i + σ_i ε_i`,
@@ -12,7 +13,8 @@
 //! **Noise protocol.** Paper 004 adds white Gaussian noise to the validation and test examples at a
 //! signal-to-noise ratio of 4, 6, 8, 10 or 15 dB: for each example, noise of variance
 //! `P_i / 10^{SNR/10}` per feature, `P_i = ‖x_i‖²/n_x` its measured power (MATLAB's `awgn(x, snr,
-//! 'measured')`).
+//! 'measured')`). Where the noise enters relative to a normalisation of the features is part of the
+//! protocol: see [`table1`].
 //!
 //! ```
 //! use usvm_experiments::lupi::{LupiTask, add_white_noise};
@@ -29,6 +31,10 @@ use rand_distr::{Distribution, StandardNormal, Uniform};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use usvm::data::{Dataset, Features};
+
+pub mod digits_plus;
+pub mod mnist_plus;
+pub mod table1;
 
 /// The SNRs (dB) of paper 004's Table 1.
 pub const PAPER_SNRS: [f64; 5] = [4.0, 6.0, 8.0, 10.0, 15.0];
@@ -79,6 +85,20 @@ impl LupiTask {
         let x_star =
             Array2::from_shape_fn((n, s + 1), |(i, j)| if j < s { z[[i, j]] } else { f64::from(u8::from(bad[i])) });
         LupiSample { dataset: Dataset::dense(x, labels).with_privileged(Features::Dense(x_star)) }
+    }
+
+    /// Trial `t` of the noisy-test protocol ([`table1`]): this task's training set, 1,000 validation and
+    /// 2,000 test examples, each drawn with its own seed.
+    pub fn split(&self, t: u64) -> table1::Split {
+        let eval = |n: usize, seed: u64| {
+            let d = LupiTask { n, ..*self }.generate(seed).dataset;
+            (d.features.to_dense(), d.labels)
+        };
+        table1::Split {
+            train: self.generate(1000 + t).dataset,
+            validation: eval(1000, 2000 + t),
+            test: eval(2000, 3000 + t),
+        }
     }
 }
 
