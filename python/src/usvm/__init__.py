@@ -20,6 +20,7 @@ from ._cv import BasisExpansionClassifierCV, ClassifierCV, GSUClassifierCV, GSUS
 from ._estimators import GSUClassifier, LowRankCovariance
 from ._kernel import KernelGSUClassifier
 from ._kernel_svm import KernelSVMClassifier
+from ._persist import skops_trusted_types
 from ._plot import plot_angle, plot_boundary, plot_pr
 from ._rescaled_hinge import RescaledHingeSVMClassifier
 from ._sqhinge import GSUSquaredHingeClassifier
@@ -76,6 +77,7 @@ __all__ = [
     "plot_angle",
     "plot_boundary",
     "plot_pr",
+    "skops_trusted_types",
     "standard_errors_to_variances",
     "translation_covariance",
     "welch_pool",

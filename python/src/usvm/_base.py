@@ -21,11 +21,12 @@ from . import _usvm
 from ._checks import FLOATS as _FLOATS
 from ._checks import checked_sample_weight, encode_classes, seed_of, threads_of
 from ._covariance import _as_cov
+from ._persist import CoreState
 
 __all__ = ["Classifier", "RegistryClassifier"]
 
 
-class RegistryClassifier(ClassifierMixin, BaseEstimator):
+class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
     """Base of the estimators fitted through the registry.
 
     A subclass says which method it fits and with which registry fields (:meth:`_registry_params`, from its

@@ -18,6 +18,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from . import _usvm
 from ._base import RegistryClassifier
 from ._checks import FLOATS as _FLOATS
+from ._persist import CoreState
 
 __all__ = ["BasisExpansion", "BasisExpansionClassifier"]
 
@@ -129,7 +130,7 @@ class _ExpansionParams:
         }
 
 
-class BasisExpansion(_ExpansionParams, TransformerMixin, BaseEstimator):
+class BasisExpansion(CoreState, _ExpansionParams, TransformerMixin, BaseEstimator):
     """The BE-SVM feature map ``φ(x) = (φ̃(x) - μ)/m``, ``φ̃(x) = [s(b_1, x), …, s(b_B, x)]``.
 
     The basis ``b_1..b_B`` is chosen from the training set; ``μ`` and ``m`` (mean of the maps, mean norm of

@@ -16,6 +16,7 @@ from ._besvm import BasisExpansionClassifier
 from ._checks import FLOATS, checked_sample_weight, encode_classes, positive_real
 from ._covariance import _as_cov, _take_cov
 from ._estimators import GSUClassifier
+from ._persist import CoreState
 from ._sqhinge import GSUSquaredHingeClassifier
 
 __all__ = ["BasisExpansionClassifierCV", "ClassifierCV", "GSUClassifierCV", "GSUSquaredHingeClassifierCV"]
@@ -24,7 +25,7 @@ __all__ = ["BasisExpansionClassifierCV", "ClassifierCV", "GSUClassifierCV", "GSU
 _FROM_BEST = ("classes_", "coef_", "intercept_", "n_iter_", "objective_", "converged_", "model_", "reports_")
 
 
-class _PathCV(ClassifierMixin, BaseEstimator):
+class _PathCV(CoreState, ClassifierMixin, BaseEstimator):
     """Cross-validation of one regularisation parameter along warm-started paths.
 
     In every fold the candidates are fitted from the most to the least regularised, each fit starting from

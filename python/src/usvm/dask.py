@@ -36,6 +36,7 @@ from ._base import warn_unconverged
 from ._checks import positive_int, positive_real
 from ._covariance import _as_cov
 from ._estimators import GSUClassifier
+from ._persist import CoreState
 
 __all__ = ["DaskGSUClassifier", "DaskGSUClassifierCV", "ShardError"]
 
@@ -173,7 +174,7 @@ def _correct(model: Any, shard: Any) -> tuple[int, int]:
     return shard.correct(model), shard.n_samples
 
 
-class DaskGSUClassifier(ClassifierMixin, BaseEstimator):
+class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
     r"""LSVM-GSU (and LSVM-iso, LSVM, Power SVM) fitted by the exact solver over the row partitions of Dask
     collections.
 
