@@ -14,10 +14,10 @@ python3 -m venv "$work/venv"
 py="$work/venv/bin/python"
 "$py" -m pip install --quiet --upgrade pip
 "$py" -m pip install --quiet "maturin>=1.9.4,<2" "numpy>=1.22" "scipy>=1.8" "scikit-learn>=1.6" pytest \
-    libsvm-official liblinear-official cvxpy "dask[array,dataframe,distributed]" onnx onnxruntime skl2onnx skops
+    libsvm-official liblinear-official cvxpy "dask[array,dataframe,distributed]" onnx onnxruntime skl2onnx skops pyarrow pandas polars
 # usvm.spark's tests need PySpark and a Java runtime; without Java they are skipped.
 if command -v java >/dev/null; then "$py" -m pip install --quiet "pyspark>=3.4"; fi
-"$py" -m pip list 2>/dev/null | grep -iE "^(maturin|numpy|scipy|scikit-learn|pytest|libsvm-official|liblinear-official|cvxpy|dask|distributed|pyspark|onnx|onnxruntime|skl2onnx|skops) "
+"$py" -m pip list 2>/dev/null | grep -iE "^(maturin|numpy|scipy|scikit-learn|pytest|libsvm-official|liblinear-official|cvxpy|dask|distributed|pyspark|onnx|onnxruntime|skl2onnx|skops|pyarrow|pandas|polars) "
 
 echo "== maturin build --release"
 cd "$here"

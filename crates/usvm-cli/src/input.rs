@@ -1,6 +1,7 @@
 //! The three input formats of DESIGN 6, shared by `train`, `predict` and `cv`: exactly one of
 //! `--means M --labels L [--cov C]` (svm-gsu), `--data F [--var V]` (LIBSVM) or
-//! `--csv F [--var-csv V] [--label-col NAME] [--weight-col NAME]`.
+//! `--csv F [--var-csv V] [--label-col NAME] [--weight-col NAME]` or
+//! `--parquet F [--label-col NAME] [--weight-col NAME] [--var-cols A,B,...]`.
 //!
 //! Every error names the file (and, for malformed content, the line and the field): missing files read
 //! `FILE: No such file or directory`, parse errors `FILE:LINE: field 'TOKEN': MESSAGE`.
@@ -12,24 +13,25 @@ use std::path::{Path, PathBuf};
 use anyhow::{Result, anyhow, bail};
 use clap::Args;
 use usvm::io::{
-    ReadOptions, read_csv, read_csv_weighted, read_csv_with_variances, read_libsvm, read_libsvm_with_variances,
-    read_svmgsu,
+    ReadOptions, TableColumns, read_csv, read_csv_weighted, read_csv_with_variances, read_libsvm,
+    read_libsvm_with_variances, read_parquet, read_svmgsu,
 };
 use usvm::{Covariances, Dataset};
 
 #[derive(Args, Debug, Clone, Default)]
-#[command(group = clap::ArgGroup::new("input").required(true).multiple(false).args(["means", "data", "csv"]))]
+#[command(group = clap::ArgGroup::new("input").required(true).multiple(false).args(["means", "data", "csv", "parquet"]))]
+#[command(group = clap::ArgGroup::new("table").multiple(false).args(["csv", "parquet"]))]
 #[group(skip)]
 pub struct InputArgs {
     /// svm-gsu means file, lines `<id> j:v ...` (1-based sparse); joined by id with --labels and --cov
-    #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv, --parquet)")]
     pub means: Option<PathBuf>,
     /// svm-gsu labels file, lines `<id> <label>` (with --means)
     #[arg(
         long,
         value_name = "FILE",
         requires = "means",
-        help_heading = "Input (exactly one of --means, --data, --csv)"
+        help_heading = "Input (exactly one of --means, --data, --csv, --parquet)"
     )]
     pub labels: Option<PathBuf>,
     /// svm-gsu covariance file, lines `<id> i,j:v ...`, or low-rank `<id> uK,J:V ... [J,J:V ...]` (factor
@@ -38,11 +40,11 @@ pub struct InputArgs {
         long,
         value_name = "FILE",
         requires = "means",
-        help_heading = "Input (exactly one of --means, --data, --csv)"
+        help_heading = "Input (exactly one of --means, --data, --csv, --parquet)"
     )]
     pub cov: Option<PathBuf>,
     /// LIBSVM/svmlight file, lines `label j:v ...`
-    #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv, --parquet)")]
     pub data: Option<PathBuf>,
     /// LIBSVM-layout file of per-feature variances `label j:v ...`, line for line with --data; low-rank
     /// factor entries `uK,J:V` may follow (Σ = U Uᵀ + diag) (default: no variances)
@@ -50,11 +52,11 @@ pub struct InputArgs {
         long,
         value_name = "FILE",
         requires = "data",
-        help_heading = "Input (exactly one of --means, --data, --csv)"
+        help_heading = "Input (exactly one of --means, --data, --csv, --parquet)"
     )]
     pub var: Option<PathBuf>,
     /// CSV file with a header row
-    #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv)")]
+    #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv, --parquet)")]
     pub csv: Option<PathBuf>,
     /// CSV of per-feature variances, row for row with --csv: the feature columns, and/or low-rank factor
     /// blocks `u1:NAME,...,u2:NAME,...` (Σ = U Uᵀ + diag) (default: no variances)
@@ -62,23 +64,38 @@ pub struct InputArgs {
         long = "var-csv",
         value_name = "FILE",
         requires = "csv",
-        help_heading = "Input (exactly one of --means, --data, --csv)"
+        help_heading = "Input (exactly one of --means, --data, --csv, --parquet)"
     )]
     pub var_csv: Option<PathBuf>,
-    /// Name of the CSV label column (default: the last column)
+    /// Parquet file: one row per example, numeric columns; every column but the label, weight and
+    /// variance columns is a feature, in the file's order
+    #[arg(long, value_name = "FILE", help_heading = "Input (exactly one of --means, --data, --csv, --parquet)")]
+    pub parquet: Option<PathBuf>,
+    /// Parquet columns of per-feature variances (the diagonal of Σ_i), one per feature column in the same
+    /// order, comma-separated (default: no variances)
+    #[arg(
+        long = "var-cols",
+        value_name = "A,B,...",
+        value_delimiter = ',',
+        requires = "parquet",
+        help_heading = "Input (exactly one of --means, --data, --csv, --parquet)"
+    )]
+    pub var_cols: Option<Vec<String>>,
+    /// Name of the CSV or Parquet label column (default: the last column)
     #[arg(
         long = "label-col",
         value_name = "NAME",
-        requires = "csv",
-        help_heading = "Input (exactly one of --means, --data, --csv)"
+        requires = "table",
+        help_heading = "Input (exactly one of --means, --data, --csv, --parquet)"
     )]
     pub label_col: Option<String>,
-    /// Name of a CSV column of per-example weights (relevance degrees, finite and ≥ 0; not a feature)
+    /// Name of a CSV or Parquet column of per-example weights (relevance degrees, finite and ≥ 0; not a
+    /// feature)
     #[arg(
         long = "weight-col",
         value_name = "NAME",
-        requires = "csv",
-        help_heading = "Input (exactly one of --means, --data, --csv)"
+        requires = "table",
+        help_heading = "Input (exactly one of --means, --data, --csv, --parquet)"
     )]
     pub weight_col: Option<String>,
     /// Number of features, when a sparse file's (--means, --data) highest index is lower than the
@@ -88,7 +105,7 @@ pub struct InputArgs {
         long = "n-features",
         value_name = "N",
         value_parser = clap::value_parser!(u64).range(1..),
-        help_heading = "Input (exactly one of --means, --data, --csv)"
+        help_heading = "Input (exactly one of --means, --data, --csv, --parquet)"
     )]
     pub n_features: Option<u64>,
 }
@@ -148,7 +165,7 @@ impl InputArgs {
         let input = self.read(need_labels, options)?;
         if let Some(n) = options.n_features.filter(|&n| n != input.dataset.n_features()) {
             bail!(
-                "{}: --n-features {n}, but the CSV has {} feature columns",
+                "{}: --n-features {n}, but the table has {} feature columns",
                 input.feature_source,
                 input.dataset.n_features()
             );
@@ -210,7 +227,18 @@ impl InputArgs {
             };
             return Ok(Input { dataset, labelled: true, label_source: source.clone(), feature_source: source });
         }
-        bail!("no input: give one of --means, --data, --csv")
+        if let Some(path) = &self.parquet {
+            let source = name(path);
+            let columns = TableColumns {
+                label: self.label_col.clone(),
+                weight: self.weight_col.clone(),
+                variances: self.var_cols.clone(),
+            };
+            let file = File::open(path).map_err(|e| io_error(path, e))?;
+            let dataset = read_parquet(file, &source, &columns)?;
+            return Ok(Input { dataset, labelled: true, label_source: source.clone(), feature_source: source });
+        }
+        bail!("no input: give one of --means, --data, --csv, --parquet")
     }
 }
 

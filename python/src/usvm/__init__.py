@@ -24,6 +24,7 @@ from ._persist import skops_trusted_types
 from ._plot import plot_angle, plot_boundary, plot_pr
 from ._rescaled_hinge import RescaledHingeSVMClassifier
 from ._sqhinge import GSUSquaredHingeClassifier
+from ._tables import from_table, read_parquet
 from ._svm_plus import L2SVMPlusClassifier, RobustSVMPlusClassifier, SVMPlusClassifier
 from ._tsvc import TSVCClassifier
 from ._uncertainty import (
@@ -73,10 +74,12 @@ __all__ = [
     "__version__",
     "block_pool",
     "default_params",
+    "from_table",
     "gaussians_from_repeats",
     "plot_angle",
     "plot_boundary",
     "plot_pr",
+    "read_parquet",
     "skops_trusted_types",
     "standard_errors_to_variances",
     "translation_covariance",

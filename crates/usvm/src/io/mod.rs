@@ -9,6 +9,7 @@
 //! | repeated observations: CSV with a header row and a group column | [`read_repeated_csv`] | dense, grouped | (estimated by [`crate::gaussians`]) |
 //! | LIBSVM precomputed kernel `label 0:s 1:K(x,x_1) ...` | [`read_libsvm_precomputed`] | dense, serial in column 0 | none |
 //! | svm-gsu linear model file | [`read_svmgsu_model`] | | |
+//! | Parquet table, columns by name (feature `parquet`) | `read_parquet` | dense | none or diagonal |
 //!
 //! Common rules: feature indices are 1-based; labels are integers (`+1`, `-1`, `2`, `1.0` are accepted,
 //! `1.5` and `abc` are not); every number must be finite; variances must be non-negative; an input
@@ -26,6 +27,8 @@ mod csv;
 #[cfg(feature = "internals")]
 pub mod fuzz;
 mod libsvm;
+#[cfg(feature = "parquet")]
+mod parquet;
 mod precomputed;
 mod repeated;
 mod svmgsu;
@@ -33,6 +36,8 @@ mod writers;
 
 pub use csv::{read_csv, read_csv_weighted, read_csv_with_variances};
 pub use libsvm::{read_libsvm, read_libsvm_with_variances, write_libsvm, write_libsvm_variances};
+#[cfg(feature = "parquet")]
+pub use parquet::{TableColumns, read_parquet};
 pub use precomputed::read_libsvm_precomputed;
 pub use repeated::{Observations, read_repeated_csv};
 pub use svmgsu::{SvmGsuData, read_svmgsu, read_svmgsu_model};
