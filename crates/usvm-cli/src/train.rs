@@ -163,12 +163,13 @@ struct ClassReport {
     gradient_norm: f64,
 }
 
-/// A spinner with elapsed time on standard error, drawn only on a terminal once the run has lasted a second.
-pub fn spinner(message: &str) -> ProgressBar {
+/// A spinner with elapsed time on standard error, drawn only on a terminal (never when `quiet`) once the
+/// run has lasted a second.
+pub fn spinner(message: &str, quiet: bool) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
     bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"));
     bar.set_message(message.to_string());
-    if std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+    if !quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
         let shown = bar.clone();
         std::thread::spawn(move || {
             std::thread::sleep(Duration::from_secs(1));
@@ -182,14 +183,25 @@ pub fn spinner(message: &str) -> ProgressBar {
 }
 
 pub fn run(args: &TrainArgs) -> Result<()> {
-    let (mut params, options) = resolve(&args.method)?;
+    let (params, options) = resolve(&args.method)?;
+    let bar = spinner(&format!("{}: reading", params.name()), args.quiet);
+    let done = train(args, params, options, &bar);
+    bar.finish_and_clear();
+    let summary = done?;
+    if !args.quiet {
+        eprintln!("{summary}");
+    }
+    Ok(())
+}
+
+/// Reads, fits and writes, telling `bar` the phase; returns the one-line summary.
+fn train(args: &TrainArgs, mut params: MethodParams, options: FitOptions<'_>, bar: &ProgressBar) -> Result<String> {
     let input = load(&args.method, &args.input, &mut params)?;
     let data: &Dataset = &input.dataset;
     params.validate(data.n_samples()).map_err(flag_error)?;
     if args.probability && data.classes().len() != 2 {
         bail!("--probability needs two classes, found {} in {}", data.classes().len(), input.label_source);
     }
-    let bar = spinner("training");
     let observer = BarObserver { bar: bar.clone(), method: params.name() };
     let (quiet, options) = (options, FitOptions { observer: Some(&observer), ..options });
     let start = Instant::now();
@@ -208,9 +220,9 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         let platt = fit_platt(&values, &positive).context("--probability")?.platt;
         Ok((fitted, Some(platt), train_seconds))
     });
-    bar.finish_and_clear();
     let (Fit { model, reports, .. }, platt, train_seconds) = fitted?;
-    warn_unless_converged(&params, &reports);
+    bar.set_message(format!("{}: writing", params.name()));
+    bar.suspend(|| warn_unless_converged(&params, &reports));
     if let Some(r) = reports.iter().find(|r| !r.converged()).filter(|_| args.strict) {
         bail!("--strict: {} {} after {} iterations; no model written", params.name(), r.termination, r.n_iter);
     }
@@ -228,10 +240,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         files.push((path.as_path(), text.as_bytes()));
     }
     write_all_atomically(&files)?;
-    if !args.quiet {
-        eprintln!("{}", summary(params.name(), data, &reports, train_seconds, &args.model));
-    }
-    Ok(())
+    Ok(summary(params.name(), data, &reports, train_seconds, &args.model))
 }
 
 /// `trained gsu on 300 × 30 (2 classes): objective 0.1234, 12 iterations, converged, 0.05 s -> model.json`
@@ -254,18 +263,35 @@ fn summary(method: &str, data: &Dataset, reports: &[FitReport], seconds: f64, mo
     )
 }
 
-/// Shows the fit's phases in the spinner's message.
+/// Shows the fit's phases and iterations in the spinner's message (nothing is formatted while the bar is
+/// hidden: off a terminal, or in the run's first second).
 struct BarObserver {
     bar: ProgressBar,
     method: &'static str,
 }
 
-impl usvm::methods::Observer for BarObserver {
-    fn observe(&self, event: usvm::methods::Progress<'_>) {
-        if let usvm::methods::Progress::Phase(phase) = event {
-            self.bar.set_message(format!("{}: {phase}", self.method));
+impl usvm::progress::Observer for BarObserver {
+    fn observe(&self, event: usvm::progress::Progress<'_>) {
+        if self.bar.is_hidden() {
+            return;
+        }
+        match event {
+            usvm::progress::Progress::Phase(phase) => self.bar.set_message(format!("{}: {phase}", self.method)),
+            usvm::progress::Progress::Iteration(i) => self.bar.set_message(iteration_message(self.method, &i)),
+            usvm::progress::Progress::Done(_) => {}
         }
     }
+}
+
+/// `gsu: fitting [problem 2/3] · iteration 12 · objective 1.234568e-1 · ‖∇J‖ 3.2e-5` (the problem only for
+/// one-vs-rest; numbers shown 1-based).
+fn iteration_message(method: &str, i: &usvm::progress::Iteration) -> String {
+    let (k, of) = i.problem;
+    let problem = if of > 1 { format!(" [problem {}/{of}]", k + 1) } else { String::new() };
+    format!(
+        "{method}: fitting{problem} · iteration {} · objective {:.6e} · {} {:.1e}",
+        i.iteration, i.objective, i.quantity, i.residual
+    )
 }
 
 /// A note on standard error for every binary problem whose solver did not converge (with the solution
@@ -309,5 +335,29 @@ fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f6
         n_samples: data.n_samples(),
         n_features: data.n_features(),
         per_class,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use usvm::progress::{Iteration, Quantity};
+
+    use super::iteration_message;
+
+    #[test]
+    fn the_bar_states_the_problem_iteration_objective_and_residual() {
+        let i = Iteration {
+            problem: (0, 1),
+            iteration: 12,
+            objective: 0.123456789,
+            residual: 3.2e-5,
+            quantity: Quantity::GradientNorm,
+        };
+        assert_eq!(iteration_message("gsu", &i), "gsu: fitting · iteration 12 · objective 1.234568e-1 · ‖∇J‖ 3.2e-5");
+        let i = Iteration { problem: (1, 3), quantity: Quantity::KktViolation, ..i };
+        assert_eq!(
+            iteration_message("svm", &i),
+            "svm: fitting [problem 2/3] · iteration 12 · objective 1.234568e-1 · KKT violation 3.2e-5"
+        );
     }
 }

@@ -14,6 +14,7 @@
 
 mod besvm;
 mod plot;
+mod progress;
 mod registry;
 mod sharded;
 mod svm_plus;

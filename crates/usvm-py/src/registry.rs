@@ -11,6 +11,7 @@ use usvm::model::Platt;
 use usvm::{FitOptions, MethodParams, ModelFile};
 
 use crate::borrow_data;
+use crate::progress::PyObserver;
 
 create_exception!(_usvm, UsvmError, PyValueError, "An error of the usvm core (a ValueError).");
 create_exception!(_usvm, ParamsError, UsvmError, "Parameters that do not parse: an unknown method or field.");
@@ -263,9 +264,11 @@ impl PyModel {
 /// classes and features to warm-start the linear methods from. Returns the `Model`, one report dict per
 /// binary problem (`objective`, `n_iter`, `termination`, `converged`, `gradient_norm`,
 /// `initial_gradient_norm`, `duality_gap`, `objective_trace`, `rounds`, `norm_bound`, `fallback`) and the training indices of the support
-/// vectors where the method selects them (the SVM; else None).
+/// vectors where the method selects them (the SVM; else None). `callback`, if given, is called with a
+/// dict per solver event (`iteration`, `objective`, `residual`, `quantity`, `problem`, `n_problems`); an
+/// exception it raises stops the fit and is raised here.
 #[pyfunction]
-#[pyo3(signature = (params_json, x, y, *, cov=None, sample_weight=None, x_star=None, seed=0, threads=None, start=None))]
+#[pyo3(signature = (params_json, x, y, *, cov=None, sample_weight=None, x_star=None, seed=0, threads=None, start=None, callback=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit<'py>(
     py: Python<'py>,
@@ -278,22 +281,27 @@ fn fit<'py>(
     seed: u64,
     threads: Option<usize>,
     start: Option<PyRef<'py, PyModel>>,
+    callback: Option<Bound<'py, PyAny>>,
 ) -> PyResult<FitResult<'py>> {
     let params = MethodParams::from_json(params_json).map_err(to_py_err)?;
     let data = borrow_data(x, cov, sample_weight)?;
     let star = x_star.filter(|s| !s.is_none()).map(|s| borrow_data(s, None, None)).transpose()?;
     let (views, star_views, labels) = (data.views(), star.as_ref().map(|s| s.views()), y.as_array());
     let start = start.as_ref().map(|m| &m.model);
-    let options = FitOptions { seed, threads, observer: None, start };
-    let fit = py
-        .detach(|| -> usvm::Result<_> {
-            let mut dataset = views.to_dataset(labels.to_vec())?;
-            if let Some(s) = &star_views {
-                dataset.privileged = Some(s.to_dataset(Vec::new())?.features);
-            }
-            usvm::fit(&params, &dataset, &options)
-        })
-        .map_err(to_py_err)?;
+    let observer = callback.filter(|c| !c.is_none()).map(|c| PyObserver::new(c.unbind()));
+    let options =
+        FitOptions { seed, threads, observer: observer.as_ref().map(|o| o as &dyn usvm::progress::Observer), start };
+    let fit = py.detach(|| -> usvm::Result<_> {
+        let mut dataset = views.to_dataset(labels.to_vec())?;
+        if let Some(s) = &star_views {
+            dataset.privileged = Some(s.to_dataset(Vec::new())?.features);
+        }
+        usvm::fit(&params, &dataset, &options)
+    });
+    if let Some(e) = observer.and_then(PyObserver::into_error) {
+        return Err(e);
+    }
+    let fit = fit.map_err(to_py_err)?;
     let reports = fit.reports.iter().map(|r| report_dict(py, r)).collect::<PyResult<Vec<_>>>()?;
     let model = PyModel::fitted(fit.model, &params, Some(seed));
     let support = fit.support.map(|s| Array1::from(s.iter().map(|&i| i as i64).collect::<Vec<_>>()).into_pyarray(py));

@@ -70,13 +70,13 @@ fn newton_route(data: &Dataset, lambda: f64) -> f64 {
     let objective = Objective::new(problem, ExpectedHinge, lambda);
     let settings = ExactSettings::default();
     let coarse = ExactSettings { tol: 1e-4, sigma_floor: 1e-3, ..settings };
-    let (theta, report) = exact::solve(&objective, vec![0.0; objective.dim()], &coarse);
+    let (theta, report) = exact::solve(&objective, vec![0.0; objective.dim()], &coarse, Default::default());
     if let Some(p) = hinge_polish::polish(&data.features, &y, None, lambda, true, &theta, 3e-3)
         && objective.value(&p.theta) <= report.objective * (1.0 + 1e-12)
     {
         return objective.value(&p.theta);
     }
-    exact::solve(&objective, theta, &settings).1.objective
+    exact::solve(&objective, theta, &settings, Default::default()).1.objective
 }
 
 fn main() {

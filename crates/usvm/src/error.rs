@@ -147,6 +147,9 @@ pub enum Error {
         /// What went wrong.
         detail: String,
     },
+    /// The fit's observer asked it to stop ([`crate::progress::Observer::stop`]).
+    #[error("the fit was interrupted by its observer")]
+    Interrupted,
 }
 
 /// The result of every fallible core operation.

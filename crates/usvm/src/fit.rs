@@ -6,6 +6,7 @@ use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::methods::{Fit, FitOptions, Progress};
 use crate::params::MethodParams;
+use crate::progress::{Iteration, Quantity};
 
 /// Fits `params` on `data`: binary for two classes (the larger label positive), one-vs-rest otherwise.
 pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Result<Fit> {
@@ -41,6 +42,9 @@ pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Resul
             MethodParams::Tsvc(p) => p.fit(data, options),
             MethodParams::Logistic(p) => p.fit(data, options),
         }?;
+        if options.monitor().stopped() {
+            return Err(Error::Interrupted);
+        }
         if !fit.model.is_finite() {
             return Err(Error::SolverFailure {
                 solver: params.name(),
@@ -48,6 +52,17 @@ pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Resul
                          the exact solver)"
                     .into(),
             });
+        }
+        // Each binary problem's last event states its report: the sequence of objectives ends there.
+        let of = fit.reports.len();
+        for (k, r) in fit.reports.iter().enumerate() {
+            options.emit(Progress::Iteration(Iteration {
+                problem: (k, of),
+                iteration: r.n_iter,
+                objective: r.objective,
+                residual: r.gradient_norm,
+                quantity: Quantity::Final,
+            }));
         }
         options.emit(Progress::Done(&fit.reports));
         Ok(fit)

@@ -43,6 +43,7 @@ pub mod model_selection;
 pub mod objective;
 pub(crate) mod ovr;
 pub mod params;
+pub mod progress;
 pub mod report;
 pub mod sharded;
 #[cfg(feature = "internals")]

@@ -7,6 +7,7 @@ use ndarray::{Array2, ArrayView1};
 use rayon::prelude::*;
 
 use crate::error::Result;
+use crate::progress::Monitor;
 
 /// One binary problem's solution: its row of coefficients, its intercept and what the method reports.
 pub(crate) struct Binary<R> {
@@ -40,20 +41,23 @@ pub(crate) fn signs<'a>(labels: impl IntoIterator<Item = &'a i64>, positive: i64
     labels.into_iter().map(|&c| if c == positive { 1.0 } else { -1.0 }).collect()
 }
 
-/// Solves binary problem `k` of `classes` by `solve(k, positive)` for every `k` — in parallel when
-/// `parallel` (for solvers that hold no large per-problem memory), else in order, stopping at the first
-/// error — and stacks the rows, each of `width` coefficients.
+/// Solves binary problem `k` of `classes` by `solve(k, positive, monitor)` for every `k` (`monitor` told
+/// which problem it is) — in parallel when `parallel` (for solvers that hold no large per-problem memory),
+/// else in order, stopping at the first error — and stacks the rows, each of `width` coefficients.
 pub(crate) fn one_vs_rest<R: Send>(
     classes: Vec<i64>,
     width: usize,
     parallel: bool,
-    solve: impl Fn(usize, i64) -> Result<Binary<R>> + Sync,
+    monitor: Monitor<'_>,
+    solve: impl Fn(usize, i64, Monitor<'_>) -> Result<Binary<R>> + Sync,
 ) -> Result<Stacked<R>> {
     let targets = positives(&classes);
+    let of = targets.len();
+    let run = |(k, &p): (usize, &i64)| solve(k, p, monitor.problem(k, of));
     let solved: Vec<Binary<R>> = if parallel {
-        targets.par_iter().enumerate().map(|(k, &p)| solve(k, p)).collect::<Result<_>>()?
+        targets.par_iter().enumerate().map(run).collect::<Result<_>>()?
     } else {
-        targets.iter().enumerate().map(|(k, &p)| solve(k, p)).collect::<Result<_>>()?
+        targets.iter().enumerate().map(run).collect::<Result<_>>()?
     };
     Ok(stack(classes, width, solved))
 }

@@ -37,14 +37,14 @@ fn newton_route(data: &Dataset, lambda: f64) -> (Vec<f64>, f64) {
     let p = Problem { features: &data.features, y: &y, weights: c, covariances: &NoCovariance };
     let objective = Objective::new(p, ExpectedHinge, lambda);
     let coarse = ExactSettings { tol: 1e-4, sigma_floor: 1e-3, ..ExactSettings::default() };
-    let (t, report) = exact::solve(&objective, vec![0.0; objective.dim()], &coarse);
+    let (t, report) = exact::solve(&objective, vec![0.0; objective.dim()], &coarse, Default::default());
     if let Some(p) = hinge_polish::polish(&data.features, &y, c, lambda, true, &t, 3e-3) {
         let v = objective.value(&p.theta);
         if v <= report.objective * (1.0 + 1e-12) {
             return (p.theta, v);
         }
     }
-    let (t, r) = exact::solve(&objective, t, &ExactSettings::default());
+    let (t, r) = exact::solve(&objective, t, &ExactSettings::default(), Default::default());
     (t, r.objective)
 }
 

@@ -349,7 +349,8 @@ fn zero_and_vanishing_covariances_give_the_squared_hinge_svm() {
     let y = common::labels_pm1(&data);
     let problem = Problem { features: &data.features, y: &y, weights: None, covariances: data.covariances.as_dyn() };
     let plain = Objective::new(problem, SquaredHinge, 0.05);
-    let (_, reference) = exact::solve(&plain, vec![0.0; 5], &ExactSettings { tol: 1e-10, ..Default::default() });
+    let (_, reference) =
+        exact::solve(&plain, vec![0.0; 5], &ExactSettings { tol: 1e-10, ..Default::default() }, Default::default());
     let tiny = data.clone().with_covariances(Covariances::isotropic(vec![1e-20; 80]));
     for loss in [SquaredHingeGsuLoss::Expected, SquaredHingeGsuLoss::Thesis] {
         for d in [&data, &tiny] {
@@ -418,18 +419,26 @@ fn lbfgs_solver_on_test_functions() {
         }
         f
     };
-    let r = minimize_fn(quad, vec![0.0; n], &LbfgsSettings { tol: 1e-7, ..Default::default() }, 1.0);
+    let r =
+        minimize_fn(quad, vec![0.0; n], &LbfgsSettings { tol: 1e-7, ..Default::default() }, 1.0, Default::default());
     assert!(r.converged() && r.n_iter < 60, "{} iterations, ‖g‖ = {}", r.n_iter, r.gradient_norm);
     for (i, xi) in r.x.iter().enumerate() {
         assert!((xi - 1.0 / (i + 1) as f64).abs() < 1e-7);
     }
     // Beyond what f resolves (|Δf| ~ ‖g‖²/20 < 1e-16 |f| once ‖g‖ < 1e-7): the approximate Wolfe stage.
-    let r = minimize_fn(quad, vec![0.0; n], &LbfgsSettings { tol: 1e-13, ..Default::default() }, 1.0);
+    let r =
+        minimize_fn(quad, vec![0.0; n], &LbfgsSettings { tol: 1e-13, ..Default::default() }, 1.0, Default::default());
     assert!(r.converged() && r.n_iter < 100, "{} iterations, ‖g‖ = {}", r.n_iter, r.gradient_norm);
     assert!(r.x.iter().enumerate().all(|(i, xi)| (xi - 1.0 / (i + 1) as f64).abs() < 1e-13));
     assert!(r.trace.windows(2).all(|w| w[1] <= w[0] + 1e-12 * w[0].abs()));
     // Tolerance zero: converged only on an exactly zero gradient.
-    let r = minimize_fn(quad, vec![0.0; n], &LbfgsSettings { tol: 0.0, max_iter: 200, ..Default::default() }, 1.0);
+    let r = minimize_fn(
+        quad,
+        vec![0.0; n],
+        &LbfgsSettings { tol: 0.0, max_iter: 200, ..Default::default() },
+        1.0,
+        Default::default(),
+    );
     assert!(r.gradient_norm < 1e-13 && r.converged() == (r.gradient_norm == 0.0));
     // A non-convex function with many local minima: the trace still decreases strictly.
     let wavy = |x: &[f64], g: &mut [f64]| {
@@ -440,7 +449,13 @@ fn lbfgs_solver_on_test_functions() {
         }
         f
     };
-    let r = minimize_fn(wavy, point(1, 8, 3.0), &LbfgsSettings { tol: 1e-7, ..Default::default() }, 1.0);
+    let r = minimize_fn(
+        wavy,
+        point(1, 8, 3.0),
+        &LbfgsSettings { tol: 1e-7, ..Default::default() },
+        1.0,
+        Default::default(),
+    );
     assert!(r.converged() && r.trace.windows(2).all(|w| w[1] < w[0]), "{:?}", r.trace);
     // Out of iterations: reported, not an error.
     let rosen = |x: &[f64], g: &mut [f64]| {
@@ -449,7 +464,13 @@ fn lbfgs_solver_on_test_functions() {
         g[1] = 200.0 * b;
         a * a + 100.0 * b * b
     };
-    let r = minimize_fn(rosen, vec![-1.2, 1.0], &LbfgsSettings { max_iter: 3, ..Default::default() }, 1.0);
+    let r = minimize_fn(
+        rosen,
+        vec![-1.2, 1.0],
+        &LbfgsSettings { max_iter: 3, ..Default::default() },
+        1.0,
+        Default::default(),
+    );
     assert!(!r.converged() && r.n_iter == 3 && r.trace.len() == 4);
 }
 

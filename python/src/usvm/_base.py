@@ -22,6 +22,7 @@ from ._checks import FLOATS as _FLOATS
 from ._checks import checked_sample_weight, encode_classes, seed_of, threads_of
 from ._covariance import _as_cov
 from ._persist import CoreState
+from ._progress import watch
 
 __all__ = ["Classifier", "RegistryClassifier"]
 
@@ -42,6 +43,11 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
 
     # Whether fit and predict take CSR matrices.
     _sparse = True
+
+    # Progress (every estimator's ``verbose`` and ``callback`` parameters; these defaults serve estimators
+    # built without them).
+    verbose = 0
+    callback = None
 
     # λ-form sample weights normalised to mean 1, so that the data term is (1/Σc) Σ c_i L_i (the estimators'
     # documented objective); the generic Classifier passes them as given, as the CLI does.
@@ -126,17 +132,19 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
         params = {**self._registry_params(X, cov, sw, star), **(fit_params or {})}
         if sw is not None and self._mean_one_weights and "lambda" in params.get("regularization", {}):
             sw = sw * (len(sw) / sw.sum())
-        return _usvm.fit(
-            json.dumps(params),
-            X,
-            np.asarray(y_enc, dtype=np.int64),
-            cov=cov,
-            sample_weight=sw,
-            x_star=star,
-            seed=self._seed(),
-            threads=threads_of(getattr(self, "n_jobs", None)),
-            start=start,
-        )
+        with watch(self) as callback:
+            return _usvm.fit(
+                json.dumps(params),
+                X,
+                np.asarray(y_enc, dtype=np.int64),
+                cov=cov,
+                sample_weight=sw,
+                x_star=star,
+                seed=self._seed(),
+                threads=threads_of(getattr(self, "n_jobs", None)),
+                start=start,
+                callback=callback,
+            )
 
     def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
         """Sets a subclass's own fit attributes (after ``model_`` and ``reports_``)."""
@@ -233,6 +241,8 @@ class Classifier(RegistryClassifier):
         ``usvm.ParamsError`` naming them. ``usvm.default_params(method)`` lists every field and default.
     seed : int, default=0
         The seed of every randomised part of the fit.
+    verbose, callback
+        Progress of the fit, as :class:`usvm.GSUClassifier`'s.
 
     >>> import numpy as np
     >>> from usvm import Classifier
@@ -241,10 +251,20 @@ class Classifier(RegistryClassifier):
     [1, 1, 0, 0]
     """
 
-    def __init__(self, method: str = "gsu", params: dict[str, Any] | None = None, seed: int = 0) -> None:
+    def __init__(
+        self,
+        method: str = "gsu",
+        params: dict[str, Any] | None = None,
+        seed: int = 0,
+        *,
+        verbose: int = 0,
+        callback: Any = None,
+    ) -> None:
         self.method = method
         self.params = params
         self.seed = seed
+        self.verbose = verbose
+        self.callback = callback
 
     def _registry_params(
         self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any

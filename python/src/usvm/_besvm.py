@@ -214,8 +214,8 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
 
     Parameters are those of :class:`BasisExpansion` plus ``C`` (default 1, the paper's choice: the
     normalisation makes it work across measures and basis sizes), ``fit_intercept`` (an unregularised
-    bias), ``tol`` (relative gradient norm), ``max_iter`` and ``n_jobs`` (threads of the fit, as
-    :class:`GSUClassifier`'s). After ``fit``: ``classes_``, ``coef_``
+    bias), ``tol`` (relative gradient norm), ``max_iter``, ``n_jobs`` (threads of the fit), ``verbose`` and
+    ``callback`` (progress), as :class:`GSUClassifier`'s. After ``fit``: ``classes_``, ``coef_``
     (K × width of the map), ``intercept_``, ``expansion_`` (the fitted :class:`BasisExpansion`),
     ``n_parameters_`` (numbers stored to predict), ``objective_``, ``converged_``; ``to_json()`` writes the
     model file that ``usvm predict`` reads. ``objective_`` (one per binary problem) is the library's
@@ -248,6 +248,8 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
         max_iter: int = 1000,
         random_state: Any = 0,
         n_jobs: int | None = None,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         self.similarity = similarity
         self.gamma = gamma
@@ -262,6 +264,8 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BasisExpansionClassifier:
         return self._fit(X, y, sample_weight=sample_weight, ensure_min_samples=2)

@@ -132,7 +132,7 @@ class GSUClassifierCV(_PathCV):
         The candidate λ > 0.
     cv : int, cross-validation generator or iterable, default=5
     method : {"gsu", "hinge", "iso", "sampling", "power"}, default="gsu"
-    subspace_variance, tol, max_iter, fit_intercept, random_state, n_jobs
+    subspace_variance, tol, max_iter, fit_intercept, random_state, n_jobs, verbose, callback
         As :class:`GSUClassifier`'s (exact solver).
 
     Attributes
@@ -165,6 +165,8 @@ class GSUClassifierCV(_PathCV):
         fit_intercept: bool = True,
         random_state: Any = 0,
         n_jobs: int | None = None,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         self.lams = lams
         self.cv = cv
@@ -175,6 +177,8 @@ class GSUClassifierCV(_PathCV):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
 
     def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None) -> GSUClassifierCV:
         """Cross-validates every λ of ``lams`` (arguments as :meth:`GSUClassifier.fit`); refits the best."""
@@ -190,7 +194,7 @@ class GSUSquaredHingeClassifierCV(_PathCV):
     lams : array-like of float, default=2**arange(-12, 3)
         The candidate λ > 0.
     cv : int, cross-validation generator or iterable, default=5
-    loss, solver, tol, max_iter, iterations, batch, fit_intercept, random_state, n_jobs
+    loss, solver, tol, max_iter, iterations, batch, fit_intercept, random_state, n_jobs, verbose, callback
         As :class:`GSUSquaredHingeClassifier`'s (``solver="sgd"`` starts every fit from zero).
 
     Attributes are those of :class:`GSUClassifierCV`, with a :class:`GSUSquaredHingeClassifier` as
@@ -213,6 +217,8 @@ class GSUSquaredHingeClassifierCV(_PathCV):
         fit_intercept: bool = True,
         random_state: Any = 0,
         n_jobs: int | None = None,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         self.lams = lams
         self.cv = cv
@@ -225,6 +231,8 @@ class GSUSquaredHingeClassifierCV(_PathCV):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
 
     def fit(
         self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None
@@ -245,7 +253,7 @@ class BasisExpansionClassifierCV(_PathCV):
         The candidate ``C > 0``.
     cv : int, cross-validation generator or iterable, default=5
     similarity, gamma, shift, local_shift, grid, basis_size, basis_selection, fit_intercept, tol,
-    max_iter, random_state, n_jobs
+    max_iter, random_state, n_jobs, verbose, callback
         As :class:`BasisExpansionClassifier`'s.
 
     Attributes are those of :class:`GSUClassifierCV` with ``C_`` and ``Cs_`` for ``lam_`` and ``lams_``,
@@ -274,6 +282,8 @@ class BasisExpansionClassifierCV(_PathCV):
         max_iter: int = 1000,
         random_state: Any = 0,
         n_jobs: int | None = None,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         self.Cs = Cs
         self.cv = cv
@@ -289,6 +299,8 @@ class BasisExpansionClassifierCV(_PathCV):
         self.max_iter = max_iter
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BasisExpansionClassifierCV:
         """Cross-validates every ``C`` of ``Cs``; refits the best."""
@@ -309,6 +321,8 @@ class ClassifierCV(_PathCV):
         The candidate λ > 0 (``{"lambda": λ}``).
     cv : int, cross-validation generator or iterable, default=5
     seed : int, default=0
+    verbose, callback
+        Progress of every fit (each path fit and the refit), as :class:`GSUClassifier`'s.
 
     Attributes are those of :class:`GSUClassifierCV`, with a :class:`Classifier` as ``best_estimator_``.
 
@@ -329,16 +343,22 @@ class ClassifierCV(_PathCV):
         lams: Any = None,
         cv: Any = 5,
         seed: int = 0,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         self.method = method
         self.params = params
         self.lams = lams
         self.cv = cv
         self.seed = seed
+        self.verbose = verbose
+        self.callback = callback
 
     def _estimator(self, value: float) -> Classifier:
         params = {**(self.params or {}), "regularization": {"lambda": value}}
-        return Classifier(method=self.method, params=params, seed=self.seed)
+        return Classifier(
+            method=self.method, params=params, seed=self.seed, verbose=self.verbose, callback=self.callback
+        )
 
     def fit(self, X: Any, y: Any, *, X_cov: Any = None, sample_weight: Any = None) -> ClassifierCV:
         """Cross-validates every λ of ``lams`` (arguments as :meth:`Classifier.fit`); refits the best."""

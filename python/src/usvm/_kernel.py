@@ -55,6 +55,14 @@ class KernelGSUClassifier(RegistryClassifier):
     n_jobs : int or None, default=None
         Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
         workers set it to their share of the cores), else every core; ``-1``: every core.
+    verbose : int, default=0
+        0: silent; 1: a progress bar (tqdm, when installed and standard error is a terminal) or a line on
+        standard error about once a second, with the iteration, the objective and the stopping residual.
+    callback : callable or None, default=None
+        Called with a dict per solver event: ``iteration``, ``objective``, ``residual``, ``quantity`` (its
+        name: ``"gradient_norm"``, ``"kkt_violation"``, ``"duality_gap"``, ``"relative_decrease"``, or
+        ``"final"`` for each binary problem's last event, which states its report), ``problem`` and
+        ``n_problems`` (one-vs-rest). An exception it raises stops the fit and is raised by ``fit``.
 
     To have ``cross_val_score`` or ``GridSearchCV`` split the variances with ``X``, enable metadata
     routing and request them: ``KernelGSUClassifier().set_fit_request(X_var=True)``.
@@ -89,6 +97,8 @@ class KernelGSUClassifier(RegistryClassifier):
         fit_intercept: bool = True,
         random_state: Any = 0,
         n_jobs: int | None = None,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         self.lam = lam
         self.C = C
@@ -106,6 +116,8 @@ class KernelGSUClassifier(RegistryClassifier):
         self.fit_intercept = fit_intercept
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
 
     def _check_params(self) -> None:
         positive_real("lam", self.lam)

@@ -52,6 +52,14 @@ class KernelSVMClassifier(RegistryClassifier):
     n_jobs : int or None, default=None
         Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
         workers set it to their share of the cores), else every core; ``-1``: every core.
+    verbose : int, default=0
+        0: silent; 1: a progress bar (tqdm, when installed and standard error is a terminal) or a line on
+        standard error about once a second, with the iteration, the objective and the stopping residual.
+    callback : callable or None, default=None
+        Called with a dict per solver event: ``iteration``, ``objective``, ``residual``, ``quantity`` (its
+        name: ``"gradient_norm"``, ``"kkt_violation"``, ``"duality_gap"``, ``"relative_decrease"``, or
+        ``"final"`` for each binary problem's last event, which states its report), ``problem`` and
+        ``n_problems`` (one-vs-rest). An exception it raises stops the fit and is raised by ``fit``.
 
     Attributes
     ----------
@@ -80,6 +88,8 @@ class KernelSVMClassifier(RegistryClassifier):
         shrinking: bool = True,
         max_iter: int = -1,
         n_jobs: int | None = None,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         self.C = C
         self.kernel = kernel
@@ -91,6 +101,8 @@ class KernelSVMClassifier(RegistryClassifier):
         self.shrinking = shrinking
         self.max_iter = max_iter
         self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
 
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()

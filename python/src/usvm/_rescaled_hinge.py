@@ -38,6 +38,14 @@ class RescaledHingeSVMClassifier(RegistryClassifier):
     max_rounds : int, default=50
     n_jobs : int or None, default=None
         Threads of the fit (one pool per fit).
+    verbose : int, default=0
+        0: silent; 1: a progress bar (tqdm, when installed and standard error is a terminal) or a line on
+        standard error about once a second, with the iteration, the objective and the stopping residual.
+    callback : callable or None, default=None
+        Called with a dict per solver event: ``iteration``, ``objective``, ``residual``, ``quantity`` (its
+        name: ``"gradient_norm"``, ``"kkt_violation"``, ``"duality_gap"``, ``"relative_decrease"``, or
+        ``"final"`` for each binary problem's last event, which states its report), ``problem`` and
+        ``n_problems`` (one-vs-rest). An exception it raises stops the fit and is raised by ``fit``.
 
     Attributes
     ----------
@@ -64,6 +72,8 @@ class RescaledHingeSVMClassifier(RegistryClassifier):
         svm_tol: float = 1e-6,
         max_rounds: int = 50,
         n_jobs: int | None = None,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         self.C = C
         self.eta = eta
@@ -75,6 +85,8 @@ class RescaledHingeSVMClassifier(RegistryClassifier):
         self.svm_tol = svm_tol
         self.max_rounds = max_rounds
         self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
 
     def _check_params(self) -> None:
         for name in ("C", "eta", "tol", "svm_tol"):

@@ -46,6 +46,14 @@ class SVMPlusClassifier(RegistryClassifier):
     n_jobs : int or None, default=None
         Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
         workers set it to their share of the cores), else every core; ``-1``: every core.
+    verbose : int, default=0
+        0: silent; 1: a progress bar (tqdm, when installed and standard error is a terminal) or a line on
+        standard error about once a second, with the iteration, the objective and the stopping residual.
+    callback : callable or None, default=None
+        Called with a dict per solver event: ``iteration``, ``objective``, ``residual``, ``quantity`` (its
+        name: ``"gradient_norm"``, ``"kkt_violation"``, ``"duality_gap"``, ``"relative_decrease"``, or
+        ``"final"`` for each binary problem's last event, which states its report), ``problem`` and
+        ``n_problems`` (one-vs-rest). An exception it raises stops the fit and is raised by ``fit``.
 
     Attributes
     ----------
@@ -75,6 +83,8 @@ class SVMPlusClassifier(RegistryClassifier):
         gamma_star: Any = None,
         tol: float = 1e-4,
         n_jobs: int | None = None,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         self.C = C
         self.rho = rho
@@ -85,6 +95,8 @@ class SVMPlusClassifier(RegistryClassifier):
         self.gamma_star = gamma_star
         self.tol = tol
         self.n_jobs = n_jobs
+        self.verbose = verbose
+        self.callback = callback
 
     def _check_params(self) -> None:
         positive_real("C", self.C)
@@ -171,6 +183,8 @@ class RobustSVMPlusClassifier(SVMPlusClassifier):
         gamma_star: Any = None,
         tol: float = 1e-4,
         n_jobs: int | None = None,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         super().__init__(
             C,
@@ -182,6 +196,8 @@ class RobustSVMPlusClassifier(SVMPlusClassifier):
             gamma_star=gamma_star,
             tol=tol,
             n_jobs=n_jobs,
+            verbose=verbose,
+            callback=callback,
         )
         self.robust_lambda = robust_lambda
         self.sigma_prime = sigma_prime
@@ -223,6 +239,8 @@ class L2SVMPlusClassifier(SVMPlusClassifier):
         gamma_star: Any = None,
         tol: float = 1e-6,
         n_jobs: int | None = None,
+        verbose: int = 0,
+        callback: Any = None,
     ) -> None:
         super().__init__(
             C,
@@ -234,4 +252,6 @@ class L2SVMPlusClassifier(SVMPlusClassifier):
             gamma_star=gamma_star,
             tol=tol,
             n_jobs=n_jobs,
+            verbose=verbose,
+            callback=callback,
         )

@@ -149,6 +149,14 @@ class _Report(TypedDict):
     norm_bound: float | None
     fallback: _Fallback | None  # TSVC's cone form: which of two solutions was returned
 
+class _Progress(TypedDict):
+    iteration: int  # non-decreasing within a binary problem
+    objective: float
+    residual: float  # of the stopping rule, of kind `quantity`
+    quantity: str  # "gradient_norm" | "kkt_violation" | "duality_gap" | "relative_decrease" | "final"
+    problem: int  # the binary problem, 0-based
+    n_problems: int
+
 METHODS: list[str]
 
 class Model:
@@ -193,9 +201,11 @@ def fit(
     seed: int = 0,
     threads: int | None = None,
     start: Model | None = None,
+    callback: Callable[[_Progress], object] | None = None,
 ) -> tuple[Model, list[_Report], npt.NDArray[np.int64] | None]:
     """Fits any registry method (GIL released): the model, one report per binary problem, and the support
-    vectors' training indices where the method selects them (the SVM)."""
+    vectors' training indices where the method selects them (the SVM). ``callback`` is called (with the
+    GIL) with a record per solver event; an exception it raises stops the fit and is raised here."""
 def default_gaussian_gamma(x: _Means) -> float:
     """SVM+'s default ``γ = 1/D``, ``D`` the mean squared distance between rows."""
 def default_params(method: str) -> str: ...

@@ -22,6 +22,7 @@ use crate::error::{Result, invalid};
 use crate::loss::SquaredHinge;
 use crate::model::LinearModel;
 use crate::objective::{Curvature, Objective, Problem};
+use crate::progress::Monitor;
 use crate::report::FitReport;
 use crate::solver::dual_cd::{self, DualCdSettings, DualLoss};
 use crate::solver::newton::{self, NewtonSettings, SmoothFunction};
@@ -124,19 +125,31 @@ impl SquaredHingeSvmParams {
     /// nearby `C`; a model that does not match is ignored): Newton starts from its hyperplanes, under the
     /// same stopping rule (relative to `‖∇J(0)‖`); dual coordinate descent starts from zero.
     pub fn fit_from(&self, data: &Dataset, start: Option<&LinearModel>) -> Result<LinearFit> {
+        self.fit_monitored(data, start, Monitor::default())
+    }
+
+    /// [`Self::fit_from`], reporting the solvers' progress to `monitor`.
+    pub fn fit_monitored(
+        &self,
+        data: &Dataset,
+        start: Option<&LinearModel>,
+        monitor: Monitor<'_>,
+    ) -> Result<LinearFit> {
         self.validate()?;
         data.validate()?;
-        let (model, reports) =
-            LinearModel::one_vs_rest(
-                data,
-                self.fit_intercept,
-                start,
-                |y, theta0| Ok(self.fit_binary(data, y, theta0)),
-            )?;
+        let (model, reports) = LinearModel::one_vs_rest(data, self.fit_intercept, start, monitor, |y, theta0, m| {
+            Ok(self.fit_binary(data, y, theta0, m))
+        })?;
         Ok(LinearFit { model, reports })
     }
 
-    fn fit_binary(&self, data: &Dataset, y: &[f64], start: Option<Vec<f64>>) -> (Vec<f64>, FitReport) {
+    fn fit_binary(
+        &self,
+        data: &Dataset,
+        y: &[f64],
+        start: Option<Vec<f64>>,
+        monitor: Monitor<'_>,
+    ) -> (Vec<f64>, FitReport) {
         let problem =
             Problem { features: &data.features, y, weights: data.weights.as_deref(), covariances: &NoCovariance };
         let objective = Objective {
@@ -149,14 +162,15 @@ impl SquaredHingeSvmParams {
             SquaredHingeSolver::DualCd => {
                 let settings = DualCdSettings { tol: DUAL_CD_TOL, ..DualCdSettings::default() };
                 let (x, y, c) = (&data.features, y, data.weights.as_deref());
+                let loss = DualLoss::SquaredHinge;
                 let cd =
-                    dual_cd::solve(x, y, c, objective.lambda, DualLoss::SquaredHinge, self.fit_intercept, &settings);
+                    dual_cd::solve_monitored(x, y, c, objective.lambda, loss, self.fit_intercept, &settings, monitor);
                 (cd.theta, Some(cd.dual), cd.epochs)
             }
         };
         let mut smooth = Smooth { objective: &objective, at: Vec::new(), curvature: None };
         let settings = NewtonSettings { tol: self.tol, gradient_reference: reference, max_iter: self.max_iter };
-        let result = newton::minimize(&mut smooth, x0, settings);
+        let result = newton::minimize(&mut smooth, x0, settings, monitor.after(epochs));
         let report = FitReport {
             objective: result.value,
             n_iter: result.n_iter + epochs,

@@ -45,6 +45,7 @@ pub use l2svm::{SquaredHingeSolver, SquaredHingeSvmParams};
 use crate::data::{Dataset, Features};
 use crate::error::Result;
 pub use crate::model::BeSvmModel;
+use crate::progress::Monitor;
 use crate::report::FitReport;
 
 /// Settings of BE-SVM: the feature map and the linear SVM on it.
@@ -75,6 +76,11 @@ impl BeSvmParams {
     /// map fitted here is the start's (the same basis and normalisation — the map does not depend on `C`),
     /// the SVM starts from the start's hyperplanes; otherwise from zero.
     pub fn fit_from(&self, data: &Dataset, start: Option<&BeSvmModel>) -> Result<BeSvmFit> {
+        self.fit_monitored(data, start, Monitor::default())
+    }
+
+    /// [`Self::fit_from`], reporting the SVM solvers' progress to `monitor`.
+    pub fn fit_monitored(&self, data: &Dataset, start: Option<&BeSvmModel>, monitor: Monitor<'_>) -> Result<BeSvmFit> {
         self.svm.validate()?;
         data.validate()?;
         let (expansion, mapped) = self.expansion.fit_transform(&data.features)?;
@@ -86,7 +92,7 @@ impl BeSvmParams {
             privileged: None,
         };
         let start = start.filter(|m| m.expansion == expansion).map(|m| &m.linear);
-        let fit = self.svm.fit_from(&mapped_data, start)?;
+        let fit = self.svm.fit_monitored(&mapped_data, start, monitor)?;
         Ok(BeSvmFit { model: BeSvmModel { expansion, linear: fit.model }, reports: fit.reports })
     }
 }

@@ -188,7 +188,7 @@ impl Besvm {
             Some(Model::BasisExpansion(m)) => Some(m),
             _ => None,
         };
-        let fit = params.fit_from(data, start)?;
+        let fit = params.fit_monitored(data, start, opts.monitor())?;
         Ok(Fit::new(Model::BasisExpansion(fit.model), fit.reports))
     }
 }

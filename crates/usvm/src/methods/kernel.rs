@@ -54,7 +54,7 @@ impl Svm {
         self.kernel.resolve(1.0).map(|_| ())
     }
 
-    pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
+    pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
         let params = KernelSvmParams {
             kernel: self.kernel.resolve(default_gamma(data))?,
             c: self.regularization.c(data.n_samples())?,
@@ -63,7 +63,7 @@ impl Svm {
             max_iter: self.max_iter,
             shrinking: self.shrinking,
         };
-        let fit = params.fit(data)?;
+        let fit = params.fit_monitored(data, opts.monitor())?;
         let reports = fit
             .reports
             .iter()
@@ -164,7 +164,7 @@ impl KsvmIgsu {
                 KernelApproximation::Fourier { components } => Approximation::Fourier { components, seed },
             },
         };
-        let fit = params.fit(data)?;
+        let fit = params.fit_monitored(data, opts.monitor())?;
         Ok(Fit::new(fit.model, fit.reports))
     }
 }
@@ -229,8 +229,8 @@ impl RsvmRhhq {
         self.params(n_samples, 1.0).map(|_| ())
     }
 
-    pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
-        let fit = self.params(data.n_samples(), default_gamma(data))?.fit(data)?;
+    pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
+        let fit = self.params(data.n_samples(), default_gamma(data))?.fit_monitored(data, opts.monitor())?;
         Ok(Fit::new(Model::Kernel(fit.model), fit.reports))
     }
 }

@@ -47,7 +47,7 @@ impl Linear {
             Some(Model::Linear(m)) => Some(m),
             _ => None,
         };
-        let fit = params.fit_from(data, start)?;
+        let fit = params.fit_monitored(data, start, opts.monitor())?;
         Ok(Fit::new(Model::Linear(fit.model), fit.reports))
     }
 

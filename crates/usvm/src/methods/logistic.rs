@@ -62,13 +62,18 @@ impl Logistic {
     pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
         let lambda = self.regularization.lambda(data.n_samples())?;
         let start = LinearModel::warm_start(opts.start);
-        let (model, reports) = LinearModel::one_vs_rest(data, self.fit_intercept, start, |y, theta0| {
-            let problem =
-                Problem { features: &data.features, y, weights: data.weights.as_deref(), covariances: &NoCovariance };
-            let objective =
-                Objective { fit_intercept: self.fit_intercept, ..Objective::new(problem, LogisticLoss, lambda) };
-            Ok(exact::solve(&objective, theta0.unwrap_or_else(|| vec![0.0; objective.dim()]), &self.solver))
-        })?;
+        let (model, reports) =
+            LinearModel::one_vs_rest(data, self.fit_intercept, start, opts.monitor(), |y, theta0, m| {
+                let problem = Problem {
+                    features: &data.features,
+                    y,
+                    weights: data.weights.as_deref(),
+                    covariances: &NoCovariance,
+                };
+                let objective =
+                    Objective { fit_intercept: self.fit_intercept, ..Objective::new(problem, LogisticLoss, lambda) };
+                Ok(exact::solve(&objective, theta0.unwrap_or_else(|| vec![0.0; objective.dim()]), &self.solver, m))
+            })?;
         Ok(Fit::new(Model::Linear(model), reports))
     }
 }

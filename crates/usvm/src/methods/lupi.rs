@@ -69,13 +69,13 @@ impl SvmPlus {
         self.params(LupiMethod::SvmPlus, n_samples, 1).map(|_| ())
     }
 
-    pub(crate) fn fit_as(&self, method: LupiMethod, data: &Dataset) -> Result<Fit> {
-        let fit = self.params(method, data.n_samples(), data.n_features())?.fit(data)?;
+    pub(crate) fn fit_as(&self, method: LupiMethod, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
+        let fit = self.params(method, data.n_samples(), data.n_features())?.fit_monitored(data, opts.monitor())?;
         Ok(Fit::new(Model::Kernel(fit.model), fit.reports))
     }
 
-    pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
-        self.fit_as(LupiMethod::SvmPlus, data)
+    pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
+        self.fit_as(LupiMethod::SvmPlus, data, opts)
     }
 }
 
@@ -140,8 +140,8 @@ impl RsvmPlus {
         self.svm_plus().validate(n_samples)
     }
 
-    pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
-        self.svm_plus().fit_as(self.method()?, data)
+    pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
+        self.svm_plus().fit_as(self.method()?, data, opts)
     }
 }
 
@@ -209,8 +209,8 @@ impl L2SvmPlus {
         self.params(n_samples, 1).map(|_| ())
     }
 
-    pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
-        let fit = self.params(data.n_samples(), data.n_features())?.fit(data)?;
+    pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
+        let fit = self.params(data.n_samples(), data.n_features())?.fit_monitored(data, opts.monitor())?;
         Ok(Fit::new(Model::Kernel(fit.model), fit.reports))
     }
 }

@@ -20,6 +20,9 @@ use crate::report::FitReport;
 use crate::solver::exact::ExactSettings;
 use crate::solver::pegasos::SgdSettings;
 
+use crate::progress::Monitor;
+pub use crate::progress::{Observer, Progress};
+
 /// The weight of the regulariser, as `λ` in `λ/2‖w‖² + (1/ℓ) Σ c_i L_i` or as the cost `C` in
 /// `½‖w‖² + C Σ c_i L_i`; the two are one problem for `C = 1/(λℓ)`, ℓ the number of training examples.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -202,21 +205,6 @@ impl KernelChoice {
     }
 }
 
-/// What a long fit tells its observer (an edge draws a progress bar from it, Python may call back).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Progress<'a> {
-    /// A phase begins (`"validating"`, `"fitting"`, ...).
-    Phase(&'a str),
-    /// The fit has finished with these reports.
-    Done(&'a [FitReport]),
-}
-
-/// Receives [`Progress`] events; must be cheap and thread-safe.
-pub trait Observer: Sync {
-    /// Called at each event.
-    fn observe(&self, event: Progress<'_>);
-}
-
 /// How to run a fit: threads, the seed of every randomised part, and an observer.
 #[derive(Clone, Copy, Default)]
 pub struct FitOptions<'a> {
@@ -250,6 +238,11 @@ impl FitOptions<'_> {
         if let Some(o) = self.observer {
             o.observe(event);
         }
+    }
+
+    /// The solvers' handle on [`Self::observer`].
+    pub(crate) fn monitor(&self) -> Monitor<'_> {
+        Monitor::new(self.observer)
     }
 }
 

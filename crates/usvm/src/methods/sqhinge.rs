@@ -72,7 +72,7 @@ impl SqhingeGsu {
                 SqhingeSolver::Sgd(s) => SquaredHingeGsuSolver::Sgd(s.settings(opts.seed)),
             },
         };
-        let fit = params.fit_from(data, LinearModel::warm_start(opts.start))?;
+        let fit = params.fit_monitored(data, LinearModel::warm_start(opts.start), opts.monitor())?;
         Ok(Fit::new(Model::Linear(fit.model), fit.reports))
     }
 }

@@ -104,8 +104,8 @@ impl Tsvc {
         self.params(n_samples, 1).map(|_| ())
     }
 
-    pub(crate) fn fit(&self, data: &Dataset, _opts: &FitOptions) -> Result<Fit> {
-        let fit = self.params(data.n_samples(), data.n_features())?.fit(data)?;
+    pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
+        let fit = self.params(data.n_samples(), data.n_features())?.fit_monitored(data, opts.monitor())?;
         Ok(Fit::new(fit.model, fit.reports.into_iter().map(|r| r.report).collect()))
     }
 }

@@ -22,19 +22,25 @@ impl LinearModel {
     /// Fits one hyperplane per binary problem of `data`'s labels — one (`classes[1]` positive) for two
     /// classes, one per class (that class positive) otherwise — by `solve(y, start)`, which gets the labels
     /// `±1` of every example and the warm start of that problem (from `start`, if it is a model of the same
-    /// classes and features; see [`Self::warm_start`]), and returns `θ = (w, b)` (`b` only when
-    /// `fit_intercept`) and its report.
+    /// classes and features; see [`Self::warm_start`]) and the problem's monitor, and returns
+    /// `θ = (w, b)` (`b` only when `fit_intercept`) and its report.
     pub(crate) fn one_vs_rest(
         data: &crate::data::Dataset,
         fit_intercept: bool,
         start: Option<&LinearModel>,
-        solve: impl Fn(&[f64], Option<Vec<f64>>) -> Result<(Vec<f64>, crate::report::FitReport)> + Sync,
+        monitor: crate::progress::Monitor<'_>,
+        solve: impl Fn(
+            &[f64],
+            Option<Vec<f64>>,
+            crate::progress::Monitor<'_>,
+        ) -> Result<(Vec<f64>, crate::report::FitReport)>
+        + Sync,
     ) -> Result<(LinearModel, Vec<crate::report::FitReport>)> {
         let (classes, n) = (data.classes(), data.n_features());
         let start = start.filter(|m| m.classes == classes && m.n_features() == n);
-        let s = crate::ovr::one_vs_rest(classes, n, false, |k, positive| {
+        let s = crate::ovr::one_vs_rest(classes, n, false, monitor, |k, positive, monitor| {
             let theta0 = start.map(|m| m.theta(k, fit_intercept));
-            let (mut theta, report) = solve(&crate::ovr::signs(&data.labels, positive), theta0)?;
+            let (mut theta, report) = solve(&crate::ovr::signs(&data.labels, positive), theta0, monitor)?;
             let intercept = if fit_intercept { theta[n] } else { 0.0 };
             theta.truncate(n);
             Ok(crate::ovr::Binary { coef: theta, intercept, report })

@@ -11,6 +11,7 @@ use crate::methods::{Fit, FitOptions};
 use crate::model::{LinearModel, Model};
 use crate::ovr;
 use crate::params::MethodParams;
+use crate::progress::Monitor;
 use crate::report::{FitReport, Termination};
 use crate::solver::exact::{self, Continuation};
 use crate::solver::newton::{self, DIRECT_MAX_DIM, SmoothFunction, columns_from_products};
@@ -103,7 +104,12 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
             let x0 = start.map(|m| m.theta(k, plan.linear.fit_intercept));
             let (mut theta, report) = match plan.treatment {
                 Treatment::Power { max_rounds, .. } => objective.power(x0, max_rounds, &plan.settings),
-                _ => exact::continuation(&objective, x0.unwrap_or_else(|| vec![0.0; whole.dim]), &plan.settings),
+                _ => exact::continuation(
+                    &objective,
+                    x0.unwrap_or_else(|| vec![0.0; whole.dim]),
+                    &plan.settings,
+                    Monitor::default(),
+                ),
             };
             if let Some(e) = driver.failure.take() {
                 return Err(e);
@@ -230,11 +236,11 @@ impl ShardedObjective<'_, '_> {
     fn power(&self, x0: Option<Vec<f64>>, max_rounds: usize, settings: &exact::ExactSettings) -> (Vec<f64>, FitReport) {
         let retarget = |target| ShardedObjective { target, ..*self };
         let ball = |theta: &[f64]| retarget(Target::Ball).exact(theta).0;
-        let hinge = |moved_by: Option<&[f64]>, start: Option<Vec<f64>>| {
+        let hinge = |moved_by: Option<&[f64]>, start: Option<Vec<f64>>, monitor: Monitor<'_>| {
             let target = moved_by.map_or(Target::Method, |t| Target::Moved { w: t[..self.n].to_vec() });
-            exact::continuation(&retarget(target), start.unwrap_or_else(|| vec![0.0; self.dim()]), settings)
+            exact::continuation(&retarget(target), start.unwrap_or_else(|| vec![0.0; self.dim()]), settings, monitor)
         };
-        let mut run = alternating::alternate_with(ball, x0, max_rounds, POWER_TOL, hinge);
+        let mut run = alternating::alternate_with(ball, x0, max_rounds, POWER_TOL, Monitor::default(), hinge);
         if !run.settled {
             run.report.termination = run.report.termination.and(Termination::MaxIterations);
         }

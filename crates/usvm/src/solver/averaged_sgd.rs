@@ -16,16 +16,22 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::pegasos::SgdSettings;
+use super::pegasos::{EVENTS, SgdSettings};
 use crate::data::{axpy, norm2};
 use crate::loss::MarginLoss;
 use crate::objective::Objective;
+use crate::progress::{Monitor, Quantity};
 use crate::report::FitReport;
 use crate::report::Termination;
 
 /// Runs the averaged SGD on `objective` (its `sigma_floor` as given). `tol` only decides the report's
 /// `converged` flag, from the final full gradient.
-pub fn solve<L: MarginLoss>(objective: &Objective<'_, L>, settings: &SgdSettings, tol: f64) -> (Vec<f64>, FitReport) {
+pub fn solve<L: MarginLoss>(
+    objective: &Objective<'_, L>,
+    settings: &SgdSettings,
+    tol: f64,
+    monitor: Monitor<'_>,
+) -> (Vec<f64>, FitReport) {
     let p = &objective.problem;
     let (l, n, dim) = (p.n_samples(), p.n_features(), objective.dim());
     let lambda = objective.lambda;
@@ -41,6 +47,7 @@ pub fn solve<L: MarginLoss>(objective: &Objective<'_, L>, settings: &SgdSettings
     let t0 = curvature / lambda;
     let k = settings.batch.clamp(1, l);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
+    let every = (settings.iterations / EVENTS).max(1);
     let mut theta = zero;
     let mut average = vec![0.0; dim];
     let mut averaged = 0usize;
@@ -49,10 +56,18 @@ pub fn solve<L: MarginLoss>(objective: &Objective<'_, L>, settings: &SgdSettings
     for t in 1..=settings.iterations {
         let batch = rand::seq::index::sample(&mut rng, l, k);
         g.iter_mut().for_each(|v| *v = 0.0);
+        let mut batch_loss = 0.0;
         for i in batch.iter() {
-            objective.add_example_gradient(&theta, i, p.weight(i) / k as f64, &mut g);
+            let scale = p.weight(i) / k as f64;
+            batch_loss += scale * objective.add_example_gradient(&theta, i, scale, &mut g).0.value;
         }
         axpy(lambda, &theta[..n], &mut g[..n]);
+        // Every `every`-th iteration: the mini-batch objective and sub-gradient at the current iterate.
+        if (t % every == 0 || t == settings.iterations)
+            && monitor.iteration(t, Quantity::GradientNorm, || (objective.regulariser(&theta) + batch_loss, norm2(&g)))
+        {
+            break;
+        }
         let eta = 1.0 / (lambda * (t as f64 + t0));
         axpy(-eta, &g, &mut theta);
         let norm = norm2(&theta[..n]);

@@ -62,6 +62,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Features, dot};
+use crate::progress::{Monitor, Quantity};
 use crate::solver::hinge_polish::{self, Side};
 
 /// The loss of the linear SVM solved in the dual.
@@ -165,6 +166,22 @@ pub fn solve(
     loss: DualLoss,
     fit_intercept: bool,
     settings: &DualCdSettings,
+) -> DualCdResult {
+    solve_monitored(x, y, weights, lambda, loss, fit_intercept, settings, Monitor::default())
+}
+
+/// [`solve`], reporting each duality-gap certificate (epochs so far, the primal objective, the relative
+/// gap) to `monitor`.
+#[allow(clippy::too_many_arguments)]
+pub fn solve_monitored(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    lambda: f64,
+    loss: DualLoss,
+    fit_intercept: bool,
+    settings: &DualCdSettings,
+    monitor: Monitor<'_>,
 ) -> DualCdResult {
     let (l, n) = (x.n_samples(), x.n_features());
     let big_c = 1.0 / (lambda * l as f64);
@@ -270,6 +287,9 @@ pub fn solve(
             }
             let cert = certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
             let gap = relative_gap(cert.primal, cert.dual);
+            if monitor.iteration(epochs, Quantity::DualityGap, || (cert.primal * lambda, gap)) {
+                break;
+            }
             if gap <= settings.tol || eps <= MIN_EPS {
                 finished = Some(cert);
                 break;
@@ -294,6 +314,9 @@ pub fn solve(
             next_attempt = work + work / 2;
             let cert = certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
             let gap = relative_gap(cert.primal, cert.dual);
+            if monitor.iteration(epochs, Quantity::DualityGap, || (cert.primal * lambda, gap)) {
+                break;
+            }
             if gap <= settings.tol {
                 finished = Some(cert);
                 break;

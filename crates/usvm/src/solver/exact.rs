@@ -17,6 +17,7 @@ use super::newton::{self, NewtonSettings, SmoothFunction};
 use crate::data::norm2;
 use crate::loss::MarginLoss;
 use crate::objective::{Curvature, Objective};
+use crate::progress::Monitor;
 use crate::report::FitReport;
 use crate::report::Termination;
 
@@ -124,12 +125,14 @@ impl<'a, L: MarginLoss> Continuation for Objective<'a, L> {
     }
 }
 
-/// Minimises `objective` (its own `sigma_floor` is ignored) from `x0`. On wide sparse data the solver works
-/// on the used columns only (the others are zero at the optimum, see `solver::columns`).
+/// Minimises `objective` (its own `sigma_floor` is ignored) from `x0`, reporting each Newton iteration to
+/// `monitor`. On wide sparse data the solver works on the used columns only (the others are zero at the
+/// optimum, see `solver::columns`).
 pub fn solve<L: MarginLoss>(
     objective: &Objective<'_, L>,
     x0: Vec<f64>,
     settings: &ExactSettings,
+    monitor: Monitor<'_>,
 ) -> (Vec<f64>, FitReport) {
     match UsedColumns::of(&objective.problem) {
         Some(used) => {
@@ -140,18 +143,20 @@ pub fn solve<L: MarginLoss>(
                 fit_intercept: objective.fit_intercept,
                 sigma_floor: objective.sigma_floor,
             };
-            let (x, report) = continuation(&restricted, used.restrict(&x0), settings);
+            let (x, report) = continuation(&restricted, used.restrict(&x0), settings, monitor);
             (used.expand(&x), report)
         }
-        None => continuation(objective, x0, settings),
+        None => continuation(objective, x0, settings, monitor),
     }
 }
 
-/// The Newton continuation on the floor `ε` (see the module documentation) from `x0`.
+/// The Newton continuation on the floor `ε` (see the module documentation) from `x0`; iterations are
+/// numbered across the stages.
 pub(crate) fn continuation<C: Continuation>(
     objective: &C,
     x0: Vec<f64>,
     settings: &ExactSettings,
+    monitor: Monitor<'_>,
 ) -> (Vec<f64>, FitReport) {
     let reference = objective.initial_gradient_norm();
     let final_floor = settings.sigma_floor;
@@ -170,12 +175,13 @@ pub(crate) fn continuation<C: Continuation>(
             &mut stage,
             x,
             NewtonSettings { tol, gradient_reference: reference, max_iter: settings.max_iter.saturating_sub(n_iter) },
+            monitor.after(n_iter),
         );
         n_iter += result.n_iter;
         x = result.x;
         trace.push(result.value);
         let (exact_value, min_sigma) = objective.exact(&x);
-        if last || n_iter >= settings.max_iter {
+        if last || n_iter >= settings.max_iter || monitor.stopped() {
             let report = FitReport {
                 objective: exact_value,
                 n_iter,

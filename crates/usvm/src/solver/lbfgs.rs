@@ -41,6 +41,7 @@ use serde::{Deserialize, Serialize};
 
 use super::newton::SmoothFunction;
 use crate::data::{axpy, dot, norm2};
+use crate::progress::{Monitor, Quantity};
 use crate::report::Termination;
 
 /// Settings of an L-BFGS run.
@@ -102,16 +103,19 @@ pub fn minimize<F: SmoothFunction>(
     x0: Vec<f64>,
     settings: &LbfgsSettings,
     gradient_reference: f64,
+    monitor: Monitor<'_>,
 ) -> LbfgsResult {
-    minimize_fn(|x, g| f.value_grad(x, g), x0, settings, gradient_reference)
+    minimize_fn(|x, g| f.value_grad(x, g), x0, settings, gradient_reference, monitor)
 }
 
-/// Minimises `f` (returning `f(x)` and writing `∇f(x)` into its second argument) from `x0`.
+/// Minimises `f` (returning `f(x)` and writing `∇f(x)` into its second argument) from `x0`, reporting
+/// each iteration to `monitor`.
 pub fn minimize_fn(
     mut f: impl FnMut(&[f64], &mut [f64]) -> f64,
     x0: Vec<f64>,
     settings: &LbfgsSettings,
     gradient_reference: f64,
+    monitor: Monitor<'_>,
 ) -> LbfgsResult {
     let dim = x0.len();
     let mut x = x0;
@@ -168,6 +172,9 @@ pub fn minimize_fn(
         gnorm = norm2(&g);
         trace.push(fx);
         n_iter += 1;
+        if monitor.iteration(n_iter, Quantity::GradientNorm, || (fx, gnorm)) {
+            break;
+        }
     }
     let termination = Termination::of_run(gnorm <= target, n_iter, settings.max_iter);
     LbfgsResult { termination, x, value: fx, gradient_norm: gnorm, n_iter, n_evals, trace }

@@ -9,6 +9,7 @@
 //! piecewise-linear (smoothed hinge) objective, which is what makes a vanishing smoothing floor workable.
 
 use crate::data::{axpy, dot, norm2};
+use crate::progress::{Monitor, Quantity};
 use crate::report::Termination;
 
 /// A smooth convex objective as the solver sees it. `value_grad` also prepares `hess_vec` at the same point.
@@ -77,8 +78,13 @@ impl NewtonResult {
     }
 }
 
-/// Minimises `f` from `x0`.
-pub fn minimize<F: SmoothFunction>(f: &mut F, x0: Vec<f64>, settings: NewtonSettings) -> NewtonResult {
+/// Minimises `f` from `x0`, reporting each iteration to `monitor`.
+pub fn minimize<F: SmoothFunction>(
+    f: &mut F,
+    x0: Vec<f64>,
+    settings: NewtonSettings,
+    monitor: Monitor<'_>,
+) -> NewtonResult {
     let dim = f.dim();
     let mut x = x0;
     let mut g = vec![0.0; dim];
@@ -104,6 +110,9 @@ pub fn minimize<F: SmoothFunction>(f: &mut F, x0: Vec<f64>, settings: NewtonSett
         fx = f.value_grad(&x, &mut g);
         gnorm = norm2(&g);
         n_iter += 1;
+        if monitor.iteration(n_iter, Quantity::GradientNorm, || (fx, gnorm)) {
+            break;
+        }
     }
     let termination = Termination::of_run(gnorm <= target, n_iter, settings.max_iter);
     NewtonResult { termination, x, value: fx, gradient_norm: gnorm, n_iter }

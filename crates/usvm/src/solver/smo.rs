@@ -38,6 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, invalid};
 use crate::kernel::cache::ColumnCache;
+use crate::progress::{Monitor, Quantity, STEP_EVENTS_EVERY};
 
 /// The matrix `Q` of the dual, by columns. Implementations may compute columns in parallel.
 pub trait QMatrix: Sync {
@@ -158,6 +159,20 @@ pub fn solve<Q: QMatrix>(
     alpha0: Option<&[f64]>,
     settings: &SmoSettings,
 ) -> Result<SmoSolution> {
+    solve_monitored(q, p, y, c, alpha0, settings, Monitor::default())
+}
+
+/// [`solve`], reporting to `monitor` every [`STEP_EVENTS_EVERY`] iterations and at the end: the objective
+/// (kept up to date by the change of each two-variable step, only when observed) and the maximal violation.
+pub fn solve_monitored<Q: QMatrix>(
+    q: &Q,
+    p: &[f64],
+    y: &[f64],
+    c: &[f64],
+    alpha0: Option<&[f64]>,
+    settings: &SmoSettings,
+    monitor: Monitor<'_>,
+) -> Result<SmoSolution> {
     settings.validate()?;
     let l = q.len();
     if l == 0 {
@@ -196,7 +211,7 @@ pub fn solve<Q: QMatrix>(
     // The column cache grows to `cache_mb` or to all of `Q`, whichever is smaller (2^17 entries per MB).
     let cached = (settings.cache_mb * (1u64 << 17) as f64).min(l as f64 * l as f64) as usize;
     crate::memory::reserve("the kernel column cache", "lower cache_mb", &[cached])?;
-    let mut s = Smo::new(q, p, y, c, alpha, diag, settings);
+    let mut s = Smo::new(q, p, y, c, alpha, diag, settings, monitor);
     Ok(s.run())
 }
 
@@ -218,10 +233,25 @@ struct Smo<'a, Q: QMatrix> {
     unshrink: bool,
     cache: ColumnCache,
     settings: SmoSettings,
+    monitor: Monitor<'a>,
+    /// `½αᵀQα + pᵀα`, updated by each step when `monitor` is active (else 0).
+    objective: f64,
+    /// `m(α) - M(α)` at the last working-set selection.
+    violation: f64,
 }
 
 impl<'a, Q: QMatrix> Smo<'a, Q> {
-    fn new(q: &'a Q, p: &[f64], y: &[f64], c: &[f64], alpha: Vec<f64>, diag: Vec<f64>, settings: &SmoSettings) -> Self {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        q: &'a Q,
+        p: &[f64],
+        y: &[f64],
+        c: &[f64],
+        alpha: Vec<f64>,
+        diag: Vec<f64>,
+        settings: &SmoSettings,
+        monitor: Monitor<'a>,
+    ) -> Self {
         let l = q.len();
         let mut s = Smo {
             q,
@@ -239,6 +269,9 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
             unshrink: false,
             cache: ColumnCache::new(l, settings.cache_mb),
             settings: *settings,
+            monitor,
+            objective: 0.0,
+            violation: f64::INFINITY,
         };
         for i in 0..l {
             s.update_status(i);
@@ -256,7 +289,15 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
                 }
             }
         }
+        if s.monitor.is_active() {
+            s.objective = s.value();
+        }
         s
+    }
+
+    /// `½αᵀQα + pᵀα = ½ Σ α_i (G_i + p_i)` from the gradient (complete when no variable is shrunk).
+    fn value(&self) -> f64 {
+        (0..self.l).map(|i| self.alpha[i] * (self.g[i] + self.p[i])).sum::<f64>() / 2.0
     }
 
     fn update_status(&mut self, i: usize) {
@@ -336,6 +377,11 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
             };
             iter += 1;
             self.step(i, j);
+            if iter % STEP_EVENTS_EVERY == 0
+                && self.monitor.iteration(iter, Quantity::KktViolation, || (self.objective, self.violation))
+            {
+                break;
+            }
         }
         if !converged && self.active < l {
             self.reconstruct_gradient();
@@ -399,6 +445,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
                 }
             }
         }
+        self.violation = gmax + gmax2;
         if gmax + gmax2 < self.settings.tol {
             return None;
         }
@@ -413,6 +460,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
         let (ci, cj) = (self.c[i], self.c[j]);
         let (old_i, old_j) = (self.alpha[i], self.alpha[j]);
         let q_ij = self.cache.column(i)[j];
+        let (g_i, g_j) = (self.g[i], self.g[j]);
         let (mut ai, mut aj) = (old_i, old_j);
         if self.y[i] != self.y[j] {
             let quad = self.diag[i] + self.diag[j] + 2.0 * q_ij;
@@ -466,6 +514,11 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
         self.alpha[i] = ai;
         self.alpha[j] = aj;
         let (di, dj) = (ai - old_i, aj - old_j);
+        if self.monitor.is_active() {
+            // f(α + d) - f(α) = gᵀd + ½dᵀQd over the two moved variables.
+            self.objective +=
+                g_i * di + g_j * dj + 0.5 * (self.diag[i] * di * di + self.diag[j] * dj * dj) + q_ij * di * dj;
+        }
         {
             let (col_i, col_j) = (&self.cache.column(i)[..n], &self.cache.column(j)[..n]);
             for ((g, &a), &b) in self.g[..n].iter_mut().zip(col_i).zip(col_j) {
@@ -602,7 +655,9 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
     fn finish(&self, n_iter: usize, converged: bool) -> SmoSolution {
         let l = self.l;
         let rho = self.rho();
-        let objective = (0..l).map(|i| self.alpha[i] * (self.g[i] + self.p[i])).sum::<f64>() / 2.0;
+        let objective = self.value();
+        let max_violation = self.max_violation();
+        self.monitor.iteration(n_iter, Quantity::KktViolation, || (objective, max_violation));
         let mut alpha = vec![0.0; l];
         let mut gradient = vec![0.0; l];
         for k in 0..l {
@@ -616,7 +671,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
             rho,
             n_iter,
             converged,
-            max_violation: self.max_violation(),
+            max_violation,
             n_free: self.status.iter().filter(|&&s| s == Status::Free).count(),
             n_upper: self.status.iter().filter(|&&s| s == Status::Upper).count(),
         }

@@ -54,6 +54,7 @@ use crate::kernel::feature_map::{FeatureMap, KernelFactor, Nystroem, RandomFouri
 use crate::loss::{ExpectedHinge, MarginLoss};
 use crate::model::{KernelModel, LinearModel, MappedModel, Model};
 use crate::ovr;
+use crate::progress::{Monitor, Quantity};
 use crate::report::{FitReport, Termination};
 use crate::solver::exact::ExactSettings;
 use crate::solver::pegasos::SgdSettings;
@@ -275,16 +276,21 @@ impl KernelIgsuParams {
 
     /// Fits the classifier: binary for two classes (`classes[1]` positive), one-vs-rest otherwise.
     pub fn fit(&self, data: &Dataset) -> Result<KernelIgsuFit> {
+        self.fit_monitored(data, Monitor::default())
+    }
+
+    /// [`Self::fit`], reporting the solvers' iterations to `monitor`.
+    pub fn fit_monitored(&self, data: &Dataset, monitor: Monitor<'_>) -> Result<KernelIgsuFit> {
         self.validate()?;
         data.validate()?;
         let variances = isotropic_variances(data);
         match (self.approximation, self.solver) {
-            (Approximation::Exact, Solver::Sgd(settings)) => self.fit_sgd(data, &variances, &settings),
+            (Approximation::Exact, Solver::Sgd(settings)) => self.fit_sgd(data, &variances, &settings, monitor),
             (Approximation::Exact, Solver::Exact(_)) => {
                 let factor = KernelFactor::new(self.kernel, &data.features, FACTOR_TOL, data.n_samples())?;
                 let lp = factor.pivot_block();
                 let KernelFactor { pivots, l, .. } = factor;
-                let (linear, reports) = self.fit_linear(data, l, &variances)?;
+                let (linear, reports) = self.fit_linear(data, l, &variances, monitor)?;
                 let mut coef = Array2::zeros((linear.coef.nrows(), data.n_samples()));
                 for (k, w) in linear.coef.rows().into_iter().enumerate() {
                     let a = solve_pivot_block(&lp, w.as_slice().expect("standard layout"));
@@ -298,7 +304,7 @@ impl KernelIgsuParams {
             }
             (Approximation::Nystroem { components, seed }, _) => {
                 let map = Nystroem::fit(self.kernel, &data.features, components, seed)?;
-                let (linear, reports) = self.fit_linear(data, map.transform(&data.features)?, &variances)?;
+                let (linear, reports) = self.fit_linear(data, map.transform(&data.features)?, &variances, monitor)?;
                 let mut coef = Array2::zeros((linear.coef.nrows(), map.indices.len()));
                 for (k, w) in linear.coef.rows().into_iter().enumerate() {
                     let a = map.landmark_coefficients(w.as_slice().expect("standard layout"));
@@ -310,7 +316,7 @@ impl KernelIgsuParams {
             }
             (Approximation::Fourier { components, seed }, _) => {
                 let map = RandomFourier::new(self.kernel, data.n_features(), components, seed)?;
-                let (linear, reports) = self.fit_linear(data, map.transform(&data.features)?, &variances)?;
+                let (linear, reports) = self.fit_linear(data, map.transform(&data.features)?, &variances, monitor)?;
                 let model = MappedModel { map: FeatureMap::Fourier(map), linear };
                 Ok(KernelIgsuFit { model: Model::Mapped(model), reports })
             }
@@ -318,7 +324,13 @@ impl KernelIgsuParams {
     }
 
     /// LSVM-iGSU on the rows of `phi` (`K ≈ φφᵀ`) with covariances `σ_i² I` and the data's weights.
-    fn fit_linear(&self, data: &Dataset, phi: Array2<f64>, variances: &[f64]) -> Result<(LinearModel, Vec<FitReport>)> {
+    fn fit_linear(
+        &self,
+        data: &Dataset,
+        phi: Array2<f64>,
+        variances: &[f64],
+        monitor: Monitor<'_>,
+    ) -> Result<(LinearModel, Vec<FitReport>)> {
         let covariances = if variances.iter().all(|&v| v == 0.0) {
             Covariances::None
         } else {
@@ -338,12 +350,18 @@ impl KernelIgsuParams {
             solver: self.solver,
             ..LinearSvmParams::default()
         };
-        let fit = params.fit(&mapped)?;
+        let fit = params.fit_monitored(&mapped, None, monitor)?;
         Ok((fit.model, fit.reports))
     }
 
     /// Algorithm 2 (in the RKHS, see the module docs) per binary problem on the exact kernel.
-    fn fit_sgd(&self, data: &Dataset, variances: &[f64], settings: &SgdSettings) -> Result<KernelIgsuFit> {
+    fn fit_sgd(
+        &self,
+        data: &Dataset,
+        variances: &[f64],
+        settings: &SgdSettings,
+        monitor: Monitor<'_>,
+    ) -> Result<KernelIgsuFit> {
         let l = data.n_samples();
         let gram = (l <= GRAM_CACHE_MAX).then(|| self.kernel.gram(&data.features)).transpose()?;
         let rows = |batch: &[usize]| -> Result<Array2<f64>> {
@@ -352,9 +370,10 @@ impl KernelIgsuParams {
                 None => self.kernel.cross_gram(&data.features.select_rows(batch), &data.features),
             }
         };
-        let s = ovr::one_vs_rest(data.classes(), l, false, |_, positive| {
+        let s = ovr::one_vs_rest(data.classes(), l, false, monitor, |_, positive, monitor| {
             let y = ovr::signs(&data.labels, positive);
-            let (alpha, b, n_iter) = self.sgd_binary(&y, variances, data.weights.as_deref(), settings, &rows)?;
+            let (alpha, b, n_iter) =
+                self.sgd_binary(&y, variances, data.weights.as_deref(), settings, &rows, monitor)?;
             // The report: J, ‖∇J‖ (α and b) and ‖∇J(0)‖, from the Gram matrix (by blocks if not cached).
             let objective = KernelObjective {
                 gram: match &gram {
@@ -397,6 +416,7 @@ impl KernelIgsuParams {
         weights: Option<&[f64]>,
         settings: &SgdSettings,
         rows: &dyn Fn(&[usize]) -> Result<Array2<f64>>,
+        monitor: Monitor<'_>,
     ) -> Result<(Vec<f64>, f64, usize)> {
         let l = y.len();
         let lambda = self.lambda;
@@ -410,6 +430,7 @@ impl KernelIgsuParams {
         let mut b = 0.0;
         // ‖f‖²_H = αᵀKα, updated exactly from the step's pieces.
         let mut norm2 = 0.0f64;
+        let every = (settings.iterations / crate::solver::pegasos::EVENTS).max(1);
         for t in 1..=settings.iterations {
             let batch = rand::seq::index::sample(&mut rng, l, k).into_vec();
             let block = rows(&batch)?;
@@ -418,6 +439,7 @@ impl KernelIgsuParams {
             let mut beta = vec![0.0; k];
             let mut m = vec![0.0; k];
             let mut gb = 0.0;
+            let mut batch_loss = 0.0;
             for (r, &i) in batch.iter().enumerate() {
                 let row = block.row(r);
                 m[r] = dot(row.as_slice().expect("standard layout"), &alpha);
@@ -425,6 +447,7 @@ impl KernelIgsuParams {
                 let s = variances[i].sqrt() * f_norm;
                 let ld = ExpectedHinge.derivatives(d, s);
                 let c = weight(i) / k as f64;
+                batch_loss += c * ld.value;
                 beta[r] = c * ld.d * y[i];
                 gb -= c * ld.d * y[i];
                 if s > 0.0 {
@@ -441,6 +464,16 @@ impl KernelIgsuParams {
                         quad += br * beta[q] * block[[r, i]];
                     }
                 }
+            }
+            // Every `every`-th iteration: the mini-batch objective and the RKHS norm of its sub-gradient
+            // `a f - Σ β_r k(·, x_r)` (with the intercept's part) at the current iterate.
+            if (t % every == 0 || t == settings.iterations)
+                && monitor.iteration(t, Quantity::GradientNorm, || {
+                    let g2 = a * a * norm2 - 2.0 * a * dot(&beta, &m) + quad;
+                    (0.5 * lambda * norm2 + batch_loss, (g2.max(0.0) + gb * gb).sqrt())
+                })
+            {
+                return Ok((alpha, b, t));
             }
             norm2 = shrink * shrink * norm2 + 2.0 * shrink * eta * dot(&beta, &m) + eta * eta * quad;
             alpha.iter_mut().for_each(|v| *v *= shrink);

@@ -35,6 +35,7 @@ use crate::error::{Error, Result, invalid};
 use crate::kernel::{Kernel, serial, squared_norms};
 use crate::model::KernelModel;
 use crate::ovr;
+use crate::progress::Monitor;
 use crate::report::Termination;
 use crate::solver::smo::{self, QMatrix, SmoSettings};
 
@@ -126,6 +127,11 @@ impl KernelSvmParams {
 
     /// Fits the SVM: binary for two classes (`classes[1]` positive), one-vs-rest otherwise.
     pub fn fit(&self, data: &Dataset) -> Result<KernelSvmFit> {
+        self.fit_monitored(data, Monitor::default())
+    }
+
+    /// [`Self::fit`], reporting the SMO's progress to `monitor`.
+    pub fn fit_monitored(&self, data: &Dataset, monitor: Monitor<'_>) -> Result<KernelSvmFit> {
         self.validate()?;
         data.validate()?;
         if self.kernel == Kernel::Precomputed {
@@ -144,7 +150,7 @@ impl KernelSvmParams {
 
         let classes = data.classes();
         let settings = self.settings();
-        let s = ovr::one_vs_rest(classes.clone(), l, false, |_, positive| {
+        let s = ovr::one_vs_rest(classes.clone(), l, false, monitor, |_, positive, monitor| {
             let y = ovr::signs(keep.iter().map(|&i| &data.labels[i]), positive);
             if y.iter().all(|&v| v == y[0]) {
                 let label = if y[0] > 0.0 { positive } else { *classes.iter().find(|&&c| c != positive).unwrap_or(&0) };
@@ -152,7 +158,7 @@ impl KernelSvmParams {
             }
             let q = SignedGram { gram: &gram, y: &y };
             let minus_one = vec![-1.0; y.len()];
-            let s = smo::solve(&q, &minus_one, &y, &costs, None, &settings)?;
+            let s = smo::solve_monitored(&q, &minus_one, &y, &costs, None, &settings, monitor)?;
             let (mut alpha, mut coef) = (vec![0.0; l], vec![0.0; l]);
             for (m, &i) in keep.iter().enumerate() {
                 alpha[i] = s.alpha[m];

@@ -53,6 +53,7 @@ use crate::error::{Error, Result, invalid};
 use crate::kernel::Kernel;
 use crate::model::KernelModel;
 use crate::ovr;
+use crate::progress::Monitor;
 use crate::report::{FitReport, Termination};
 use crate::solver::smo::{self, DenseQ, SmoSettings};
 
@@ -112,6 +113,11 @@ impl L2SvmPlusParams {
 
     /// Fits L2-SVM+ on `data` (with `data.privileged`); one-vs-rest for more than two classes.
     pub fn fit(&self, data: &Dataset) -> Result<L2SvmPlusFit> {
+        self.fit_monitored(data, Monitor::default())
+    }
+
+    /// [`Self::fit`], reporting the SMO's progress to `monitor`.
+    pub fn fit_monitored(&self, data: &Dataset, monitor: Monitor<'_>) -> Result<L2SvmPlusFit> {
         self.validate()?;
         data.validate()?;
         let x_star =
@@ -130,14 +136,22 @@ impl L2SvmPlusParams {
         drop(k_star);
         let settings = SmoSettings { tol: self.tol, cache_mb: 100.0, shrinking: true, max_iter: self.max_iter };
         let classes = data.classes();
-        let s = ovr::one_vs_rest(classes.clone(), n, false, |_, positive| {
+        let s = ovr::one_vs_rest(classes.clone(), n, false, monitor, |_, positive, monitor| {
             let y = ovr::signs(&data.labels, positive);
             if y.iter().all(|&v| v == y[0]) {
                 return Err(Error::SingleClass { label: classes[0] });
             }
             let q: Vec<f64> = (0..n * n).map(|e| y[e / n] * y[e % n] * k[[e / n, e % n]] + h[[e / n, e % n]]).collect();
             let (ones, start) = (vec![1.0; n], vec![1.0 / n as f64; n]);
-            let sol = smo::solve(&DenseQ::new(q, n), &vec![0.0; n], &ones, &ones, Some(&start), &settings)?;
+            let sol = smo::solve_monitored(
+                &DenseQ::new(q, n),
+                &vec![0.0; n],
+                &ones,
+                &ones,
+                Some(&start),
+                &settings,
+                monitor,
+            )?;
             // p = 0: the gradient is Qα.
             let t: f64 = sol.alpha.iter().zip(&sol.gradient).map(|(a, g)| a * g).sum();
             if !(t > 0.0 && t.is_finite()) {

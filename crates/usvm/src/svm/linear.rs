@@ -25,6 +25,7 @@ use crate::loss::{BallHinge, ExpectedHinge, MarginLoss};
 use crate::model::LinearModel;
 use crate::objective::{Objective, Problem};
 use crate::ovr;
+use crate::progress::Monitor;
 use crate::report::FitReport;
 use crate::report::Termination;
 use crate::solver::dual_cd::{self, DualCdSettings, DualLoss};
@@ -169,15 +170,25 @@ impl LinearSvmParams {
     /// skips its coarsest smoothing stages, and Power SVM starts its rounds from the given hyperplane; the
     /// SGD always starts from zero, as Algorithm 1 does.
     pub fn fit_from(&self, data: &Dataset, start: Option<&LinearModel>) -> Result<LinearFit> {
+        self.fit_monitored(data, start, Monitor::default())
+    }
+
+    /// [`Self::fit_from`], reporting the solvers' iterations to `monitor`.
+    pub fn fit_monitored(
+        &self,
+        data: &Dataset,
+        start: Option<&LinearModel>,
+        monitor: Monitor<'_>,
+    ) -> Result<LinearFit> {
         self.validate()?;
         data.validate()?;
         let prepared = self.prepare(data)?;
         let (classes, n) = (data.classes(), data.n_features());
         let start = start.filter(|m| m.classes == classes && m.n_features() == n);
-        let s = ovr::one_vs_rest(classes, n, false, |k, positive| {
+        let s = ovr::one_vs_rest(classes, n, false, monitor, |k, positive, monitor| {
             let y = ovr::signs(prepared.source.iter().map(|&i| &data.labels[i]), positive);
             let theta0 = start.map(|m| m.theta(k, self.fit_intercept));
-            let (mut theta, report) = self.fit_binary(&prepared, &y, theta0)?;
+            let (mut theta, report) = self.fit_binary(&prepared, &y, theta0, monitor)?;
             let intercept = if self.fit_intercept { theta[n] } else { 0.0 };
             theta.truncate(n);
             Ok(ovr::Binary { coef: theta, intercept, report })
@@ -219,7 +230,13 @@ impl LinearSvmParams {
         })
     }
 
-    fn fit_binary(&self, prepared: &Prepared<'_>, y: &[f64], start: Option<Vec<f64>>) -> Result<(Vec<f64>, FitReport)> {
+    fn fit_binary(
+        &self,
+        prepared: &Prepared<'_>,
+        y: &[f64],
+        start: Option<Vec<f64>>,
+        monitor: Monitor<'_>,
+    ) -> Result<(Vec<f64>, FitReport)> {
         let problem = Problem {
             features: &prepared.features,
             y,
@@ -228,8 +245,8 @@ impl LinearSvmParams {
         };
         let lambda = self.lambda;
         match self.method {
-            LinearMethod::Power { .. } => self.fit_power(problem, lambda, &prepared.covariances, start),
-            _ => Ok(self.run_expected_hinge(problem, lambda, start)),
+            LinearMethod::Power { .. } => self.fit_power(problem, lambda, &prepared.covariances, start, monitor),
+            _ => Ok(self.run_expected_hinge(problem, lambda, start, monitor)),
         }
     }
 
@@ -243,13 +260,14 @@ impl LinearSvmParams {
         loss: L,
         lambda: f64,
         start: Option<Vec<f64>>,
+        monitor: Monitor<'_>,
     ) -> (Vec<f64>, FitReport) {
         let objective = self.objective(problem, loss, lambda);
         match self.solver {
             Solver::Exact(settings) => {
-                exact::solve(&objective, start.unwrap_or_else(|| vec![0.0; objective.dim()]), &settings)
+                exact::solve(&objective, start.unwrap_or_else(|| vec![0.0; objective.dim()]), &settings, monitor)
             }
-            Solver::Sgd(settings) => pegasos::solve(&objective, &settings, ExactSettings::default().tol),
+            Solver::Sgd(settings) => pegasos::solve(&objective, &settings, ExactSettings::default().tol, monitor),
         }
     }
 
@@ -260,12 +278,13 @@ impl LinearSvmParams {
         problem: Problem<'_>,
         lambda: f64,
         start: Option<Vec<f64>>,
+        monitor: Monitor<'_>,
     ) -> (Vec<f64>, FitReport) {
         match self.solver {
             Solver::Exact(settings) if problem.covariances.is_zero() => {
-                self.run_plain_hinge(problem, lambda, start, &settings)
+                self.run_plain_hinge(problem, lambda, start, &settings, monitor)
             }
-            _ => self.run_solver(problem, ExpectedHinge, lambda, start),
+            _ => self.run_solver(problem, ExpectedHinge, lambda, start, monitor),
         }
     }
 
@@ -286,18 +305,19 @@ impl LinearSvmParams {
         lambda: f64,
         _start: Option<Vec<f64>>,
         settings: &ExactSettings,
+        monitor: Monitor<'_>,
     ) -> (Vec<f64>, FitReport) {
         let objective = self.objective(problem, ExpectedHinge, lambda);
         let (x, y, c) = (problem.features, problem.y, problem.weights);
         let subgradient = |theta: &[f64]| dual_cd::hinge_subgradient_norm(x, y, c, lambda, self.fit_intercept, theta);
         let initial = subgradient(&vec![0.0; objective.dim()]);
         let cd_settings = DualCdSettings { tol: DUAL_CD_TOL, ..DualCdSettings::default() };
-        let cd = dual_cd::solve(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings);
+        let cd = dual_cd::solve_monitored(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings, monitor);
         let value = objective.value(&cd.theta);
         let gap = dual_cd::relative_gap(value, cd.dual);
         if !cd.converged {
             // Not certified within the epoch limit: the smoothing continuation finishes from here.
-            let (theta, mut report) = exact::solve(&objective, cd.theta.clone(), settings);
+            let (theta, mut report) = exact::solve(&objective, cd.theta.clone(), settings, monitor.after(cd.epochs));
             report.n_iter += cd.epochs;
             if report.objective <= value {
                 report.duality_gap = Some(dual_cd::relative_gap(report.objective, cd.dual));
@@ -331,20 +351,21 @@ impl LinearSvmParams {
         lambda: f64,
         radii: &Covariances,
         start: Option<Vec<f64>>,
+        monitor: Monitor<'_>,
     ) -> Result<(Vec<f64>, FitReport)> {
         if let Solver::Sgd(_) = self.solver {
-            return Ok(self.run_solver(problem, BallHinge, lambda, start));
+            return Ok(self.run_solver(problem, BallHinge, lambda, start, monitor));
         }
         let radii: Vec<f64> = match radii {
             Covariances::Isotropic(c) => c.variances.iter().map(|v| v.sqrt()).collect(),
             _ => unreachable!("power_radii returns isotropic radii"),
         };
         let power = self.objective(problem, BallHinge, lambda);
-        let hinge = |features: &Features, start: Option<Vec<f64>>| {
+        let hinge = |features: &Features, start: Option<Vec<f64>>, monitor: Monitor<'_>| {
             let p = Problem { features, covariances: &NoCovariance, ..problem };
-            self.run_expected_hinge(p, lambda, start)
+            self.run_expected_hinge(p, lambda, start, monitor)
         };
-        let mut run = alternating::alternate(&power, &radii, start, self.max_rounds, POWER_TOL, hinge);
+        let mut run = alternating::alternate(&power, &radii, start, self.max_rounds, POWER_TOL, monitor, hinge);
         if !run.settled {
             // The rounds ran out before a round stopped lowering the objective.
             run.report.termination = run.report.termination.and(Termination::MaxIterations);

@@ -52,6 +52,7 @@ use crate::error::{Error, Result, invalid};
 use crate::kernel::Kernel;
 use crate::model::KernelModel;
 use crate::ovr;
+use crate::progress::{Monitor, Quantity};
 use crate::report::{FitReport, Termination};
 use crate::solver::smo::{self, SmoSettings};
 
@@ -124,25 +125,36 @@ impl RescaledHingeParams {
 
     /// Fits RSVM-RHHQ: binary for two classes (`classes[1]` positive), one-vs-rest otherwise.
     pub fn fit(&self, data: &Dataset) -> Result<RescaledHingeFit> {
+        self.fit_monitored(data, Monitor::default())
+    }
+
+    /// [`Self::fit`], reporting each round's SMO and the rounds' objective to `monitor`.
+    pub fn fit_monitored(&self, data: &Dataset, monitor: Monitor<'_>) -> Result<RescaledHingeFit> {
         self.validate()?;
         data.validate()?;
         let n = data.n_samples();
         let costs: Vec<f64> = (0..n).map(|i| self.c * data.weights.as_ref().map_or(1.0, |w| w[i])).collect();
         let gram = Gram::new(self.kernel, &data.features);
         let classes = data.classes();
-        let s = ovr::one_vs_rest(classes.clone(), n, false, |_, positive| {
+        let s = ovr::one_vs_rest(classes.clone(), n, false, monitor, |_, positive, monitor| {
             let y = ovr::signs(&data.labels, positive);
             if y.iter().all(|&v| v == y[0]) {
                 return Err(Error::SingleClass { label: classes[0] });
             }
-            self.rounds(&gram, &y, &costs)
+            self.rounds(&gram, &y, &costs, monitor)
         })?;
         let model = KernelModel::from_training(self.kernel, s.classes, &data.features, s.coef, s.intercept);
         Ok(RescaledHingeFit { model, reports: s.reports })
     }
 
     /// The half-quadratic rounds of one binary problem.
-    fn rounds(&self, gram: &Gram<'_>, y: &[f64], costs: &[f64]) -> Result<ovr::Binary<FitReport>> {
+    fn rounds(
+        &self,
+        gram: &Gram<'_>,
+        y: &[f64],
+        costs: &[f64],
+        monitor: Monitor<'_>,
+    ) -> Result<ovr::Binary<FitReport>> {
         let (n, eta) = (y.len(), self.eta);
         let q = SignedGram { gram, y };
         let minus_one = vec![-1.0; n];
@@ -152,10 +164,10 @@ impl RescaledHingeParams {
         let (mut coef, mut bias) = (vec![0.0; n], 0.0);
         let (mut n_iter, mut rounds, mut decrease) = (0, 0, f64::INFINITY);
         let mut termination = Termination::MaxIterations;
-        while rounds < self.max_rounds {
+        while rounds < self.max_rounds && !monitor.stopped() {
             let weighted: Vec<f64> =
                 (0..n).map(|i| (costs[i] * rescaled_hinge_weight(hinge[i], eta)).max(f64::MIN_POSITIVE)).collect();
-            let s = smo::solve(&q, &minus_one, y, &weighted, None, &self.smo)?;
+            let s = smo::solve_monitored(&q, &minus_one, y, &weighted, None, &self.smo, monitor.after(n_iter))?;
             rounds += 1;
             n_iter += s.n_iter;
             let b = -s.rho;
@@ -173,6 +185,7 @@ impl RescaledHingeParams {
             (j, hinge, bias) = (j_new, h, b);
             coef = s.alpha.iter().zip(y).map(|(a, yi)| a * yi).collect();
             trace.push(j);
+            monitor.iteration(n_iter, Quantity::RelativeDecrease, || (j, decrease));
             if decrease <= self.tol {
                 termination = Termination::Converged;
                 break;

@@ -38,6 +38,7 @@ use crate::error::{Result, invalid};
 use crate::loss::{ExpectedSquaredHinge, MarginLoss, ThesisSquaredHinge};
 use crate::model::LinearModel;
 use crate::objective::{Objective, Problem};
+use crate::progress::Monitor;
 use crate::report::FitReport;
 use crate::solver::averaged_sgd;
 use crate::solver::exact::{self, ExactSettings};
@@ -143,20 +144,31 @@ impl SquaredHingeGsuParams {
     /// from its hyperplanes, under the same stopping rule (relative to `‖∇J(0)‖`); SGD starts from zero,
     /// as Algorithm 1 does.
     pub fn fit_from(&self, data: &Dataset, start: Option<&LinearModel>) -> Result<LinearFit> {
+        self.fit_monitored(data, start, Monitor::default())
+    }
+
+    /// [`Self::fit_from`], reporting the solver's iterations to `monitor`.
+    pub fn fit_monitored(
+        &self,
+        data: &Dataset,
+        start: Option<&LinearModel>,
+        monitor: Monitor<'_>,
+    ) -> Result<LinearFit> {
         self.validate()?;
         data.validate()?;
-        let (model, reports) = LinearModel::one_vs_rest(data, self.fit_intercept, start, |y, theta0| {
-            let problem = Problem {
-                features: &data.features,
-                y,
-                weights: data.weights.as_deref(),
-                covariances: data.covariances.as_dyn(),
-            };
-            Ok(match self.loss {
-                SquaredHingeGsuLoss::Thesis => self.solve(problem, ThesisSquaredHinge, theta0),
-                SquaredHingeGsuLoss::Expected => self.solve(problem, ExpectedSquaredHinge, theta0),
-            })
-        })?;
+        let (model, reports) =
+            LinearModel::one_vs_rest(data, self.fit_intercept, start, monitor, |y, theta0, monitor| {
+                let problem = Problem {
+                    features: &data.features,
+                    y,
+                    weights: data.weights.as_deref(),
+                    covariances: data.covariances.as_dyn(),
+                };
+                Ok(match self.loss {
+                    SquaredHingeGsuLoss::Thesis => self.solve(problem, ThesisSquaredHinge, theta0, monitor),
+                    SquaredHingeGsuLoss::Expected => self.solve(problem, ExpectedSquaredHinge, theta0, monitor),
+                })
+            })?;
         Ok(LinearFit { model, reports })
     }
 
@@ -166,13 +178,19 @@ impl SquaredHingeGsuParams {
         Objective { fit_intercept: self.fit_intercept, ..Objective::new(problem, loss, self.lambda) }
     }
 
-    fn solve<L: MarginLoss>(&self, problem: Problem<'_>, loss: L, start: Option<Vec<f64>>) -> (Vec<f64>, FitReport) {
+    fn solve<L: MarginLoss>(
+        &self,
+        problem: Problem<'_>,
+        loss: L,
+        start: Option<Vec<f64>>,
+        monitor: Monitor<'_>,
+    ) -> (Vec<f64>, FitReport) {
         let objective = self.objective(problem, loss);
         let x0 = start.unwrap_or_else(|| vec![0.0; objective.dim()]);
         match self.solver {
             SquaredHingeGsuSolver::Lbfgs(settings) => {
                 let reference = exact::initial_gradient_norm(&objective);
-                let r = lbfgs::minimize_fn(|x, g| objective.value_grad(x, g).0, x0, &settings, reference);
+                let r = lbfgs::minimize_fn(|x, g| objective.value_grad(x, g).0, x0, &settings, reference, monitor);
                 let report = FitReport {
                     objective: r.value,
                     n_iter: r.n_iter,
@@ -188,9 +206,9 @@ impl SquaredHingeGsuParams {
                 };
                 (r.x, report)
             }
-            SquaredHingeGsuSolver::Newton(settings) => exact::solve(&objective, x0, &settings),
+            SquaredHingeGsuSolver::Newton(settings) => exact::solve(&objective, x0, &settings, monitor),
             SquaredHingeGsuSolver::Sgd(settings) => {
-                averaged_sgd::solve(&objective, &settings, LbfgsSettings::default().tol)
+                averaged_sgd::solve(&objective, &settings, LbfgsSettings::default().tol, monitor)
             }
         }
     }

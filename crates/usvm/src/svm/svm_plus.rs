@@ -53,6 +53,7 @@ use crate::error::{Error, Result, invalid};
 use crate::kernel::{Kernel, gradient::gradient_gram_sum, squared_norms};
 use crate::model::KernelModel;
 use crate::ovr;
+use crate::progress::Monitor;
 use crate::report::FitReport;
 use crate::report::Termination;
 use crate::solver::svmplus_qp::{QpSettings, QpSolution, SvmPlusQp};
@@ -221,10 +222,15 @@ impl SvmPlusParams {
 
     /// Fits SVM+ or R-SVM+ on `data` (with `data.privileged`); one-vs-rest for more than two classes.
     pub fn fit(&self, data: &Dataset) -> Result<SvmPlusFit> {
+        self.fit_monitored(data, Monitor::default())
+    }
+
+    /// [`Self::fit`], reporting the QP solver's progress to `monitor`.
+    pub fn fit_monitored(&self, data: &Dataset, monitor: Monitor<'_>) -> Result<SvmPlusFit> {
         let x_star = self.check(data)?;
         let m = self.matrices(&data.features, x_star)?;
         let (c, upper) = self.costs(data);
-        solve_all(data, &m, &c, upper.as_deref(), self.rho, &self.qp)
+        solve_all(data, &m, &c, upper.as_deref(), self.rho, &self.qp, monitor)
     }
 
     /// The C-SVM baseline `max 1ᵀα − ½(α∘y)ᵀK(α∘y)`, `0 ≤ α ≤ C_i`, `yᵀα = 0` with the settings' `C`,
@@ -240,7 +246,7 @@ impl SvmPlusParams {
         let m = LupiMatrices { a: kernel.gram(&data.features)?, b: Array2::zeros((n, n)), kernel, kernel_star: kernel };
         let plain = SvmPlusParams { method: LupiMethod::Robust { lambda: 0.0, sigma_prime: 1.0 }, ..self.clone() };
         let (c, upper) = plain.costs(data);
-        solve_all(data, &m, &c, upper.as_deref(), 1.0, &self.qp)
+        solve_all(data, &m, &c, upper.as_deref(), 1.0, &self.qp, Monitor::default())
     }
 }
 
@@ -252,12 +258,13 @@ fn solve_all(
     upper: Option<&[f64]>,
     rho: f64,
     settings: &QpSettings,
+    monitor: Monitor<'_>,
 ) -> Result<SvmPlusFit> {
     let n = data.n_samples();
-    let s = ovr::one_vs_rest(data.classes(), n, true, |_, positive| {
+    let s = ovr::one_vs_rest(data.classes(), n, true, monitor, |_, positive, monitor| {
         let y = ovr::signs(&data.labels, positive);
         let qp = SvmPlusQp { a: m.a.view(), b: m.b.view(), y: &y, c, upper, rho };
-        let sol = qp.solve(settings)?;
+        let sol = qp.solve_monitored(settings, monitor)?;
         let coef = sol.alpha.iter().zip(&y).map(|(a, yi)| a * yi).collect();
         Ok(ovr::Binary { coef, intercept: sol.bias, report: sol })
     })?;

@@ -54,6 +54,7 @@ use crate::solver::conic::{self, NormBound};
 use super::alternating::alternate;
 use super::linear::{LinearMethod, LinearSvmParams};
 pub use super::tsvc_params::{Delta, TsvcFit, TsvcForm, TsvcParams, TsvcReport};
+use crate::progress::Monitor;
 
 /// Cone form for `C` when the relaxation is not exact: values of `γ` on the log grid, and golden-section steps.
 const GAMMA_GRID: usize = 12;
@@ -136,6 +137,11 @@ impl TsvcParams {
 
     /// Fits TSVC: binary for two classes (`classes[1]` positive), one-vs-rest otherwise.
     pub fn fit(&self, data: &Dataset) -> Result<TsvcFit> {
+        self.fit_monitored(data, Monitor::default())
+    }
+
+    /// [`Self::fit`], reporting the rounds and the solvers' iterations to `monitor`.
+    pub fn fit_monitored(&self, data: &Dataset, monitor: Monitor<'_>) -> Result<TsvcFit> {
         data.validate()?;
         self.validate(data)?;
         let delta = self.deltas(data.n_samples());
@@ -151,14 +157,14 @@ impl TsvcParams {
             }
         }
         if self.kernel != Kernel::Linear {
-            return super::tsvc_kernel::fit_one_vs_rest(self, data, &delta);
+            return super::tsvc_kernel::fit_one_vs_rest(self, data, &delta, monitor);
         }
-        let s = ovr::one_vs_rest(data.classes(), data.n_features(), false, |_, positive| {
+        let s = ovr::one_vs_rest(data.classes(), data.n_features(), false, monitor, |_, positive, monitor| {
             let y = ovr::signs(&data.labels, positive);
             let (w, b, report) = match self.form {
-                TsvcForm::Alternating => self.fit_alternating(data, &y, &delta),
+                TsvcForm::Alternating => self.fit_alternating(data, &y, &delta, monitor),
                 TsvcForm::Socp if self.norm_bound.is_some() => self.fit_socp(data, &y, &delta)?,
-                TsvcForm::Socp => self.fit_socp_or_alternating(data, &y, &delta)?,
+                TsvcForm::Socp => self.fit_socp_or_alternating(data, &y, &delta, monitor)?,
             };
             Ok(ovr::Binary { coef: w, intercept: b, report })
         })?;
@@ -171,7 +177,13 @@ impl TsvcParams {
         1.0 / (self.c * l as f64)
     }
 
-    fn fit_alternating(&self, data: &Dataset, y: &[f64], delta: &[f64]) -> (Vec<f64>, f64, TsvcReport) {
+    fn fit_alternating(
+        &self,
+        data: &Dataset,
+        y: &[f64],
+        delta: &[f64],
+        monitor: Monitor<'_>,
+    ) -> (Vec<f64>, f64, TsvcReport) {
         let l = data.n_samples();
         let lambda = self.lambda(l);
         let radii2 = Covariances::isotropic(delta.iter().map(|d| d * d).collect());
@@ -184,11 +196,11 @@ impl TsvcParams {
             fit_intercept: self.fit_intercept,
             ..LinearSvmParams::default()
         };
-        let hinge = |features: &Features, start: Option<Vec<f64>>| {
+        let hinge = |features: &Features, start: Option<Vec<f64>>, monitor: Monitor<'_>| {
             let p = Problem { features, covariances: &NoCovariance, ..problem };
-            svm.run_expected_hinge(p, lambda, start)
+            svm.run_expected_hinge(p, lambda, start, monitor)
         };
-        let mut run = alternate(&objective, delta, None, self.max_rounds, self.tol, hinge);
+        let mut run = alternate(&objective, delta, None, self.max_rounds, self.tol, monitor, hinge);
         // Report eq. 7 itself (the λ-form times Cℓ = 1/λ).
         run.report.objective /= lambda;
         run.report.objective_trace.iter_mut().for_each(|v| *v /= lambda);
@@ -209,12 +221,18 @@ impl TsvcParams {
     /// short); `fallback` says which solution was returned. Taking the rounds' solution, the report is
     /// theirs (objective, trace, iterations, rounds, residual) with the relaxation's lower bound, and no
     /// duality gap or norm bound (those describe the solution not returned).
-    fn fit_socp_or_alternating(&self, data: &Dataset, y: &[f64], delta: &[f64]) -> Result<(Vec<f64>, f64, TsvcReport)> {
+    fn fit_socp_or_alternating(
+        &self,
+        data: &Dataset,
+        y: &[f64],
+        delta: &[f64],
+        monitor: Monitor<'_>,
+    ) -> Result<(Vec<f64>, f64, TsvcReport)> {
         let (w, b, mut relaxed) = self.fit_socp(data, y, delta)?;
         if relaxed.report.converged() {
             return Ok((w, b, relaxed));
         }
-        let (w_alt, b_alt, alternating) = self.fit_alternating(data, y, delta);
+        let (w_alt, b_alt, alternating) = self.fit_alternating(data, y, delta, monitor);
         let (relaxation_objective, alternating_objective) = (relaxed.report.objective, alternating.report.objective);
         let taken =
             if alternating_objective < relaxation_objective { Candidate::Alternating } else { Candidate::Relaxation };

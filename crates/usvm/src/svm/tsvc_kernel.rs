@@ -23,6 +23,7 @@ use crate::data::{Dataset, Features, norm2};
 use crate::error::{Error, Result};
 use crate::model::{KernelModel, Model};
 use crate::ovr;
+use crate::progress::{Monitor, Quantity};
 use crate::report::FitReport;
 use crate::report::Termination;
 use crate::solver::conic;
@@ -198,6 +199,18 @@ pub fn fit_binary(
     delta: &[f64],
     params: &TsvcParams,
 ) -> Result<KernelTsvc> {
+    fit_binary_monitored(x, y, weights, delta, params, Monitor::default())
+}
+
+/// [`fit_binary`], reporting each round (the SVM objective and its relative decrease) to `monitor`.
+pub(crate) fn fit_binary_monitored(
+    x: &Array2<f64>,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    delta: &[f64],
+    params: &TsvcParams,
+    monitor: Monitor<'_>,
+) -> Result<KernelTsvc> {
     let l = y.len();
     crate::memory::reserve("the kernel matrices of kernel TSVC", crate::kernel::GRAM_REMEDY, &[3, l, l])?;
     let upper = (0..l).map(|i| params.c * weights.map_or(1.0, |w| w[i])).collect();
@@ -209,7 +222,11 @@ pub fn fit_binary(
     }
     let mut trace = vec![svm.value];
     let (mut rounds, mut settled) = (1, false);
+    monitor.iteration(rounds, Quantity::RelativeDecrease, || (svm.value, f64::INFINITY));
     for _ in 0..params.max_rounds {
+        if monitor.stopped() {
+            break;
+        }
         let next_points = task.perturb(&points, &svm)?;
         let next = task.svm(&next_points, Some(&svm.alpha))?;
         rounds += 1;
@@ -221,6 +238,7 @@ pub fn fit_binary(
         points = next_points;
         svm = next;
         trace.push(svm.value);
+        monitor.iteration(rounds, Quantity::RelativeDecrease, || (svm.value, decrease / svm.value.abs()));
         if decrease <= params.tol * svm.value.abs() {
             settled = true;
             break;
@@ -249,14 +267,19 @@ pub fn fit_binary(
 
 /// Binary or one-vs-rest kernel TSVC; the model's support vectors are the shifted points of every output
 /// (output `o`'s coefficients sit on its own block of `l` points).
-pub(crate) fn fit_one_vs_rest(params: &TsvcParams, data: &Dataset, delta: &[f64]) -> Result<TsvcFit> {
+pub(crate) fn fit_one_vs_rest(
+    params: &TsvcParams,
+    data: &Dataset,
+    delta: &[f64],
+    monitor: Monitor<'_>,
+) -> Result<TsvcFit> {
     let x = data.features.to_dense();
     let (l, n) = x.dim();
     let classes = data.classes();
     let k = ovr::positives(&classes).len();
-    let s = ovr::one_vs_rest(classes, k * l, false, |o, positive| {
+    let s = ovr::one_vs_rest(classes, k * l, false, monitor, |o, positive, monitor| {
         let y = ovr::signs(&data.labels, positive);
-        let fit = fit_binary(&x, &y, data.weights.as_deref(), delta, params)?;
+        let fit = fit_binary_monitored(&x, &y, data.weights.as_deref(), delta, params, monitor)?;
         let mut coef = vec![0.0; k * l];
         coef[o * l..(o + 1) * l].copy_from_slice(&fit.coef);
         Ok(ovr::Binary { coef, intercept: fit.intercept, report: (fit.report, fit.points) })

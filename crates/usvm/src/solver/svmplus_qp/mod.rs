@@ -69,6 +69,7 @@
 use ndarray::ArrayView2;
 
 use crate::error::{Error, Result, invalid};
+use crate::progress::{Monitor, Quantity, STEP_EVENTS_EVERY};
 
 mod face;
 
@@ -213,6 +214,14 @@ impl SvmPlusQp<'_> {
         (0..self.n()).map(|i| 0.5 * alpha[i] * self.y[i] * p[i] - alpha[i] + 0.5 / self.rho * v[i] * q[i]).sum()
     }
 
+    /// `F` in `O(n)` from the gradient the solver keeps: with `y∘A(α∘y) = g_α + 1 − g_β` and
+    /// `B(α + β − c)/ρ = g_β`, `F = ½ Σ_i [α_i (g_αi − 1) + (β_i − c_i) g_βi]`.
+    fn value_from_gradient(&self, state: &State<'_>) -> f64 {
+        let terms =
+            (0..self.n()).map(|i| state.alpha[i] * (state.ga[i] - 1.0) + (state.beta[i] - self.c[i]) * state.gb[i]);
+        0.5 * terms.sum::<f64>()
+    }
+
     /// `p = A(α∘y)`, `q = B(α + β − c)`.
     fn products(&self, alpha: &[f64], beta: &[f64]) -> (Vec<f64>, Vec<f64>) {
         let n = self.n();
@@ -253,6 +262,12 @@ impl SvmPlusQp<'_> {
 
     /// Solves the QP from the feasible start `α = 0`, `β = c`.
     pub fn solve(&self, settings: &QpSettings) -> Result<QpSolution> {
+        self.solve_monitored(settings, Monitor::default())
+    }
+
+    /// [`Self::solve`], reporting the dual objective `-F` and the KKT violation to `monitor` every
+    /// [`STEP_EVENTS_EVERY`] steps and at the end.
+    pub fn solve_monitored(&self, settings: &QpSettings, monitor: Monitor<'_>) -> Result<QpSolution> {
         self.validate()?;
         if !(settings.tol > 0.0 && settings.tol.is_finite()) {
             return Err(invalid("tol", settings.tol, "must be positive and finite"));
@@ -290,6 +305,12 @@ impl SvmPlusQp<'_> {
             if violation <= settings.tol || n_iter >= settings.max_iter {
                 break;
             }
+            if n_iter > 0
+                && n_iter % STEP_EVENTS_EVERY == 0
+                && monitor.iteration(n_iter, Quantity::KktViolation, || (-self.value_from_gradient(&state), violation))
+            {
+                break;
+            }
             n_iter += 1;
             let Some((mv, t)) = ctx.working_set(&state, &extremes) else { break };
             if !(t > 0.0) {
@@ -315,8 +336,10 @@ impl SvmPlusQp<'_> {
         let intervals = Extremes::scan(&state, y).intervals();
         let violation_final = intervals.violation();
         let (bias, bias_star) = recover_bias(&state, y, &intervals);
+        let dual_objective = -self.objective(&alpha, &beta);
+        monitor.iteration(n_iter, Quantity::KktViolation, || (dual_objective, violation_final.max(0.0)));
         Ok(QpSolution {
-            dual_objective: -self.objective(&alpha, &beta),
+            dual_objective,
             alpha,
             beta,
             bias,
