@@ -147,8 +147,10 @@ def test_bad_data():
 
 
 WEIGHT_REASON = (
-    "the basis (random subset) and the normalisation statistics (mean, mean norm over training rows) count "
-    "repeated rows, which a sample weight does not reproduce; the squared-hinge SVM itself is weighted exactly"
+    "the feature map is built from the training rows, not the weights: the basis is a subset of the rows "
+    "(its size a fraction of the row count; a repeated row can enter it twice, a weighted one once), and "
+    "gamma='scale' and the normalisation statistics (mean, mean norm) count repeated rows, which a sample "
+    "weight does not reproduce; the squared-hinge SVM on the mapped features is weighted exactly"
 )
 
 

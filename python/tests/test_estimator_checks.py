@@ -1,14 +1,18 @@
-"""scikit-learn's estimator checks for every method, solver and option of GSUClassifier, and the *CV
-estimators."""
+"""scikit-learn's estimator checks for every method, solver and option of GSUClassifier, KernelGSUClassifier,
+the generic Classifier, and the *CV estimators. The other estimators' checks are in their own test files
+(test_kernel_svm, test_sqhinge, test_tsvc, test_besvm, test_svm_plus, test_lupi_baselines); python/README.md
+lists them all with their results."""
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from usvm import (
     BasisExpansionClassifierCV,
+    Classifier,
     ClassifierCV,
     GSUClassifier,
     GSUClassifierCV,
     GSUSquaredHingeClassifierCV,
+    KernelGSUClassifier,
 )
 
 ESTIMATORS = [
@@ -21,8 +25,13 @@ ESTIMATORS = [
     GSUClassifier(C=1.0),
     GSUClassifier(probability=True),
     GSUClassifier(solver="sgd"),
+    KernelGSUClassifier(),
+    Classifier(),
     GSUClassifierCV(lams=[1e-2, 1.0], cv=3),
+    GSUClassifierCV(),
     GSUSquaredHingeClassifierCV(lams=[1e-2, 1.0], cv=3, tol=1e-10),
+    GSUSquaredHingeClassifierCV(),
+    GSUSquaredHingeClassifierCV(solver="newton"),
     BasisExpansionClassifierCV(Cs=[0.5, 2.0], cv=3),
     ClassifierCV(lams=[1e-2, 1.0], cv=3),
 ]
@@ -51,11 +60,22 @@ REGISTRY_WEIGHTS_REASON = (
 )
 
 
+LBFGS_PATH_REASON = (
+    "L-BFGS stops at ||grad J|| <= tol ||grad J(0)||; on the check's data (30 features) the default path's "
+    "cross-validation picks lambda = 2^-12 (both fits pick it), where that rule leaves the weighted and the "
+    "repeated fit's decision values 1e-2 apart at tol=1e-6 (2e-5 at 1e-8, 4e-7 at 1e-10): solver accuracy, "
+    "not the weighting (solver='newton' agrees to 5e-13 and passes)"
+)
+
+
 def expected_failed_checks(estimator):
     weights = (
         "check_sample_weight_equivalence_on_dense_data",
         "check_sample_weight_equivalence_on_sparse_data",
     )
+    if isinstance(estimator, GSUSquaredHingeClassifierCV) and estimator.lams is None:
+        if estimator.solver == "lbfgs":
+            return dict.fromkeys(weights, LBFGS_PATH_REASON)
     if isinstance(estimator, BasisExpansionClassifierCV):
         return dict.fromkeys(weights, BASIS_REASON)
     if isinstance(estimator, ClassifierCV):

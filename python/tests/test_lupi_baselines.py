@@ -93,10 +93,8 @@ def test_generic_classifier_reaches_both_through_the_registry():
 
 def test_bad_input_is_a_typed_error():
     X, y, X_star = lupi(8, 20)
-    with pytest.raises(ValueError, match="X_star"):
-        L2SVMPlusClassifier().fit(X, y)
-    with pytest.raises(usvm.DataError, match="privileged"):
-        usvm.Classifier(method="l2svmplus").fit(X, y)
+    with pytest.raises(ValueError, match="X_star has 5 rows"):
+        L2SVMPlusClassifier().fit(X, y, X_star=X_star[:5])
     with pytest.raises(ValueError, match="rho"):
         L2SVMPlusClassifier(rho=0.0).fit(X, y, X_star=X_star)
     with pytest.raises(usvm.InvalidParameterError, match="rho"):
@@ -108,12 +106,15 @@ def test_bad_input_is_a_typed_error():
 
 
 SMO_ACCURACY = (
-    "each weighted SVM is solved to a KKT violation of svm_tol (1e-6), so weights and repeated rows give "
-    "decision values equal to ~1e-6, not the check's 1e-7 relative"
+    "each weighted SVM of the half-quadratic rounds is solved to a KKT violation of svm_tol (default 1e-6), "
+    "so weights and repeated rows give decision values 7e-7 to 1e-6 apart on the check's data, above its "
+    "rtol=1e-7; the svm_tol=1e-8 instance passes this check"
 )
 
 
 def expected_failed_checks(estimator):
+    if estimator.svm_tol < 1e-7:
+        return {}
     return dict.fromkeys(
         (
             "check_sample_weight_equivalence_on_dense_data",
@@ -124,7 +125,11 @@ def expected_failed_checks(estimator):
 
 
 @parametrize_with_checks(
-    [RescaledHingeSVMClassifier(), RescaledHingeSVMClassifier(eta=3.0, kernel="linear")],
+    [
+        RescaledHingeSVMClassifier(),
+        RescaledHingeSVMClassifier(eta=3.0, kernel="linear"),
+        RescaledHingeSVMClassifier(svm_tol=1e-8),
+    ],
     expected_failed_checks=expected_failed_checks,
 )
 def test_sklearn_estimator_checks(estimator, check):

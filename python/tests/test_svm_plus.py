@@ -1,16 +1,28 @@
-"""SVM+ / R-SVM+ estimators: fit/predict, the ρ → 0 limit against scikit-learn's SVC, metadata routing of
-X_star, and bad input.
+"""SVM+ / R-SVM+ / L2-SVM+ estimators: fit/predict, the dual against cvxpy, X_star as routed metadata
+(Pipeline, GridSearchCV, cross_val_score), the no-privileged-information mode (the plain kernel SVM, with a
+warning), bad input, and scikit-learn's estimator checks (which fit without X_star, i.e. in that mode)."""
 
-scikit-learn's estimator checks are not run: they call ``fit(X, y)`` without the privileged features, which
-SVM+ needs by definition (``fit`` raises a ValueError naming X_star)."""
+import warnings
 
 import numpy as np
 import pytest
 import sklearn
-from sklearn.model_selection import GridSearchCV
 from sklearn.metrics.pairwise import rbf_kernel
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from usvm import RobustSVMPlusClassifier, SVMPlusClassifier
+import usvm
+from usvm import (
+    KernelSVMClassifier,
+    L2SVMPlusClassifier,
+    NoPrivilegedInformationWarning,
+    RobustSVMPlusClassifier,
+    SVMPlusClassifier,
+)
+
+LUPI = [SVMPlusClassifier, RobustSVMPlusClassifier, L2SVMPlusClassifier]
 
 
 def lupi_problem(n, seed=0):
@@ -47,9 +59,11 @@ def test_dual_objective_matches_cvxpy():
     Ks = rbf_kernel(X_star, gamma=clf.gamma_star_)
     a, b = cp.Variable(30), cp.Variable(30)
     v = a + b - C
-    objective = cp.sum(a) - 0.5 * cp.quad_form(cp.multiply(a, y), cp.psd_wrap(K)) - cp.quad_form(
-        v, cp.psd_wrap(Ks)
-    ) / (2 * rho)
+    objective = (
+        cp.sum(a)
+        - 0.5 * cp.quad_form(cp.multiply(a, y), cp.psd_wrap(K))
+        - cp.quad_form(v, cp.psd_wrap(Ks)) / (2 * rho)
+    )
     problem = cp.Problem(cp.Maximize(objective), [cp.sum(v) == 0, y @ a == 0, a >= 0, b >= 0])
     problem.solve(solver=cp.CLARABEL)
     assert abs(clf.objective_[0] - problem.value) < 1e-5 * max(1.0, abs(problem.value))
@@ -63,18 +77,79 @@ def test_three_classes_and_linear_kernel():
     assert clf.dual_coef_.shape[0] == 3
 
 
-def test_metadata_routing_splits_x_star():
+@pytest.mark.parametrize("cls", LUPI)
+def test_metadata_routing_splits_x_star(cls):
     X, y, X_star = lupi_problem(60)
-    with sklearn.config_context(enable_metadata_routing=True):
-        clf = SVMPlusClassifier().set_fit_request(X_star=True)
-        search = GridSearchCV(clf, {"rho": [0.1, 1.0]}, cv=3).fit(X, y, X_star=X_star)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NoPrivilegedInformationWarning)  # X_star reaches every fit
+        with sklearn.config_context(enable_metadata_routing=True):
+            clf = cls().set_fit_request(X_star=True)
+            search = GridSearchCV(clf, {"rho": [0.1, 1.0]}, cv=3).fit(X, y, X_star=X_star)
+            # Each fold's fit gets its own rows of X_star: the scores of a loop over the same folds.
+            folds = KFold(3, shuffle=True, random_state=0)
+            scores = cross_val_score(clf, X, y, cv=folds, params={"X_star": X_star})
+            pipe = make_pipeline(StandardScaler(), cls().set_fit_request(X_star=True))
+            pipe.fit(X, y, X_star=X_star)
     assert search.best_params_["rho"] in (0.1, 1.0)
+    best = cls(rho=search.best_params_["rho"]).fit(X, y, X_star=X_star)
+    np.testing.assert_array_equal(search.best_estimator_.decision_function(X), best.decision_function(X))
+    loop = [cls().fit(X[tr], y[tr], X_star=X_star[tr]).score(X[te], y[te]) for tr, te in folds.split(X, y)]
+    np.testing.assert_array_equal(scores, loop)
+    Z = StandardScaler().fit_transform(X)
+    np.testing.assert_array_equal(
+        pipe.decision_function(X), cls().fit(Z, y, X_star=X_star).decision_function(Z)
+    )
+    assert pipe[-1].gamma_star_ > 0  # the correcting space was used
+
+
+KERNELS = [
+    {"kernel": "rbf", "gamma": 0.7},
+    {"kernel": "linear"},
+    {"kernel": "poly", "gamma": 0.5, "degree": 2},
+]
+
+
+@pytest.mark.parametrize("cls", LUPI)
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_without_x_star_it_is_the_kernel_svm_and_warns(cls, kernel):
+    X, y, X_star = lupi_problem(60)
+    Xt, _, _ = lupi_problem(50, seed=3)
+    with pytest.warns(NoPrivilegedInformationWarning, match="without X_star"):
+        plain = cls(C=3.0, tol=1e-6, **kernel).fit(X, y)
+    svm = KernelSVMClassifier(C=3.0, tol=1e-6, **kernel).fit(X, y)
+    np.testing.assert_allclose(plain.decision_function(Xt), svm.decision_function(Xt), rtol=0, atol=1e-8)
+    np.testing.assert_array_equal(plain.support_, svm.support_)
+    assert plain.gamma_star_ is None
+    # With X_star: the privileged-information model, no warning, and no support_ left from the plain fit.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NoPrivilegedInformationWarning)
+        lupi = plain.fit(X, y, X_star=X_star)
+    assert not hasattr(lupi, "support_") and lupi.gamma_star_ > 0
+    assert np.abs(lupi.decision_function(Xt) - svm.decision_function(Xt)).max() > 1e-4
+
+
+def test_default_gamma_without_x_star_is_svmplus_own():
+    X, y, _ = lupi_problem(40)
+    with pytest.warns(NoPrivilegedInformationWarning):
+        plain = SVMPlusClassifier().fit(X, y)
+    assert plain.gamma_ == usvm._usvm.default_gaussian_gamma(X)  # 1/D, as with X_star
+    svm = KernelSVMClassifier(gamma=plain.gamma_, tol=1e-4).fit(X, y)
+    np.testing.assert_allclose(plain.decision_function(X), svm.decision_function(X), rtol=0, atol=1e-8)
+
+
+def test_generic_classifier_warns_without_x_star():
+    X, y, X_star = lupi_problem(40)
+    with pytest.warns(NoPrivilegedInformationWarning, match=r"Classifier \(l2svmplus\)"):
+        clf = usvm.Classifier(method="l2svmplus").fit(X, y)
+    assert clf.model_.method == "l2svmplus"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", NoPrivilegedInformationWarning)
+        usvm.Classifier(method="l2svmplus").fit(X, y, X_star=X_star)
+        usvm.Classifier(method="svm").fit(X, y)  # not a privileged-information method
 
 
 def test_bad_input():
     X, y, X_star = lupi_problem(20)
-    with pytest.raises(ValueError, match="X_star"):
-        SVMPlusClassifier().fit(X, y)
     with pytest.raises(ValueError, match="rows"):
         SVMPlusClassifier().fit(X, y, X_star=X_star[:5])
     with pytest.raises(ValueError, match="rho"):
@@ -87,3 +162,17 @@ def test_bad_input():
         SVMPlusClassifier().fit(X, y, X_star=bad)
     with pytest.raises(ValueError, match="2 classes"):
         SVMPlusClassifier().fit(X, np.ones(20), X_star=X_star)
+
+
+@pytest.mark.filterwarnings("ignore::usvm.NoPrivilegedInformationWarning")
+@parametrize_with_checks(
+    [
+        SVMPlusClassifier(),
+        RobustSVMPlusClassifier(),
+        L2SVMPlusClassifier(),
+        SVMPlusClassifier(kernel="linear", tol=1e-8),
+    ]
+)
+def test_sklearn_estimator_checks(estimator, check):
+    """The checks fit without X_star: the no-privileged-information mode (every check passes)."""
+    check(estimator)

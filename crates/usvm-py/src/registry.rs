@@ -345,6 +345,13 @@ fn default_params(method: &str) -> PyResult<String> {
     Ok(MethodParams::default_for(method).map_err(to_py_err)?.to_json().to_string())
 }
 
+/// Whether `method` learns from privileged features `x_star` (SVM+, R-SVM+, L2-SVM+); fitted without them
+/// it is the plain SVM with its `C` and kernel, and the estimators warn.
+#[pyfunction]
+fn uses_privileged(method: &str) -> PyResult<bool> {
+    Ok(MethodParams::default_for(method).map_err(to_py_err)?.uses_privileged())
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("UsvmError", py.get_type::<UsvmError>())?;
@@ -356,5 +363,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
     m.add_function(wrap_pyfunction!(default_params, m)?)?;
+    m.add_function(wrap_pyfunction!(uses_privileged, m)?)?;
     Ok(())
 }

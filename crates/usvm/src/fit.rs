@@ -13,9 +13,6 @@ pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Resul
     options.emit(Progress::Phase("validating"));
     data.validate()?;
     params.validate(data.n_samples())?;
-    if params.uses_privileged() && data.privileged.is_none() {
-        return Err(Error::Empty("privileged features (this method learns from them)"));
-    }
     // Every solver keeps a few dense vectors of `n` values (iterate, gradient, direction, ...): a stated
     // dimension beyond the memory is an error here, not an abort inside the solver.
     crate::memory::reserve(

@@ -220,7 +220,8 @@ impl MethodParams {
         }
     }
 
-    /// Whether the method needs privileged features in the dataset.
+    /// Whether the method learns from privileged features (`Dataset::privileged`); on a dataset without
+    /// them it fits the plain C-SVM (`methods::lupi::without_privileged`).
     pub fn uses_privileged(&self) -> bool {
         matches!(self, MethodParams::Svmplus(_) | MethodParams::Rsvmplus(_) | MethodParams::L2svmplus(_))
     }

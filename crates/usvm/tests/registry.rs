@@ -117,13 +117,43 @@ fn bad_parameters_are_named_before_fitting() {
             _ => panic!("{method}: {e}"),
         }
     }
-    let e = usvm::fit(
-        &MethodParams::default_for("svmplus").unwrap(),
-        &Dataset { privileged: None, ..data },
-        &FitOptions::default(),
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("privileged"), "{e}");
+    // Checked before the no-privileged-information mode is taken.
+    let mut p = MethodParams::default_for("svmplus").unwrap();
+    p.set("rho", &json!(0.0)).unwrap();
+    let e = usvm::fit(&p, &Dataset { privileged: None, ..data }, &FitOptions::default()).unwrap_err();
+    assert!(matches!(e, usvm::Error::InvalidParameter { name: "rho", .. }), "{e}");
+}
+
+#[test]
+fn without_privileged_features_the_lupi_methods_are_the_svm_with_their_c_and_kernel() {
+    let with_star = data();
+    let plain = Dataset { privileged: None, ..with_star.clone() };
+    let scores = |p: &MethodParams, d: &Dataset| {
+        let fit = usvm::fit(p, d, &FitOptions::default()).unwrap_or_else(|e| panic!("{}: {e}", p.name()));
+        (fit.model.decision_function(&d.features).unwrap(), fit.support)
+    };
+    for (kernel, gamma) in [("rbf", Some(0.3)), ("rbf", None), ("linear", None), ("polynomial", Some(0.5))] {
+        let mut fields = vec![("C", json!(2.0)), ("kernel", json!(kernel)), ("tol", json!(1e-8))];
+        if let Some(g) = gamma {
+            fields.push(("gamma", json!(g)));
+        }
+        for method in ["svmplus", "rsvmplus", "l2svmplus"] {
+            let lupi = params(method, &fields);
+            let mut svm = params("svm", &fields);
+            if kernel == "rbf" && gamma.is_none() {
+                // The LUPI methods' default γ = 1/D (D the mean squared distance between rows).
+                let usvm::Kernel::Rbf { gamma } = usvm::svm::svm_plus::default_gaussian(&plain.features) else {
+                    unreachable!()
+                };
+                svm.set("gamma", &json!(gamma)).unwrap();
+            }
+            // The same machine, bit for bit, support indices included.
+            assert_eq!(scores(&lupi, &plain), scores(&svm, &plain), "{method} {kernel}");
+            // With x*, the method's own fit (which names no support indices), not the SVM.
+            let fit = usvm::fit(&lupi, &with_star, &FitOptions::default()).unwrap();
+            assert!(fit.support.is_none(), "{method} {kernel}");
+        }
+    }
 }
 
 #[test]

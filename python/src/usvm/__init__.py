@@ -14,7 +14,7 @@ pass the means as ``X`` and the covariances as ``X_cov`` to ``fit``.
 True
 """
 
-from ._base import Classifier, RegistryClassifier, default_params
+from ._base import Classifier, NoPrivilegedInformationWarning, RegistryClassifier, default_params
 from ._besvm import BasisExpansion, BasisExpansionClassifier
 from ._cv import BasisExpansionClassifierCV, ClassifierCV, GSUClassifierCV, GSUSquaredHingeClassifierCV
 from ._estimators import GSUClassifier, LowRankCovariance
@@ -64,6 +64,7 @@ __all__ = [
     "METHODS",
     "Model",
     "ModelFileError",
+    "NoPrivilegedInformationWarning",
     "ParamsError",
     "RegistryClassifier",
     "RescaledHingeSVMClassifier",

@@ -24,7 +24,13 @@ from ._covariance import _as_cov
 from ._persist import CoreState
 from ._progress import watch
 
-__all__ = ["Classifier", "RegistryClassifier"]
+__all__ = ["Classifier", "NoPrivilegedInformationWarning", "RegistryClassifier"]
+
+
+class NoPrivilegedInformationWarning(UserWarning):
+    """A method that learns from privileged features (SVM+, R-SVM+, L2-SVM+) was fitted without
+    ``X_star``: the core fitted the plain kernel SVM with the estimator's ``C``, kernel, ``tol`` (what
+    :class:`usvm.KernelSVMClassifier` fits with those values), not the privileged-information model."""
 
 
 class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
@@ -111,6 +117,8 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
         self.reports_ = reports
         if support is not None:
             self.support_ = np.asarray(support, dtype=np.intp)
+        elif hasattr(self, "support_"):
+            del self.support_  # from an earlier fit of a kind that names its support vectors
         self.n_iter_ = int(max(r["n_iter"] for r in reports))
         self.objective_ = np.array([r["objective"] for r in reports], dtype=np.float64)
         self.converged_ = np.array([r["converged"] for r in reports], dtype=bool)
@@ -130,6 +138,15 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
     ) -> tuple[Any, list[dict], Any]:
         """One call of the core's ``fit`` on validated data (labels ``0..K-1``)."""
         params = {**self._registry_params(X, cov, sw, star), **(fit_params or {})}
+        if star is None and _usvm.uses_privileged(params["method"]):
+            warnings.warn(
+                f"{type(self).__name__} ({params['method']}) was fitted without X_star: this is the plain "
+                "kernel SVM with the same C and kernel, no privileged information was used. Pass X_star to "
+                "fit (in a Pipeline or GridSearchCV: sklearn.set_config(enable_metadata_routing=True) and "
+                "set_fit_request(X_star=True))",
+                NoPrivilegedInformationWarning,
+                stacklevel=4,
+            )
         if sw is not None and self._mean_one_weights and "lambda" in params.get("regularization", {}):
             sw = sw * (len(sw) / sw.sum())
         with watch(self) as callback:

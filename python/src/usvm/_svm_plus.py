@@ -21,12 +21,18 @@ class SVMPlusClassifier(RegistryClassifier):
     function ``ξ_i = w*ᵀφ*(x*_i) + b*`` of privileged features ``X_star`` seen at training time only.
 
     The decision function ``f(x) = Σ α_i y_i k(x_i, x) + b`` needs only ``X``. Pass ``X_star`` (one row per
-    training example) to ``fit``; to have ``GridSearchCV`` / ``cross_val_score`` split it with ``X``::
+    training example) to ``fit``. ``X_star`` is metadata that scikit-learn routes: to have ``Pipeline``,
+    ``GridSearchCV`` or ``cross_val_score`` pass it on (and split it with ``X``)::
 
         import sklearn
         sklearn.set_config(enable_metadata_routing=True)
         clf = SVMPlusClassifier().set_fit_request(X_star=True)
         GridSearchCV(clf, {"rho": [0.1, 1.0]}).fit(X, y, X_star=X_star)
+
+    Fitted without ``X_star`` (as scikit-learn's estimator checks and tools that do not route it do) the
+    estimator is the plain kernel SVM with its ``C``, kernel and ``tol`` (:class:`usvm.KernelSVMClassifier`
+    with those values, fitted by the same core solver), and warns with
+    :class:`usvm.NoPrivilegedInformationWarning`.
 
     Parameters
     ----------
@@ -58,7 +64,9 @@ class SVMPlusClassifier(RegistryClassifier):
     Attributes
     ----------
     classes_, support_vectors_, dual_coef_ (K × n_sv), intercept_ (K,), gamma_, gamma_star_, objective_
-    (dual objectives, maximised), n_iter_, converged_.
+    (dual objectives, maximised), n_iter_, converged_. Fitted without ``X_star``: as
+    :class:`usvm.KernelSVMClassifier`'s (``objective_`` the minimised ``½αᵀQα − 1ᵀα``, ``support_`` the
+    support vectors' training indices), ``gamma_star_`` None.
 
     >>> import numpy as np
     >>> from usvm import SVMPlusClassifier
@@ -113,9 +121,13 @@ class SVMPlusClassifier(RegistryClassifier):
         return {}
 
     def fit(self, X: Any, y: Any, *, X_star: Any = None) -> SVMPlusClassifier:
-        """Fits on ``X`` with privileged features ``X_star`` (required; one row per example)."""
-        if X_star is None:
-            raise ValueError(f"{type(self).__name__}.fit needs X_star, the privileged features")
+        """Fits on ``X`` with privileged features ``X_star`` (one row per example).
+
+        Without ``X_star`` (``None``) the core fits the plain kernel SVM with this estimator's ``C``,
+        kernel (and ``γ``), ``tol``: the no-privileged-information mode, equal to
+        :class:`usvm.KernelSVMClassifier` with those values; ``rho``, ``gamma_star`` (and R-SVM+'s
+        ``robust_lambda``, ``sigma_prime``) are not used, and a
+        :class:`usvm.NoPrivilegedInformationWarning` says so."""
         return self._fit(X, y, X_star=X_star)
 
     def _registry_params(
@@ -141,9 +153,12 @@ class SVMPlusClassifier(RegistryClassifier):
             return float(self.gamma)
         return _usvm.default_gaussian_gamma(X) if self.kernel == "rbf" else 1.0 / X.shape[1]
 
-    def _gamma_star(self, X_star: Any) -> float:
-        """``γ*`` of the Gaussian ``k*``: as given, else ``1/D*`` on the privileged features."""
-        return float(self.gamma_star) if self.gamma_star is not None else _usvm.default_gaussian_gamma(X_star)
+    def _gamma_star(self, X_star: Any) -> float | None:
+        """``γ*`` of the Gaussian ``k*``: as given, else ``1/D*`` on the privileged features (None without
+        them)."""
+        if self.gamma_star is not None:
+            return float(self.gamma_star)
+        return None if X_star is None else _usvm.default_gaussian_gamma(X_star)
 
     def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
         self.support_vectors_ = self.model_.support_vectors

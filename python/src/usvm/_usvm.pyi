@@ -209,6 +209,8 @@ def fit(
 def default_gaussian_gamma(x: _Means) -> float:
     """SVM+'s default ``γ = 1/D``, ``D`` the mean squared distance between rows."""
 def default_params(method: str) -> str: ...
+def uses_privileged(method: str) -> bool:
+    """Whether ``method`` learns from privileged features ``x_star`` (without them: the plain SVM)."""
 
 class Shard:
     """One partition's rows for a sharded fit (method ``gsu``, ``iso``, ``hinge`` or ``power``, exact

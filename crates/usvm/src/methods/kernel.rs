@@ -7,6 +7,7 @@ use super::{Fit, FitOptions, KernelChoice, LinearSolver, Regularization, SvmKern
 use crate::data::Dataset;
 use crate::error::{Result, invalid};
 use crate::model::Model;
+use crate::progress::Monitor;
 use crate::report::FitReport;
 use crate::svm::{Approximation, KernelIgsuParams, KernelSvmParams, RescaledHingeParams};
 
@@ -63,26 +64,32 @@ impl Svm {
             max_iter: self.max_iter,
             shrinking: self.shrinking,
         };
-        let fit = params.fit_monitored(data, opts.monitor())?;
-        let reports = fit
-            .reports
-            .iter()
-            .map(|r| FitReport {
-                objective: r.objective,
-                n_iter: r.n_iter,
-                termination: r.termination,
-                gradient_norm: r.max_violation,
-                initial_gradient_norm: None,
-                sigma_floor: None,
-                objective_trace: Vec::new(),
-                duality_gap: None,
-                rounds: 0,
-                norm_bound: None,
-                fallback: None,
-            })
-            .collect();
-        Ok(Fit { model: Model::Kernel(fit.model), reports, support: Some(fit.support) })
+        fit_svm(&params, data, opts.monitor())
     }
+}
+
+/// The C-SVM of `params` on `data` as the registry's `svm` method fits it: the model, one report per
+/// binary problem, the support vectors' training indices.
+pub(crate) fn fit_svm(params: &KernelSvmParams, data: &Dataset, monitor: Monitor<'_>) -> Result<Fit> {
+    let fit = params.fit_monitored(data, monitor)?;
+    let reports = fit
+        .reports
+        .iter()
+        .map(|r| FitReport {
+            objective: r.objective,
+            n_iter: r.n_iter,
+            termination: r.termination,
+            gradient_norm: r.max_violation,
+            initial_gradient_norm: None,
+            sigma_floor: None,
+            objective_trace: Vec::new(),
+            duality_gap: None,
+            rounds: 0,
+            norm_bound: None,
+            fallback: None,
+        })
+        .collect();
+    Ok(Fit { model: Model::Kernel(fit.model), reports, support: Some(fit.support) })
 }
 
 /// How KSVM-iGSU's kernel enters; the landmarks and frequencies are drawn with [`FitOptions::seed`].

@@ -1,6 +1,10 @@
 //! Learning using privileged information: SVM+ (`svmplus`) and R-SVM+ (`rsvmplus`), fitted by
 //! [`crate::svm::SvmPlusParams`], and L2-SVM+ (`l2svmplus`), fitted by [`crate::svm::L2SvmPlusParams`], on
 //! a dataset with privileged features.
+//!
+//! Without privileged features (`data.privileged` is `None`) the three fit the plain C-SVM with their `C`,
+//! kernel `k`, `tol` and `max_iter` (`without_privileged`); the edges say so (Python warns with
+//! `usvm.NoPrivilegedInformationWarning`; the CLI asks for `--privileged`).
 
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +14,8 @@ use crate::error::Result;
 use crate::kernel::Kernel;
 use crate::model::Model;
 use crate::solver::svmplus_qp::QpSettings;
-use crate::svm::{LupiMethod, SvmPlusParams};
+use crate::svm::svm_plus::default_gaussian;
+use crate::svm::{KernelSvmParams, LupiMethod, SvmPlusParams};
 
 /// SVM+ (paper 004 eq. 2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +75,9 @@ impl SvmPlus {
     }
 
     pub(crate) fn fit_as(&self, method: LupiMethod, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
+        if data.privileged.is_none() {
+            return without_privileged(self.regularization, self.kernel, self.tol, self.max_iter, data, opts);
+        }
         let fit = self.params(method, data.n_samples(), data.n_features())?.fit_monitored(data, opts.monitor())?;
         Ok(Fit::new(Model::Kernel(fit.model), fit.reports))
     }
@@ -210,7 +218,41 @@ impl L2SvmPlus {
     }
 
     pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
+        if data.privileged.is_none() {
+            return without_privileged(self.regularization, self.kernel, self.tol, self.max_iter, data, opts);
+        }
         let fit = self.params(data.n_samples(), data.n_features())?.fit_monitored(data, opts.monitor())?;
         Ok(Fit::new(Model::Kernel(fit.model), fit.reports))
     }
+}
+
+/// The no-privileged-information mode of SVM+, R-SVM+ and L2-SVM+, on a dataset without privileged
+/// features: the plain C-SVM `min ½‖w‖² + Σ C c_i ξ_i` with the method's `C`, kernel `k` (an RBF's `γ`
+/// defaulting to `1/D`, as with `x*`), `tol` and `max_iter`, fitted exactly as the registry's `svm` method
+/// with those fields (its SMO, shrinking and cache defaults), support indices included. `ρ`, `γ*`, the
+/// robust `λ` and `σ'` do not enter: this is SVM+'s `ρ → 0` limit (DESIGN 2.6), the machine that the
+/// privileged features would correct, and it lets generic tools (scikit-learn's checks, pipelines that do
+/// not route `x*`) fit these methods on `x` alone.
+pub(crate) fn without_privileged(
+    regularization: Regularization,
+    kernel: KernelChoice,
+    tol: f64,
+    max_iter: usize,
+    data: &Dataset,
+    opts: &FitOptions,
+) -> Result<Fit> {
+    let kernel = match kernel {
+        KernelChoice::Rbf { gamma: None } => default_gaussian(&data.features),
+        k => k.resolve(super::kernel::default_gamma(data))?,
+    };
+    let svm = super::kernel::Svm::default();
+    let params = KernelSvmParams {
+        kernel,
+        c: regularization.c(data.n_samples())?,
+        tol,
+        cache_mb: svm.cache_mb,
+        max_iter,
+        shrinking: svm.shrinking,
+    };
+    super::kernel::fit_svm(&params, data, opts.monitor())
 }
