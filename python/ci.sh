@@ -4,7 +4,8 @@
 # python/build_wheel.sh (the wheel the README tells users to install: maturin --zig, manylinux2014, cp39-abi3;
 # its tag checked with `auditwheel show` by python/check_wheel.py, which fails loudly otherwise; and the sdist)
 # -> pip install the wheel -> pytest python/tests against the installed wheel. Exits non-zero on failure.
-# Usage: bash python/ci.sh            (about 12 minutes to build on 2 cores with a cold target/, then the tests)
+# Usage: bash python/ci.sh   (cold, on the shared 2-core machine: 41 min = the wheel 19 + pytest 19, which
+#                              includes test_agreement's release build of usvm-cli; see bench/RESULTS.md)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 work="$(mktemp -d)"
