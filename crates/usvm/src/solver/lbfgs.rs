@@ -22,6 +22,7 @@
 //! closure.
 //!
 //! ```
+//! use usvm::progress::Monitor;
 //! use usvm::solver::lbfgs::{LbfgsSettings, minimize_fn};
 //! // Rosenbrock's function, minimum 0 at (1, 1).
 //! let f = |x: &[f64], g: &mut [f64]| {
@@ -30,7 +31,8 @@
 //!     g[1] = 200.0 * b;
 //!     a * a + 100.0 * b * b
 //! };
-//! let r = minimize_fn(f, vec![-1.2, 1.0], &LbfgsSettings { tol: 1e-10, ..Default::default() }, 1.0);
+//! let settings = LbfgsSettings { tol: 1e-10, ..Default::default() };
+//! let r = minimize_fn(f, vec![-1.2, 1.0], &settings, 1.0, Monitor::default());
 //! assert!(r.converged() && (r.x[0] - 1.0).abs() < 1e-8 && (r.x[1] - 1.0).abs() < 1e-8);
 //! assert!(r.trace.windows(2).all(|w| w[1] <= w[0] + 1e-12 * w[0].abs()));
 //! ```
