@@ -169,12 +169,14 @@ def test_cli_parquet_errors_name_the_column_and_write_nothing(tmp_path):
                 "--var-cols",
                 "v0,v1",
             ],
-            "2 variance columns for 3 feature columns (f0, f1, f2)",
+            "2 variance columns for 4 feature columns (f0, f1, f2, v2)",
         ),
     ]
     for flags, message in cases:
         out = subprocess.run(
-            [str(usvm_binary()), "train", *flags, "--model", str(model)], capture_output=True, text=True
+            [str(usvm_binary()), "train", "--method", "gsu", *flags, "--model", str(model)],
+            capture_output=True,
+            text=True,
         )
         assert out.returncode == 1, out.stderr
         assert message in out.stderr, out.stderr
