@@ -24,17 +24,42 @@ pub fn tests_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
 }
 
-/// A fresh, empty, uniquely named directory under the system temp dir.
-pub fn temp_dir(name: &str) -> PathBuf {
+/// A fresh, empty, uniquely named scratch directory under Cargo's target/tmp; removed when dropped unless
+/// the test is panicking (so a failure leaves its files to look at).
+pub fn temp_dir(name: &str) -> Scratch {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
         "usvm-cli-test-{}-{}-{name}",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
+    Scratch(dir)
+}
+
+/// A scratch directory that removes itself when dropped (see [`temp_dir`]).
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
 }
 
 /// Asserts success; returns standard output.
