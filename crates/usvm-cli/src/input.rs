@@ -113,7 +113,7 @@ pub struct InputArgs {
 /// A loaded input.
 #[derive(Debug)]
 pub struct Input {
-    pub dataset: Dataset,
+    pub dataset: Dataset<'static>,
     /// Whether `dataset.labels` are real labels (false only for svm-gsu means without --labels).
     pub labelled: bool,
     /// The file that holds the labels (for messages).

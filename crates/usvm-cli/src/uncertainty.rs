@@ -349,7 +349,7 @@ fn repeated(args: &RepeatedArgs) -> Result<()> {
 }
 
 /// Reads a CSV with a label column through the library reader (errors name file, line and field).
-fn read_table(path: &Path, label_col: Option<&str>) -> Result<Dataset> {
+fn read_table(path: &Path, label_col: Option<&str>) -> Result<Dataset<'static>> {
     Ok(read_csv(open(path)?, &name(path), label_col)?)
 }
 

@@ -123,7 +123,7 @@ fn socp_on_the_non_separable_synthetic_set_warns_takes_the_better_solution_and_s
         .expect("a trial where the relaxation does not certify");
     let dir = temp_dir("socp-fallback");
     let x = match &data.train.features {
-        usvm::Features::Dense(x) => x.clone(),
+        usvm::Features::Dense(x) => x.to_array(),
         usvm::Features::Sparse(_) => unreachable!("the synthetic set is dense"),
     };
     let rows: String =

@@ -18,7 +18,7 @@ use usvm::{Covariances, Dataset, Kernel, Solver};
 
 /// Two classes in `n` dimensions: class means on a circle-like nonlinear boundary (`‖x_{0..2}‖ ≶ r`), isotropic
 /// variances U[0.01, 0.2), seed 42.
-fn synthetic(l: usize, n: usize, seed: u64) -> Dataset {
+fn synthetic(l: usize, n: usize, seed: u64) -> Dataset<'static> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut x = Array2::zeros((l, n));
     let mut labels = Vec::with_capacity(l);

@@ -51,7 +51,7 @@ impl Default for ToySet {
 }
 
 /// Draws the toy set (see the module docs).
-pub fn toy_dataset(set: &ToySet) -> Result<Dataset> {
+pub fn toy_dataset(set: &ToySet) -> Result<Dataset<'static>> {
     if set.dim == 0 {
         return Err(invalid("dim", 0, "must be at least 1"));
     }
@@ -148,7 +148,7 @@ impl AngleResult {
 /// What [`SamplingExperiment::run`] returns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SamplingOutcome {
-    pub data: Dataset,
+    pub data: Dataset<'static>,
     /// LSVM on the means and LSVM-GSU.
     pub hinge: LinearModel,
     pub gsu: LinearModel,

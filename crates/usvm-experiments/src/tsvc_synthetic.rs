@@ -127,9 +127,9 @@ pub struct Column {
 
 /// A trial's noisy training set (with its bounds) and clean test set.
 pub struct Trial {
-    pub train: Dataset,
+    pub train: Dataset<'static>,
     pub delta: Vec<f64>,
-    pub test: Dataset,
+    pub test: Dataset<'static>,
 }
 
 fn uniform_points(rng: &mut Xoshiro256PlusPlus, l: usize, target: Target) -> (Vec<[f64; 2]>, Vec<i64>, Vec<f64>) {
@@ -192,7 +192,7 @@ pub fn boundary_radius(model: &usvm::model::Model) -> Option<f64> {
         x[[k + 1, 0]] = angle.cos();
         x[[k + 1, 1]] = angle.sin();
     }
-    let f = m.decision_function(&usvm::data::Features::Dense(x)).ok()?;
+    let f = m.decision_function(&usvm::data::Features::dense(x)).ok()?;
     let b = f[[0, 0]];
     let radii: Vec<f64> =
         (1..=directions).map(|k| -b / (f[[k, 0]] - b)).filter(|r2| *r2 > 0.0 && *r2 <= 50.0).map(f64::sqrt).collect();

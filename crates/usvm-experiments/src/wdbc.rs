@@ -131,7 +131,7 @@ pub fn load() -> (Array2<f64>, Vec<i64>) {
 }
 
 /// The standardised means and diagonal variances of every row, from the statistics of rows `train`.
-pub fn uncertain_dataset(x: &Array2<f64>, labels: &[i64], train: &[usize], se_rule: SeRule) -> Dataset {
+pub fn uncertain_dataset(x: &Array2<f64>, labels: &[i64], train: &[usize], se_rule: SeRule) -> Dataset<'static> {
     let xt = x.select(Axis(0), train);
     let mean = xt.mean_axis(Axis(0)).expect("non-empty training split");
     let std = xt.std_axis(Axis(0), 0.0).mapv(|s| if s > 0.0 { s } else { 1.0 });

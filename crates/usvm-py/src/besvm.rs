@@ -16,11 +16,11 @@ fn json_error(e: serde_json::Error) -> PyErr {
     PyValueError::new_err(format!("invalid settings: {e}"))
 }
 
-/// The features of `x` (dense or CSR), copied once with the GIL released.
-fn features(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Features> {
+/// The features of `x` (dense or CSR), owned: copied once with the GIL released.
+fn features(py: Python<'_>, x: &Bound<'_, PyAny>) -> PyResult<Features<'static>> {
     let data = borrow_data(x, None, None)?;
     let views = data.views();
-    py.detach(|| views.to_dataset(Vec::new()).map(|d| d.features)).map_err(value_error)
+    py.detach(|| views.to_dataset(Vec::new()).map(|d| d.features.into_owned())).map_err(value_error)
 }
 
 fn dataset(
@@ -28,10 +28,10 @@ fn dataset(
     x: &Bound<'_, PyAny>,
     y: PyReadonlyArray1<'_, i64>,
     sample_weight: Option<&Bound<'_, PyAny>>,
-) -> PyResult<Dataset> {
+) -> PyResult<Dataset<'static>> {
     let data = borrow_data(x, None, sample_weight)?;
     let (views, labels) = (data.views(), y.as_array().to_vec());
-    py.detach(|| views.to_dataset(labels)).map_err(value_error)
+    py.detach(|| views.to_dataset(labels).map(Dataset::into_owned)).map_err(value_error)
 }
 
 /// A fitted basis expansion (the BE-SVM feature map).

@@ -5,12 +5,14 @@
 //! the fitted `Model` answers in numpy arrays. Everything scikit-learn-shaped (validation, label
 //! encoding, metadata routing, Platt cross-validation) lives in Python.
 //!
-//! Arrays cross without needless copies: each input array is read once, with the GIL released, into the owned
-//! row-major `f64` storage that the core's `Dataset` holds (float32 is widened and Fortran or strided order
-//! transposed in that same single pass; C-ordered float64 is one memcpy), and `fit` borrows that dataset.
-//! That one copy is the core's ownership model (`Dataset` owns `Array2<f64>`): a borrowed-view variant of
-//! `Features`/`Covariances` in the core would let C-ordered float64 arrays through with none. Errors of the
-//! core arrive as `ValueError` carrying the core's message; arrays of an unsupported type as `TypeError`.
+//! Features cross without copies where the core can read them as they are: a C-contiguous float64 `X` and
+//! the float64 values and int64 indices of a CSR matrix are borrowed (`Dataset<'a>` views the numpy
+//! memory while `fit` or `predict` runs with the GIL released). Otherwise each array is read once into the
+//! core's row-major `f64` storage: float32 is widened (8 bytes per value: 2× the float32 array), Fortran or
+//! strided order transposed (1× the array), int32 CSR indices widened to `usize`. Covariances, weights and
+//! privileged features follow the same rule for `X*`; covariance arrays are always copied (the core owns
+//! them). Errors of the core arrive as `ValueError` carrying the core's message; arrays of an unsupported
+//! type as `TypeError`.
 
 mod besvm;
 mod plot;
@@ -25,6 +27,9 @@ use numpy::{IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray1, PyUntypedA
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
+use std::borrow::Cow;
+
+use usvm::features::DenseMatrix;
 use usvm::{Covariances, CsrMatrix, Dataset, Features};
 
 /// The core's error as the typed Python exception (all subclasses of `ValueError`).
@@ -85,6 +90,29 @@ impl<D: Dimension> FloatView<'_, D> {
             FloatView::F64(a) if a.is_standard_layout() => a.to_owned(),
             FloatView::F64(a) => copy_into_c(a, |x| x),
             FloatView::F32(a) => copy_into_c(a, f64::from),
+        }
+    }
+}
+
+impl<'a> FloatView<'a, Ix2> {
+    /// Row-major f64 rows: borrowed for C-contiguous float64, else copied once (widened or transposed).
+    fn to_dense(&self) -> DenseMatrix<'a> {
+        match self {
+            FloatView::F64(a) => DenseMatrix::from_view(*a),
+            FloatView::F32(a) => DenseMatrix::from_array(copy_into_c(a, f64::from)),
+        }
+    }
+}
+
+impl<'a> FloatView<'a, Ix1> {
+    /// The values as f64: borrowed for contiguous float64, else copied once.
+    fn to_values(&self) -> Cow<'a, [f64]> {
+        match self {
+            FloatView::F64(a) => match a.to_slice() {
+                Some(s) => Cow::Borrowed(s),
+                None => Cow::Owned(a.to_vec()),
+            },
+            FloatView::F32(a) => Cow::Owned(a.iter().map(|&v| f64::from(v)).collect()),
         }
     }
 }
@@ -157,12 +185,26 @@ impl Index<'_> {
     }
 }
 
-impl IndexView<'_> {
-    fn to_usize(&self, what: &'static str) -> usvm::Result<Vec<usize>> {
+impl<'a> IndexView<'a> {
+    /// The indices as `usize`: borrowed for contiguous int64 (the same bytes on a 64-bit target, once no
+    /// entry is negative), else widened.
+    fn to_usize(&self, what: &'static str) -> usvm::Result<Cow<'a, [usize]>> {
         let bad = |v: i64| usvm::Error::MalformedSparse { what, detail: format!("negative entry {v}") };
         match self {
             IndexView::I32(a) => a.iter().map(|&v| usize::try_from(v).map_err(|_| bad(v.into()))).collect(),
-            IndexView::I64(a) => a.iter().map(|&v| usize::try_from(v).map_err(|_| bad(v))).collect(),
+            IndexView::I64(a) => {
+                if let Some(&v) = a.iter().find(|&&v| v < 0) {
+                    return Err(bad(v));
+                }
+                match a.to_slice() {
+                    Some(s) if usize::BITS == i64::BITS => {
+                        // SAFETY: usize and i64 have the same size and alignment here (checked above), every
+                        // entry is non-negative so reads as the same value, and the slice outlives 'a.
+                        Ok(Cow::Borrowed(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<usize>(), s.len()) }))
+                    }
+                    _ => Ok(Cow::Owned(a.iter().map(|&v| v as usize).collect())),
+                }
+            }
         }
     }
 }
@@ -197,17 +239,14 @@ impl<'py> Csr<'py> {
     }
 }
 
-impl CsrView<'_> {
-    fn to_matrix(&self, what: &'static str) -> usvm::Result<CsrMatrix> {
-        let values = match &self.data {
-            FloatView::F64(a) => a.to_vec(),
-            FloatView::F32(a) => a.iter().map(|&v| f64::from(v)).collect(),
-        };
+impl<'a> CsrView<'a> {
+    /// The core's CSR matrix, borrowing what it can (see the module docs), validated.
+    fn to_matrix(&self, what: &'static str) -> usvm::Result<CsrMatrix<'a>> {
         let m = CsrMatrix {
             n_cols: self.n_cols,
             indptr: self.indptr.to_usize("CSR indptr")?,
             indices: self.indices.to_usize("CSR indices")?,
-            values,
+            values: self.data.to_values(),
         };
         m.validate(what)?;
         Ok(m)
@@ -335,11 +374,12 @@ fn to_vec(a: &FloatView<'_, Ix1>) -> Vec<f64> {
     }
 }
 
-impl Views<'_> {
-    /// The core's dataset: each array copied once into owned row-major f64.
-    pub(crate) fn to_dataset(&self, labels: Vec<i64>) -> usvm::Result<Dataset> {
+impl<'a> Views<'a> {
+    /// The core's dataset: the features borrowed where they can be, the rest copied once into owned
+    /// row-major f64 (see the module docs).
+    pub(crate) fn to_dataset(&self, labels: Vec<i64>) -> usvm::Result<Dataset<'a>> {
         let features = match &self.means {
-            MeansView::Dense(a) => Features::Dense(a.to_owned_c()),
+            MeansView::Dense(a) => Features::Dense(a.to_dense()),
             MeansView::Sparse(m) => Features::Sparse(m.to_matrix("features")?),
         };
         let covariances = match &self.cov {
@@ -409,7 +449,7 @@ fn objective<'py>(
             return Err(usvm::Error::DimensionMismatch { what: "weights", expected: l, found: w.len() });
         }
         if let Features::Dense(a) = &dataset.features
-            && let Some(&value) = a.iter().find(|v| !v.is_finite())
+            && let Some(&value) = a.as_slice().iter().find(|v| !v.is_finite())
         {
             return Err(usvm::Error::NonFinite { what: "features", index: 0, value });
         }

@@ -175,9 +175,9 @@ impl PyModel {
     fn support_vectors<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
         let usvm::Model::Kernel(m) = &self.model else { return Ok(None) };
         Ok(Some(match &m.support {
-            usvm::Features::Dense(a) => a.clone().into_pyarray(py).into_any(),
+            usvm::Features::Dense(a) => a.to_array().into_pyarray(py).into_any(),
             usvm::Features::Sparse(c) => (
-                Array1::from(c.values.clone()).into_pyarray(py),
+                Array1::from(c.values.to_vec()).into_pyarray(py),
                 Array1::from(c.indices.iter().map(|&j| j as i64).collect::<Vec<_>>()).into_pyarray(py),
                 Array1::from(c.indptr.iter().map(|&j| j as i64).collect::<Vec<_>>()).into_pyarray(py),
                 (c.indptr.len() - 1, c.n_cols),

@@ -51,7 +51,7 @@ fn cases() -> Vec<(&'static str, &'static str, LinearSvmParams)> {
     ]
 }
 
-fn dataset(cov: &str) -> Dataset {
+fn dataset(cov: &str) -> Dataset<'static> {
     let (x, labels) = means_labels();
     let v = variances();
     let covariances = match cov {

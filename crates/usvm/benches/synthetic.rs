@@ -7,7 +7,7 @@ use rand_distr::{Distribution, StandardNormal, Uniform};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use usvm::{Covariances, Dataset};
 
-pub fn diagonal_problem(l: usize, n: usize) -> Dataset {
+pub fn diagonal_problem(l: usize, n: usize) -> Dataset<'static> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(42);
     let labels: Vec<i64> = (0..l).map(|i| (i % 2) as i64).collect();
     let x = Array2::from_shape_fn((l, n), |(i, _)| {

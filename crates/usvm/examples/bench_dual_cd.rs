@@ -25,7 +25,7 @@ use usvm::solver::exact::{self, ExactSettings};
 use usvm::solver::hinge_polish;
 use usvm::{CsrMatrix, Dataset, Features, LinearMethod, LinearSvmParams};
 
-fn dense_problem(l: usize, n: usize) -> Dataset {
+fn dense_problem(l: usize, n: usize) -> Dataset<'static> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(42);
     let labels: Vec<i64> = (0..l).map(|i| (i % 2) as i64).collect();
     let x = Array2::from_shape_fn((l, n), |(i, _)| {
@@ -35,7 +35,7 @@ fn dense_problem(l: usize, n: usize) -> Dataset {
     Dataset::dense(x, labels)
 }
 
-fn sparse_problem(l: usize, n: usize, nnz: usize) -> Dataset {
+fn sparse_problem(l: usize, n: usize, nnz: usize) -> Dataset<'static> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
     let truth: Vec<f64> = (0..n).map(|_| StandardNormal.sample(&mut rng)).collect();
     let mut rows = Vec::with_capacity(l);

@@ -15,7 +15,7 @@ use usvm::svm::{FACTOR_TOL, KernelIgsuParams};
 use usvm::{Covariances, Dataset, Kernel};
 
 /// The data of `bench_ksvm_igsu`: `‖x_{0,1}‖² > 1.4` labels, isotropic variances U[0.01, 0.2).
-fn synthetic(l: usize, n: usize, seed: u64) -> Dataset {
+fn synthetic(l: usize, n: usize, seed: u64) -> Dataset<'static> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let mut x = Array2::zeros((l, n));
     let mut labels = Vec::with_capacity(l);

@@ -81,7 +81,7 @@ fn round3(v: f64) -> f64 {
 /// `ℓ × n` CSR means with `k` distinct columns per row (column `⌊n u³⌋`: a few frequent features and a long
 /// tail), values `N(0, 1)`; labels `sign(x_iᵀw* + 0.3 z)` for a hidden `w* ~ N(0, I)`; variances
 /// `U[0.05, 0.5)` on the same pattern. Everything is rounded to three decimals.
-fn generate(l: usize, n: usize, k: usize, seed: u64) -> Dataset {
+fn generate(l: usize, n: usize, k: usize, seed: u64) -> Dataset<'static> {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let normal = |rng: &mut Xoshiro256PlusPlus| -> f64 { StandardNormal.sample(rng) };
     let w_star: Vec<f64> = (0..n).map(|_| normal(&mut rng)).collect();
@@ -108,8 +108,8 @@ fn generate(l: usize, n: usize, k: usize, seed: u64) -> Dataset {
         indptr.push(indices.len());
         labels.push(if score + 0.3 * normal(&mut rng) > 0.0 { 1 } else { -1 });
     }
-    let x = CsrMatrix { n_cols: n, indptr: indptr.clone(), indices: indices.clone(), values };
-    let var = CsrMatrix { n_cols: n, indptr, indices, values: variances };
+    let x = CsrMatrix::new(n, indptr.clone(), indices.clone(), values);
+    let var = CsrMatrix::new(n, indptr, indices, variances);
     Dataset {
         features: Features::Sparse(x),
         labels,
@@ -166,23 +166,18 @@ fn passes(label: &str, data: &Dataset, y: &[f64], nnz: usize) {
 }
 
 /// The same data on the columns some row or variance stores, renumbered in order.
-fn used_columns(data: &Dataset) -> Dataset {
+fn used_columns(data: &Dataset<'static>) -> Dataset<'static> {
     let (Features::Sparse(x), Covariances::SparseDiagonal(c)) = (&data.features, &data.covariances) else {
         unreachable!("generated sparse")
     };
     let mut new_index = vec![usize::MAX; x.n_cols];
-    x.indices.iter().chain(&c.variances.indices).for_each(|&j| new_index[j] = 0);
+    x.indices.iter().chain(c.variances.indices.iter()).for_each(|&j| new_index[j] = 0);
     let mut k = 0;
     for slot in new_index.iter_mut().filter(|s| **s == 0) {
         *slot = k;
         k += 1;
     }
-    let remap = |m: &CsrMatrix| CsrMatrix {
-        n_cols: k,
-        indptr: m.indptr.clone(),
-        indices: m.indices.iter().map(|&j| new_index[j]).collect(),
-        values: m.values.clone(),
-    };
+    let remap = |m: &CsrMatrix| m.restrict_columns(&new_index, k);
     Dataset {
         features: Features::Sparse(remap(x)),
         covariances: Covariances::sparse_diagonal(remap(&c.variances)),

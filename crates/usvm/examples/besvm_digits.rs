@@ -110,7 +110,7 @@ fn run_split(seed: u64, quick: bool, deformable_rows: bool) -> (Vec<Row>, Vec<Ro
     let t = Instant::now();
     let fit = usvm::besvm::SquaredHingeSvmParams::default().fit(&data).unwrap();
     let train_s = t.elapsed().as_secs_f64();
-    let test = Features::Dense(nte.clone());
+    let test = Features::dense(nte.clone());
     let (predict_us, pred) = timed_predict(yte.len(), || fit.model.predict(&test).unwrap());
     rows.push(Row {
         name: "linear SVM (squared hinge, C=1)".into(),
@@ -140,9 +140,9 @@ fn run_split(seed: u64, quick: bool, deformable_rows: bool) -> (Vec<Row>, Vec<Ro
     let rigid = Measure::Invariant(Invariant::Rigid { grid: GRID, shift: 1 });
     let deformable = Measure::Invariant(Invariant::Deformable { grid: GRID, shift: 1, local_shift: 1 });
     let rbf = Measure::Kernel(Kernel::Rbf { gamma: 1.0 });
-    let raw = (Dataset::dense(xtr.clone(), ytr.clone()), Features::Dense(xte.clone()));
-    let normed = (data.clone(), Features::Dense(nte.clone()));
-    let cells = (Dataset::dense(to_cells(&xtr), ytr.clone()), Features::Dense(to_cells(&xte)));
+    let raw = (Dataset::dense(xtr.clone(), ytr.clone()), Features::dense(xte.clone()));
+    let normed = (data.clone(), Features::dense(nte.clone()));
+    let cells = (Dataset::dense(to_cells(&xtr), ytr.clone()), Features::dense(to_cells(&xte)));
     let be = |name: &str, m: Measure, fraction: f64, selection: BasisSelection, norm: Normalisation| {
         let (train, test) = match m {
             Measure::Kernel(_) => &normed,
@@ -277,7 +277,7 @@ fn main() {
     println!("\nNegative spectrum of the basis similarity K_BB (symmetric part), 10% random basis:\n");
     println!("| measure | negative eigenvalue ratio | negative energy Σ|λ₋|/Σλ₊ |");
     println!("|---|---:|---:|");
-    let basis = Features::Dense(xtr.select(Axis(0), &(0..train_idx.len()).step_by(10).collect::<Vec<_>>()));
+    let basis = Features::dense(xtr.select(Axis(0), &(0..train_idx.len()).step_by(10).collect::<Vec<_>>()));
     for (label, m) in [
         ("linear", Measure::Kernel(Kernel::Linear)),
         ("rigid h_R=1", rigid),

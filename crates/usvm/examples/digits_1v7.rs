@@ -92,7 +92,7 @@ fn methods(projected: bool) -> Vec<Entry> {
 /// Each rank-2 factor `U` truncated to the leading eigen-directions of `U Uᵀ` holding more than `p` of
 /// its trace: the eigenvectors are `U v_k / √μ_k` for the eigenpairs `(μ_k, v_k)` of the 2×2 `UᵀU`, so the
 /// rank-1 truncation is the factor `U v_1`.
-fn truncate(data: &Dataset, p: f64) -> Dataset {
+fn truncate(data: &Dataset<'static>, p: f64) -> Dataset<'static> {
     let Covariances::LowRank(lr) = &data.covariances else { unreachable!("translation covariances are low-rank") };
     let factors = lr
         .factors
@@ -136,7 +136,7 @@ fn load() -> (Vec<Vec<f64>>, Vec<i64>) {
 }
 
 /// Data set D_level: polluted images (scaled to [0, 1]) with their Taylor translation covariances.
-fn dataset(images: &[Vec<f64>], labels: &[i64], level: usize) -> Dataset {
+fn dataset(images: &[Vec<f64>], labels: &[i64], level: usize) -> Dataset<'static> {
     let (theta, t_p) = if level == 0 { (0.0, 0.0) } else { (15f64.to_radians(), (1 + 2 * level) as f64 * SCALE) };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(level as u64);
     let mut x = Array2::zeros((images.len(), SIDE * SIDE));

@@ -106,7 +106,7 @@ fn upsample(image: &[f64], from: usize, to: usize) -> Vec<f64> {
 }
 
 /// The images with their rank-2 Taylor translation covariances.
-fn dataset(images: &[Vec<f64>], labels: &[i64]) -> Dataset {
+fn dataset(images: &[Vec<f64>], labels: &[i64]) -> Dataset<'static> {
     let x = Array2::from_shape_fn((images.len(), SIDE * SIDE), |(i, j)| images[i][j]);
     let cov =
         translation_covariances(x.view(), &TranslationParams::from_max_shift(SIDE, SIDE, P_T)).expect("finite images");
@@ -114,7 +114,7 @@ fn dataset(images: &[Vec<f64>], labels: &[i64]) -> Dataset {
 }
 
 /// The same data with each Σ_i replaced by its diagonal.
-fn diagonal_only(data: &Dataset) -> Dataset {
+fn diagonal_only(data: &Dataset<'static>) -> Dataset<'static> {
     let Covariances::LowRank(c) = &data.covariances else { unreachable!("translation covariances are low-rank") };
     let d = Array2::from_shape_fn((data.n_samples(), data.n_features()), |(i, j)| {
         c.factors[i].row(j).iter().map(|u| u * u).sum()

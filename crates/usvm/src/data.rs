@@ -1,7 +1,7 @@
 //! Training data: the example means (dense or sparse), labels, optional per-example weights and
 //! covariances. Plain data with public fields; [`Dataset::validate`] checks it once, at the top of `fit`.
 
-use ndarray::Array2;
+use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Serialize};
 
 use crate::covariance::Covariances;
@@ -10,10 +10,11 @@ pub use crate::features::{CsrMatrix, Features};
 pub(crate) use crate::linalg::{axpy, dot, norm2};
 
 /// A labelled training set: means, integer class labels, optional weights `c_i` and covariances `Σ_i`.
+/// The means may borrow their storage (`Dataset<'a>`, see [`Features`]); the rest is owned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Dataset {
+pub struct Dataset<'a> {
     /// The example means `x_i`.
-    pub features: Features,
+    pub features: Features<'a>,
     /// Integer class labels, one per example.
     pub labels: Vec<i64>,
     /// Per-example weights (relevance degrees) `c_i ≥ 0`; `None` means all 1.
@@ -23,26 +24,42 @@ pub struct Dataset {
     /// Privileged features `x*_i` (learning using privileged information, DESIGN 2.6): one row per example,
     /// available at training time only; `None` for the methods that do not use them.
     #[serde(default)]
-    pub privileged: Option<Features>,
+    pub privileged: Option<Features<'a>>,
 }
 
-impl Dataset {
-    /// A dataset with dense means and no uncertainty.
-    /// A dataset of dense means (copied to row-major layout if they are not already).
+impl Dataset<'static> {
+    /// A dataset of dense means (copied to row-major layout if they are not already) and no uncertainty.
     pub fn dense(features: Array2<f64>, labels: Vec<i64>) -> Self {
         let features =
             if features.is_standard_layout() { features } else { features.as_standard_layout().into_owned() };
+        Dataset::new(Features::dense(features), labels)
+    }
+}
+
+impl<'a> Dataset<'a> {
+    /// A dataset of these means and labels, without weights, covariances or privileged features.
+    pub fn new(features: Features<'a>, labels: Vec<i64>) -> Self {
+        Dataset { features, labels, weights: None, covariances: Covariances::None, privileged: None }
+    }
+
+    /// A dataset borrowing row-major dense means (no copy) and no uncertainty.
+    pub fn dense_view(features: ArrayView2<'a, f64>, labels: Vec<i64>) -> Self {
+        Dataset::new(Features::dense_view(features), labels)
+    }
+
+    /// The same dataset owning all its storage (copies what was borrowed).
+    pub fn into_owned(self) -> Dataset<'static> {
         Dataset {
-            features: Features::Dense(features),
-            labels,
-            weights: None,
-            covariances: Covariances::None,
-            privileged: None,
+            features: self.features.into_owned(),
+            labels: self.labels,
+            weights: self.weights,
+            covariances: self.covariances,
+            privileged: self.privileged.map(Features::into_owned),
         }
     }
 
     /// Attaches privileged features (one row per example).
-    pub fn with_privileged(mut self, privileged: Features) -> Self {
+    pub fn with_privileged(mut self, privileged: Features<'a>) -> Self {
         self.privileged = Some(privileged);
         self
     }
@@ -71,14 +88,12 @@ impl Dataset {
 
     /// The sorted distinct labels.
     pub fn classes(&self) -> Vec<i64> {
-        let mut c = self.labels.clone();
-        c.sort_unstable();
-        c.dedup();
-        c
+        let distinct: std::collections::BTreeSet<i64> = self.labels.iter().copied().collect();
+        distinct.into_iter().collect()
     }
 
     /// The examples `idx`, in that order (for cross-validation splits).
-    pub fn select(&self, idx: &[usize]) -> Dataset {
+    pub fn select(&self, idx: &[usize]) -> Dataset<'static> {
         Dataset {
             features: self.features.select_rows(idx),
             labels: idx.iter().map(|&i| self.labels[i]).collect(),

@@ -1,31 +1,43 @@
 //! Example features: dense row-major means or a compressed-sparse-row matrix, with the row operations the
 //! objective and the kernels need.
+//!
+//! Both forms either own their storage or borrow it (`Features<'a>`, copy-on-write): a caller holding a
+//! row-major `f64` matrix (a numpy array, a memory map) fits from it without a copy. Everything the crate
+//! builds and stores — models, selected rows, widened copies — is `Features<'static>`, owned.
 
-use ndarray::Array2;
-use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+
+use ndarray::{Array2, ArrayView2, ArrayViewMut2};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
 use crate::linalg::{axpy, dot};
 
-/// A compressed-sparse-row matrix of `f64` (row `i` holds `indices[indptr[i]..indptr[i+1]]`).
+/// A compressed-sparse-row matrix of `f64` (row `i` holds `indices[indptr[i]..indptr[i+1]]`), owning or
+/// borrowing its three arrays.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CsrMatrix {
+pub struct CsrMatrix<'a> {
     /// Number of columns.
     pub n_cols: usize,
     /// Row pointers: row `i` is `indptr[i]..indptr[i+1]` (length `n_rows + 1`).
-    pub indptr: Vec<usize>,
+    pub indptr: Cow<'a, [usize]>,
     /// Column index of each stored entry (increasing within a row).
-    pub indices: Vec<usize>,
+    pub indices: Cow<'a, [usize]>,
     /// Value of each stored entry.
-    pub values: Vec<f64>,
+    pub values: Cow<'a, [f64]>,
 }
 
-impl CsrMatrix {
+impl CsrMatrix<'static> {
+    /// A CSR matrix owning its arrays (checked later by [`CsrMatrix::validate`]).
+    pub fn new(n_cols: usize, indptr: Vec<usize>, indices: Vec<usize>, values: Vec<f64>) -> Self {
+        CsrMatrix { n_cols, indptr: indptr.into(), indices: indices.into(), values: values.into() }
+    }
+
     /// Builds a CSR matrix from rows of `(column, value)` pairs; columns must be `< n_cols`.
     pub fn from_rows(n_cols: usize, rows: &[Vec<(usize, f64)>]) -> Result<Self> {
-        let mut m =
-            CsrMatrix { n_cols, indptr: Vec::with_capacity(rows.len() + 1), indices: Vec::new(), values: Vec::new() };
-        m.indptr.push(0);
+        let mut indptr = Vec::with_capacity(rows.len() + 1);
+        let (mut indices, mut values) = (Vec::new(), Vec::new());
+        indptr.push(0);
         for row in rows {
             for &(j, v) in row {
                 if j >= n_cols {
@@ -35,12 +47,29 @@ impl CsrMatrix {
                         found: j + 1,
                     });
                 }
-                m.indices.push(j);
-                m.values.push(v);
+                indices.push(j);
+                values.push(v);
             }
-            m.indptr.push(m.indices.len());
+            indptr.push(indices.len());
         }
-        Ok(m)
+        Ok(CsrMatrix::new(n_cols, indptr, indices, values))
+    }
+}
+
+impl<'a> CsrMatrix<'a> {
+    /// A CSR matrix borrowing its arrays (checked later by [`CsrMatrix::validate`]).
+    pub fn borrowed(n_cols: usize, indptr: &'a [usize], indices: &'a [usize], values: &'a [f64]) -> Self {
+        CsrMatrix { n_cols, indptr: indptr.into(), indices: indices.into(), values: values.into() }
+    }
+
+    /// The same matrix owning its arrays (copies what was borrowed).
+    pub fn into_owned(self) -> CsrMatrix<'static> {
+        CsrMatrix {
+            n_cols: self.n_cols,
+            indptr: self.indptr.into_owned().into(),
+            indices: self.indices.into_owned().into(),
+            values: self.values.into_owned().into(),
+        }
     }
 
     /// Number of rows.
@@ -56,15 +85,15 @@ impl CsrMatrix {
     }
 
     /// The rows `idx`, in that order.
-    pub fn select_rows(&self, idx: &[usize]) -> CsrMatrix {
-        let mut m = CsrMatrix { n_cols: self.n_cols, indptr: vec![0], indices: Vec::new(), values: Vec::new() };
+    pub fn select_rows(&self, idx: &[usize]) -> CsrMatrix<'static> {
+        let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
         for &i in idx {
             let (ix, v) = self.row(i);
-            m.indices.extend_from_slice(ix);
-            m.values.extend_from_slice(v);
-            m.indptr.push(m.indices.len());
+            indices.extend_from_slice(ix);
+            values.extend_from_slice(v);
+            indptr.push(indices.len());
         }
-        m
+        CsrMatrix::new(self.n_cols, indptr, indices, values)
     }
 
     /// Sets `used[j]` for every stored column `j`.
@@ -74,13 +103,13 @@ impl CsrMatrix {
 
     /// The same matrix on the kept columns: column `j` becomes `new_index[j]` of `n_kept` (every stored
     /// column must be kept; see [`Self::mark_columns`]).
-    pub fn restrict_columns(&self, new_index: &[usize], n_kept: usize) -> CsrMatrix {
-        CsrMatrix {
-            n_cols: n_kept,
-            indptr: self.indptr.clone(),
-            indices: self.indices.iter().map(|&j| new_index[j]).collect(),
-            values: self.values.clone(),
-        }
+    pub fn restrict_columns(&self, new_index: &[usize], n_kept: usize) -> CsrMatrix<'static> {
+        CsrMatrix::new(
+            n_kept,
+            self.indptr.to_vec(),
+            self.indices.iter().map(|&j| new_index[j]).collect(),
+            self.values.to_vec(),
+        )
     }
 
     /// The dense `n_rows × n_cols` matrix.
@@ -123,16 +152,147 @@ impl CsrMatrix {
     }
 }
 
-/// The example means `x_i`, one row per example.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum Features {
-    /// Row-major dense means.
-    Dense(Array2<f64>),
-    /// Sparse means.
-    Sparse(CsrMatrix),
+/// A dense row-major `f64` matrix that owns or borrows its values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DenseMatrix<'a> {
+    values: Cow<'a, [f64]>,
+    n_rows: usize,
+    n_cols: usize,
 }
 
-impl Features {
+impl DenseMatrix<'static> {
+    /// The rows of `a`, owned (copied into row-major order if `a` is not already).
+    pub fn from_array(a: Array2<f64>) -> Self {
+        let (n_rows, n_cols) = a.dim();
+        let a = if a.is_standard_layout() { a } else { a.as_standard_layout().into_owned() };
+        let (mut values, offset) = a.into_raw_vec_and_offset();
+        if let Some(o) = offset.filter(|&o| o > 0) {
+            values.drain(..o);
+        }
+        values.truncate(n_rows * n_cols);
+        DenseMatrix { values: values.into(), n_rows, n_cols }
+    }
+}
+
+impl<'a> DenseMatrix<'a> {
+    /// Borrows `a` when it is row-major and contiguous; otherwise copies it into row-major order.
+    pub fn from_view(a: ArrayView2<'a, f64>) -> Self {
+        let (n_rows, n_cols) = a.dim();
+        match a.to_slice() {
+            Some(values) => DenseMatrix { values: values.into(), n_rows, n_cols },
+            None => DenseMatrix::from_array(a.as_standard_layout().into_owned()),
+        }
+    }
+
+    /// Number of rows.
+    #[inline]
+    pub fn nrows(&self) -> usize {
+        self.n_rows
+    }
+
+    /// Number of columns.
+    #[inline]
+    pub fn ncols(&self) -> usize {
+        self.n_cols
+    }
+
+    /// Row `i`.
+    #[inline]
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.values[i * self.n_cols..(i + 1) * self.n_cols]
+    }
+
+    /// Number of values (`nrows · ncols`).
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// All values, row after row.
+    pub fn as_slice(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// The matrix as an ndarray view.
+    pub fn view(&self) -> ArrayView2<'_, f64> {
+        ArrayView2::from_shape((self.n_rows, self.n_cols), &self.values).expect("n_rows × n_cols values")
+    }
+
+    /// The matrix as a mutable ndarray view (copies borrowed values first).
+    pub fn view_mut(&mut self) -> ArrayViewMut2<'_, f64> {
+        let shape = (self.n_rows, self.n_cols);
+        ArrayViewMut2::from_shape(shape, self.values.to_mut()).expect("n_rows × n_cols values")
+    }
+
+    /// An owned ndarray copy.
+    pub fn to_array(&self) -> Array2<f64> {
+        self.view().to_owned()
+    }
+
+    /// Whether the values are borrowed.
+    pub fn is_view(&self) -> bool {
+        matches!(self.values, Cow::Borrowed(_))
+    }
+
+    /// The same matrix owning its values (copies them if borrowed).
+    pub fn into_owned(self) -> DenseMatrix<'static> {
+        DenseMatrix { values: self.values.into_owned().into(), n_rows: self.n_rows, n_cols: self.n_cols }
+    }
+}
+
+/// Serialised as ndarray serialises an `Array2` (`{"v":1,"dim":[rows,cols],"data":[...]}`).
+impl Serialize for DenseMatrix<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.view().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for DenseMatrix<'_> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        Ok(DenseMatrix::from_array(Array2::<f64>::deserialize(d)?))
+    }
+}
+
+/// The example means `x_i`, one row per example.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Features<'a> {
+    /// Row-major dense means.
+    Dense(DenseMatrix<'a>),
+    /// Sparse means.
+    Sparse(CsrMatrix<'a>),
+}
+
+impl<'a> Features<'a> {
+    /// Dense features owning the rows of `a`.
+    pub fn dense(a: Array2<f64>) -> Self {
+        Features::Dense(DenseMatrix::from_array(a))
+    }
+
+    /// Dense features borrowing `a`'s rows when `a` is row-major and contiguous (else a row-major copy).
+    pub fn dense_view(a: ArrayView2<'a, f64>) -> Self {
+        Features::Dense(DenseMatrix::from_view(a))
+    }
+
+    /// The same features owning their storage (copies what was borrowed).
+    pub fn into_owned(self) -> Features<'static> {
+        match self {
+            Features::Dense(a) => Features::Dense(a.into_owned()),
+            Features::Sparse(m) => Features::Sparse(m.into_owned()),
+        }
+    }
+
+    /// Whether the values are borrowed (dense rows, or a sparse matrix's stored values).
+    pub fn is_view(&self) -> bool {
+        match self {
+            Features::Dense(a) => a.is_view(),
+            Features::Sparse(m) => matches!(m.values, Cow::Borrowed(_)),
+        }
+    }
+
     /// Number of examples (rows).
     pub fn n_samples(&self) -> usize {
         match self {
@@ -170,7 +330,7 @@ impl Features {
     #[inline]
     pub fn row_dot(&self, i: usize, w: &[f64]) -> f64 {
         match self {
-            Features::Dense(a) => dot(a.row(i).as_slice().expect("standard layout"), w),
+            Features::Dense(a) => dot(a.row(i), w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
                 idx.iter().zip(val).map(|(&j, &v)| v * w[j]).sum()
@@ -183,7 +343,7 @@ impl Features {
     #[inline]
     pub fn row_dot_truncated(&self, i: usize, w: &[f64]) -> f64 {
         match self {
-            Features::Dense(a) => dot(a.row(i).as_slice().expect("standard layout"), w),
+            Features::Dense(a) => dot(a.row(i), w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
                 idx.iter().zip(val).filter(|(j, _)| **j < w.len()).map(|(&j, &v)| v * w[j]).sum()
@@ -192,15 +352,15 @@ impl Features {
     }
 
     /// The same rows with `n ≥ n_features` columns, the new ones zero.
-    pub fn widened(&self, n: usize) -> Features {
+    pub fn widened(&self, n: usize) -> Features<'static> {
         debug_assert!(n >= self.n_features());
         match self {
             Features::Dense(a) => {
                 let mut wide = Array2::zeros((a.nrows(), n));
-                wide.slice_mut(ndarray::s![.., ..a.ncols()]).assign(a);
-                Features::Dense(wide)
+                wide.slice_mut(ndarray::s![.., ..a.ncols()]).assign(&a.view());
+                Features::dense(wide)
             }
-            Features::Sparse(m) => Features::Sparse(CsrMatrix { n_cols: n, ..m.clone() }),
+            Features::Sparse(m) => Features::Sparse(CsrMatrix { n_cols: n, ..m.clone().into_owned() }),
         }
     }
 
@@ -208,7 +368,7 @@ impl Features {
     #[inline]
     pub fn row_axpy(&self, i: usize, alpha: f64, out: &mut [f64]) {
         match self {
-            Features::Dense(a) => axpy(alpha, a.row(i).as_slice().expect("standard layout"), out),
+            Features::Dense(a) => axpy(alpha, a.row(i), out),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
                 for (&j, &v) in idx.iter().zip(val) {
@@ -226,7 +386,7 @@ impl Features {
         let mut g = vec![0.0; m * m];
         match self {
             Features::Dense(a) => {
-                let row = |r: usize| a.row(rows[r]).to_slice().expect("standard layout");
+                let row = |r: usize| a.row(rows[r]);
                 for r in 0..m {
                     for c in 0..m {
                         g[r * m + c] = dot(row(r), row(c));
@@ -263,24 +423,16 @@ impl Features {
     /// A dense copy of all rows.
     pub fn to_dense(&self) -> Array2<f64> {
         match self {
-            Features::Dense(a) => a.clone(),
+            Features::Dense(a) => a.to_array(),
             Features::Sparse(m) => m.to_dense(),
         }
     }
 
     /// The rows `idx`, in that order, in the same storage form.
-    pub fn select_rows(&self, idx: &[usize]) -> Features {
+    pub fn select_rows(&self, idx: &[usize]) -> Features<'static> {
         match self {
-            Features::Dense(a) => Features::Dense(a.select(ndarray::Axis(0), idx)),
+            Features::Dense(a) => Features::dense(a.view().select(ndarray::Axis(0), idx)),
             Features::Sparse(m) => Features::Sparse(m.select_rows(idx)),
-        }
-    }
-
-    /// Dense rows must be contiguous (row-major) for the row kernels.
-    pub(crate) fn check_layout(&self) -> Result<()> {
-        match self {
-            Features::Dense(a) if !a.is_standard_layout() => Err(Error::Layout { what: "dense features" }),
-            _ => Ok(()),
         }
     }
 
@@ -290,10 +442,9 @@ impl Features {
 
     /// [`Features::validate`] naming the matrix `what` in errors.
     pub(crate) fn validate_as(&self, what: &'static str) -> Result<()> {
-        self.check_layout()?;
         match self {
             Features::Dense(a) => {
-                for (i, row) in a.rows().into_iter().enumerate() {
+                for (i, row) in (0..a.nrows()).map(|i| a.row(i)).enumerate() {
                     if let Some(&v) = row.iter().find(|v| !v.is_finite()) {
                         return Err(Error::NonFinite { what, index: i, value: v });
                     }

@@ -38,7 +38,7 @@ const PARALLEL_MIN_ENTRIES: usize = 1 << 16;
 #[derive(Clone, Copy)]
 pub struct Problem<'a> {
     /// The means.
-    pub features: &'a Features,
+    pub features: &'a Features<'a>,
     /// Labels in `{-1, +1}`.
     pub y: &'a [f64],
     /// Weights `c_i`; `None` means 1.

@@ -76,7 +76,7 @@ fn rigid_and_deformable_equal_brute_force_on_random_grids() {
                 brute(g, h, hl, a.row(i).as_slice().unwrap(), b.row(j).as_slice().unwrap())
             });
             let scale = want.iter().fold(0.0f64, |s, v| s.max(v.abs()));
-            let (fa, fb) = (Features::Dense(a.clone()), Features::Dense(b.clone()));
+            let (fa, fb) = (Features::dense(a.clone()), Features::dense(b.clone()));
             let got = m.cross_similarity(&fa, &fb).unwrap();
             assert!(max_abs_diff(&got, &want) <= 1e-12 * scale, "{g:?} h={h} hl={hl}");
             // Either orientation of the row blocks (b larger than a), and sparse input.
@@ -91,7 +91,7 @@ fn rigid_and_deformable_equal_brute_force_on_random_grids() {
             assert!(max_abs_diff(&m.cross_similarity(&sparse, &fb).unwrap(), &want) <= 1e-12 * scale);
         }
         // No shifts at all: the linear kernel.
-        let (fa, fb) = (Features::Dense(a.clone()), Features::Dense(b.clone()));
+        let (fa, fb) = (Features::dense(a.clone()), Features::dense(b.clone()));
         let linear = Kernel::Linear.cross_similarity(&fa, &fb).unwrap();
         let rigid0 = Invariant::Rigid { grid: g, shift: 0 }.cross_similarity(&fa, &fb).unwrap();
         assert!(max_abs_diff(&linear, &rigid0) <= 1e-12 * linear.iter().fold(0.0f64, |s, v| s.max(v.abs())));
@@ -130,7 +130,7 @@ fn rigid_similarity_is_invariant_to_shifts_within_its_range() {
     let (x, y) = (content(&mut r), content(&mut r));
     let rigid = Invariant::Rigid { grid: g, shift: 2 };
     let sim = |m: &dyn Similarity, a: &[f64], b: &[f64]| {
-        let f = |v: &[f64]| Features::Dense(Array2::from_shape_vec((1, v.len()), v.to_vec()).unwrap());
+        let f = |v: &[f64]| Features::dense(Array2::from_shape_vec((1, v.len()), v.to_vec()).unwrap());
         m.cross_similarity(&f(a), &f(b)).unwrap()[[0, 0]]
     };
     let xx = sim(&rigid, &x, &x);
@@ -175,8 +175,8 @@ fn two_blobs(seed: u64, n: usize, d: usize) -> (Array2<f64>, Vec<i64>) {
 #[test]
 fn normalisation_statistics_come_from_the_training_set_only() {
     let (x, _) = two_blobs(3, 60, 4);
-    let train = Features::Dense(x.slice(ndarray::s![..40, ..]).to_owned());
-    let test = Features::Dense(x.slice(ndarray::s![40.., ..]).to_owned());
+    let train = Features::dense(x.slice(ndarray::s![..40, ..]).to_owned());
+    let test = Features::dense(x.slice(ndarray::s![40.., ..]).to_owned());
     let measures = vec![Measure::Kernel(Kernel::Rbf { gamma: 0.3 }), Measure::Kernel(Kernel::Linear)];
     let params = BasisExpansionParams {
         measures: measures.clone(),
@@ -204,7 +204,7 @@ fn normalisation_statistics_come_from_the_training_set_only() {
     // and each test row's image depends on that row only (no statistics of the test batch).
     assert_eq!(map.transform(&train).unwrap(), mapped);
     let t_all = map.transform(&test).unwrap();
-    let t_one = map.transform(&Features::Dense(x.slice(ndarray::s![45..46, ..]).to_owned())).unwrap();
+    let t_one = map.transform(&Features::dense(x.slice(ndarray::s![45..46, ..]).to_owned())).unwrap();
     assert!(t_all.row(5).iter().zip(t_one.row(0)).all(|(a, b)| (a - b).abs() < 1e-12));
     assert_eq!(map.transform(&train).unwrap(), mapped);
     // The test block is not centred: its mean is not zero (the statistics are not re-estimated).
@@ -269,7 +269,7 @@ fn margin_relation_with_rbf_and_all_training_points_as_basis() {
     let (x, labels) = two_blobs(11, 30, 2);
     let y: Vec<f64> = labels.iter().map(|&l| if l == 1 { 1.0 } else { -1.0 }).collect();
     let kernel = Kernel::Rbf { gamma: 0.5 };
-    let xf = Features::Dense(x.clone());
+    let xf = Features::dense(x.clone());
     // The BE-SVM map before normalisation is K: recover it from the fitted centred block.
     let params = BasisExpansionParams {
         measures: vec![Measure::Kernel(kernel)],
@@ -353,7 +353,7 @@ fn indefinite_similarities_train_without_error() {
     let (x, labels) = shifted_patterns(21, 60);
     let g = grid(6, 6, 1);
     let data = Dataset::dense(x.clone(), labels.clone());
-    let xf = Features::Dense(x);
+    let xf = Features::dense(x);
     for m in [
         Measure::Invariant(Invariant::Rigid { grid: g, shift: 2 }),
         Measure::Invariant(Invariant::Deformable { grid: g, shift: 1, local_shift: 1 }),
@@ -493,10 +493,10 @@ fn bad_input_gives_typed_errors() {
     // Prediction with the wrong width, or non-finite values.
     let model = ok.fit(&data).unwrap().model;
     assert!(matches!(
-        model.decision_function(&Features::Dense(Array2::zeros((2, 3)))),
+        model.decision_function(&Features::dense(Array2::zeros((2, 3)))),
         Err(Error::DimensionMismatch { .. })
     ));
     let mut bad = Array2::zeros((2, 4));
     bad[[1, 2]] = f64::INFINITY;
-    assert!(matches!(model.decision_function(&Features::Dense(bad)), Err(Error::NonFinite { .. })));
+    assert!(matches!(model.decision_function(&Features::dense(bad)), Err(Error::NonFinite { .. })));
 }

@@ -55,7 +55,7 @@ fn assert_close(a: &[f64], b: &[f64], tol: f64, what: &str) {
     }
 }
 
-fn to_sparse(x: &Features) -> Features {
+fn to_sparse(x: &Features<'static>) -> Features<'static> {
     let dense = x.to_dense();
     let rows: Vec<Vec<(usize, f64)>> = dense
         .rows()
@@ -66,7 +66,7 @@ fn to_sparse(x: &Features) -> Features {
 }
 
 /// A sparse problem with more features than examples (text-like: 8 non-zeros per row among `n`).
-fn sparse_dataset(seed: u64, l: usize, n: usize) -> Dataset {
+fn sparse_dataset(seed: u64, l: usize, n: usize) -> Dataset<'static> {
     use rand::RngExt;
     let mut r = common::rng(seed);
     let truth: Vec<f64> = (0..n).map(|_| common::normal(&mut r)).collect();

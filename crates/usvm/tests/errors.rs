@@ -10,7 +10,7 @@ fn fit(data: &Dataset) -> Result<usvm::LinearFit, Error> {
     LinearSvmParams::default().fit(data)
 }
 
-fn base() -> Dataset {
+fn base() -> Dataset<'static> {
     Dataset::dense(array![[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0], [0.0, -1.0]], vec![1, 1, 0, 0])
 }
 
@@ -39,7 +39,7 @@ fn non_finite_features() {
     for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
         let mut d = base();
         if let Features::Dense(x) = &mut d.features {
-            x[[2, 1]] = bad;
+            x.view_mut()[[2, 1]] = bad;
         }
         assert!(matches!(fit(&d), Err(Error::NonFinite { what: "features", index: 2, .. })), "{bad}");
     }
@@ -173,7 +173,7 @@ fn prediction_with_more_features_than_a_linear_model() {
     let narrow = Array2::from_shape_vec((2, 2), vec![0.5, -1.0, 2.0, 0.25]).unwrap();
     let mut wide = Array2::from_elem((2, 3), 7.0);
     wide.slice_mut(ndarray::s![.., ..2]).assign(&narrow);
-    let (f, g) = (model.decision_function(&Features::Dense(narrow)), model.decision_function(&Features::Dense(wide)));
+    let (f, g) = (model.decision_function(&Features::dense(narrow)), model.decision_function(&Features::dense(wide)));
     assert_eq!(f.unwrap(), g.unwrap());
 }
 
@@ -186,14 +186,19 @@ fn zero_variance_everywhere_is_fine() {
 }
 
 #[test]
-fn column_major_features_are_an_error_at_prediction_not_a_panic() {
+fn column_major_features_are_stored_row_major_and_predict_as_the_same_rows() {
     use ndarray::{Array2, ShapeBuilder};
     use usvm::{Features, Kernel, KernelModel, LinearModel};
     let fortran = Array2::from_shape_vec((3, 2).f(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
-    let x = Features::Dense(fortran.clone());
+    let (x, x_c) = (Features::dense(fortran.clone()), Features::dense(fortran.as_standard_layout().to_owned()));
+    let (xv, xv_t) = (Features::dense_view(fortran.view()), Features::dense_view(fortran.t()));
+    assert!(!xv.is_view() && xv_t.is_view(), "a column-major view is copied, its row-major transpose borrowed");
     let linear = LinearModel { classes: vec![0, 1], coef: ndarray::array![[1.0, -1.0]], intercept: vec![0.0] };
-    assert!(matches!(linear.decision_function(&x), Err(Error::Layout { .. })));
-    let support = Features::Dense(ndarray::array![[0.0, 1.0]]);
+    let expected = ndarray::array![[-3.0], [-3.0], [-3.0]];
+    for f in [&x, &x_c, &xv] {
+        assert_eq!(linear.decision_function(f).unwrap(), expected);
+    }
+    let support = Features::dense(ndarray::array![[0.0, 1.0]]);
     let kernel = KernelModel {
         kernel: Kernel::Linear,
         classes: vec![0, 1],
@@ -201,8 +206,5 @@ fn column_major_features_are_an_error_at_prediction_not_a_panic() {
         coef: ndarray::array![[1.0]],
         intercept: vec![0.0],
     };
-    assert!(matches!(kernel.decision_function(&x), Err(Error::Layout { .. })));
-    // Dataset::dense copies to row-major, so fitting and predicting on it works.
-    let data = usvm::Dataset::dense(fortran, vec![0, 1, 1]);
-    assert!(linear.decision_function(&data.features).is_ok());
+    assert_eq!(kernel.decision_function(&x).unwrap(), ndarray::array![[4.0], [5.0], [6.0]]);
 }

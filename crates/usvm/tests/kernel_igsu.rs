@@ -19,7 +19,7 @@ fn params(kernel: Kernel, lambda: f64) -> KernelIgsuParams {
 }
 
 /// Blobs with isotropic variances `σ_i²` drawn in [0.05, 0.5] (every third zero when `some_zero`).
-fn iso_dataset(seed: u64, l: usize, n: usize, some_zero: bool) -> Dataset {
+fn iso_dataset(seed: u64, l: usize, n: usize, some_zero: bool) -> Dataset<'static> {
     let mut r = common::rng(seed);
     let (x, labels) = common::blobs(&mut r, l, n, 2.0);
     let v = (0..l).map(|i| if some_zero && i % 3 == 0 { 0.0 } else { 0.05 + 0.45 * ((i * 7919) % 97) as f64 / 97.0 });
@@ -379,7 +379,7 @@ fn bad_input_is_a_typed_error() {
     );
     let mut nan = data.clone();
     if let Features::Dense(a) = &mut nan.features {
-        a[[3, 1]] = f64::NAN;
+        a.view_mut()[[3, 1]] = f64::NAN;
     }
     assert!(matches!(fit(base.clone(), &nan), Err(Error::NonFinite { what: "features", index: 3, .. })));
     let single = Dataset { labels: vec![1; 20], ..data.clone() };
@@ -393,8 +393,8 @@ fn bad_input_is_a_typed_error() {
     // Prediction with more features: zero trailing features change nothing for a kernel expansion (LIBSVM's
     // rule: the support vectors are zero there); an explicit feature map refuses (below).
     let model = base.fit(&data).unwrap().model;
-    let wide = Features::Dense(Array2::zeros((2, 5)));
-    let narrow = Features::Dense(Array2::zeros((2, 2)));
+    let wide = Features::dense(Array2::zeros((2, 5)));
+    let narrow = Features::dense(Array2::zeros((2, 2)));
     assert_eq!(model.decision_function(&wide).unwrap(), model.decision_function(&narrow).unwrap());
     let rff = KernelIgsuParams {
         approximation: Approximation::Fourier { components: 10, seed: 0 },

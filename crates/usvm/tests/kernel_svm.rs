@@ -43,7 +43,7 @@ fn dual_by_clarabel(q: &Array2<f64>, y: &[f64], c: &[f64]) -> (Vec<f64>, f64) {
 }
 
 /// Two overlapping Gaussian blobs, labels 0/1, with random weights in [0.2, 1] when `weighted`.
-fn problem(seed: u64, l: usize, n: usize, weighted: bool) -> Dataset {
+fn problem(seed: u64, l: usize, n: usize, weighted: bool) -> Dataset<'static> {
     let mut r = rng(seed);
     let (x, labels) = common::blobs(&mut r, l, n, 1.5);
     let data = Dataset::dense(x, labels);
@@ -152,17 +152,17 @@ fn precomputed_kernel_gives_the_same_machine() {
     let k = kernel.gram(&data.features).unwrap();
     let l = data.n_samples();
     let rows = Array2::from_shape_fn((l, l + 1), |(i, j)| if j == 0 { (i + 1) as f64 } else { k[[i, j - 1]] });
-    let pre = Dataset { features: Features::Dense(rows.clone()), ..data.clone() };
+    let pre = Dataset { features: Features::dense(rows.clone()), ..data.clone() };
     let fit = KernelSvmParams { kernel: Kernel::Precomputed, ..params }.fit(&pre).unwrap();
     assert!(rel_diff(fit.reports[0].objective, direct.reports[0].objective) < 1e-12);
     assert_eq!(fit.support, direct.support);
     let f_direct = direct.model.decision_function(&data.features).unwrap();
-    let f_pre = fit.model.decision_function(&Features::Dense(rows)).unwrap();
+    let f_pre = fit.model.decision_function(&Features::dense(rows)).unwrap();
     assert!(f_direct.iter().zip(&f_pre).all(|(a, b)| (a - b).abs() < 1e-9));
     // Serial numbers out of range are rejected.
     let mut bad = pre.clone();
     if let Features::Dense(m) = &mut bad.features {
-        m[[4, 0]] = (l + 1) as f64;
+        m.view_mut()[[4, 0]] = (l + 1) as f64;
     }
     assert!(matches!(
         KernelSvmParams { kernel: Kernel::Precomputed, ..Default::default() }.fit(&bad),
@@ -213,7 +213,7 @@ fn bad_input_is_a_typed_error() {
     }
     let mut nan = data.clone();
     if let Features::Dense(m) = &mut nan.features {
-        m[[3, 1]] = f64::NAN;
+        m.view_mut()[[3, 1]] = f64::NAN;
     }
     assert!(matches!(ok.fit(&nan), Err(Error::NonFinite { .. })));
     let single = Dataset { labels: vec![1; 30], ..data.clone() };

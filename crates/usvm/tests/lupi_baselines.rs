@@ -51,19 +51,19 @@ fn solve(m: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
 }
 
 /// A random LUPI problem: labels {0, 1}, `x` noisy, `x*` the clean signal plus a little noise.
-fn lupi_problem(seed: u64, n: usize, d: usize, weighted: bool) -> Dataset {
+fn lupi_problem(seed: u64, n: usize, d: usize, weighted: bool) -> Dataset<'static> {
     let mut r = rng(seed);
     let labels: Vec<i64> = (0..n).map(|i| (i % 2) as i64).collect();
     let signal: Vec<f64> = labels.iter().map(|&l| if l == 1 { 1.0 } else { -1.0 }).collect();
     let x = Array2::from_shape_fn((n, d), |(i, k)| if k == 0 { signal[i] } else { 0.0 } + 1.5 * normal(&mut r));
     let x_star = Array2::from_shape_fn((n, 2), |(i, k)| if k == 0 { signal[i] } else { 0.0 } + 0.3 * normal(&mut r));
-    let data = Dataset::dense(x, labels).with_privileged(Features::Dense(x_star));
+    let data = Dataset::dense(x, labels).with_privileged(Features::dense(x_star));
     if weighted { data.with_weights((0..n).map(|i| 0.5 + (i % 3) as f64 * 0.5).collect()) } else { data }
 }
 
 fn dense(f: &Features) -> Array2<f64> {
     match f {
-        Features::Dense(m) => m.clone(),
+        Features::Dense(m) => m.to_array(),
         Features::Sparse(_) => unreachable!("dense test data"),
     }
 }
@@ -199,7 +199,7 @@ fn l2svmplus_bad_input_is_a_typed_error() {
 }
 
 /// Two noisy blobs with a few labels flipped far from the boundary.
-fn noisy_blobs(seed: u64, n: usize) -> Dataset {
+fn noisy_blobs(seed: u64, n: usize) -> Dataset<'static> {
     let mut r = rng(seed);
     let labels: Vec<i64> = (0..n).map(|i| (i % 2) as i64).collect();
     let x = Array2::from_shape_fn((n, 2), |(i, _)| if labels[i] == 1 { 1.0 } else { -1.0 } + 0.8 * normal(&mut r));
@@ -285,7 +285,7 @@ fn rhhq_downweights_far_outliers() {
         Features::Dense(m) => m,
         Features::Sparse(_) => unreachable!(),
     };
-    x.row_mut(40).assign(&ndarray::array![6.0, 6.0]);
+    x.view_mut().row_mut(40).assign(&ndarray::array![6.0, 6.0]);
     data.labels[40] = 0;
     let kernel = Kernel::Linear;
     let fit = RescaledHingeParams { kernel, c: 1.0, eta: 5.0, ..Default::default() }.fit(&data).unwrap();

@@ -13,7 +13,7 @@ use usvm::{Dataset, Error};
 /// A million examples of one feature (8 MB): every ℓ × ℓ matrix of them needs 8 TB.
 const L: usize = 1_000_000;
 
-fn million() -> Dataset {
+fn million() -> Dataset<'static> {
     let x = Array2::from_shape_fn((L, 1), |(i, _)| (i % 1000) as f64 / 1000.0);
     Dataset::dense(x, (0..L).map(|i| (i % 2) as i64).collect())
 }

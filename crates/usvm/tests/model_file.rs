@@ -64,7 +64,7 @@ fn malformed_files_are_errors() {
 fn kernel_model_round_trip_keeps_only_support_vectors() {
     use ndarray::array;
     use usvm::{Features, Kernel, KernelModel, Model};
-    let x = Features::Dense(array![[0.0, 1.0], [1.0, 0.5], [2.0, -1.0], [0.3, 0.2]]);
+    let x = Features::dense(array![[0.0, 1.0], [1.0, 0.5], [2.0, -1.0], [0.3, 0.2]]);
     let coef = array![[0.5, 0.0, -0.25, 1.0 / 3.0], [0.0, 0.0, 0.1, 0.0], [0.0, 0.0, 0.0, -1.0]];
     let kernel = Kernel::Rbf { gamma: 0.7 };
     let model = KernelModel::from_training(kernel, vec![1, 2, 3], &x, coef, vec![0.1, -0.2, 0.3]);

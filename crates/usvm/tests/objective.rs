@@ -101,7 +101,7 @@ fn sparse_and_dense_features_agree() {
     let sparse = match &data.features {
         usvm::Features::Dense(a) => {
             let rows: Vec<Vec<(usize, f64)>> =
-                a.rows().into_iter().map(|r| r.iter().copied().enumerate().collect()).collect();
+                (0..a.nrows()).map(|i| a.row(i).iter().copied().enumerate().collect()).collect();
             usvm::Features::Sparse(usvm::CsrMatrix::from_rows(6, &rows).unwrap())
         }
         _ => unreachable!(),

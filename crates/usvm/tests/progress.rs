@@ -12,11 +12,11 @@ use usvm::progress::{Iteration, Observer, Progress, Quantity};
 use usvm::{Dataset, Error, FitOptions, MethodParams};
 
 /// Overlapping blobs with diagonal covariances and privileged features (the features plus noise).
-fn data() -> Dataset {
+fn data() -> Dataset<'static> {
     let mut rng = common::rng(7);
     let mut d = common::random_dataset(7, "diag", 60, 3);
     let noisy = d.features.to_dense().mapv(|v| v + 0.3 * common::normal(&mut rng));
-    d.privileged = Some(usvm::Features::Dense(noisy));
+    d.privileged = Some(usvm::Features::dense(noisy));
     d
 }
 

@@ -8,11 +8,11 @@ use serde_json::{Value, json};
 use usvm::{Dataset, FitOptions, MethodParams, Termination};
 
 /// Overlapping blobs with diagonal covariances and privileged features (the features plus noise).
-fn data() -> Dataset {
+fn data() -> Dataset<'static> {
     let mut rng = common::rng(7);
     let mut d = common::random_dataset(7, "diag", 40, 3);
     let noisy = d.features.to_dense().mapv(|v| v + 0.3 * common::normal(&mut rng));
-    d.privileged = Some(usvm::Features::Dense(noisy));
+    d.privileged = Some(usvm::Features::dense(noisy));
     d
 }
 
@@ -77,7 +77,7 @@ fn every_method_fits_one_vs_rest_and_the_seed_decides_the_draws() {
     let (x, labels) = common::blobs(&mut rng, 30, 2, 2.0);
     let three: Vec<i64> = labels.iter().enumerate().map(|(i, &y)| if i % 3 == 0 { 2 } else { y }).collect();
     let mut data = Dataset::dense(x.clone(), three).with_covariances(usvm::Covariances::isotropic(vec![0.1; 30]));
-    data.privileged = Some(usvm::Features::Dense(x));
+    data.privileged = Some(usvm::Features::dense(x));
     for (method, _) in usvm::params::METHODS {
         let p = MethodParams::default_for(method).unwrap();
         if matches!(method, "tsvc" | "svmplus" | "rsvmplus") {
@@ -235,11 +235,37 @@ fn the_svm_names_its_support_vectors_by_training_index() {
 fn a_model_with_non_finite_coefficients_is_an_error() {
     let mut data = common::random_dataset(3, "none", 30, 3);
     if let usvm::Features::Dense(x) = &mut data.features {
-        x[[0, 2]] = 1e308;
+        x.view_mut()[[0, 2]] = 1e308;
     }
     let sgd = params("gsu", &[("solver", json!({"name": "sgd", "iterations": 50, "batch": 5}))]);
     match usvm::fit(&sgd, &data, &FitOptions::default()) {
         Err(usvm::Error::SolverFailure { solver: "gsu", detail }) => assert!(detail.contains("non-finite"), "{detail}"),
         other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn borrowed_features_fit_and_predict_as_owned_ones() {
+    use usvm::{CsrMatrix, Features};
+    let owned = data();
+    let dense = owned.features.to_dense();
+    let rows: Vec<Vec<(usize, f64)>> =
+        dense.rows().into_iter().map(|r| r.iter().copied().enumerate().collect()).collect();
+    let sparse = CsrMatrix::from_rows(3, &rows).unwrap();
+    let views = [
+        Features::dense_view(dense.view()),
+        Features::Sparse(CsrMatrix::borrowed(3, &sparse.indptr, &sparse.indices, &sparse.values)),
+    ];
+    for method in ["gsu", "hinge", "svm", "logistic"] {
+        let p = params(method, &[]);
+        let expected = usvm::fit(&p, &owned, &FitOptions::default()).unwrap().model;
+        for x in &views {
+            assert!(x.is_view());
+            let borrowed = Dataset { features: x.clone(), ..owned.clone() };
+            let model = usvm::fit(&p, &borrowed, &FitOptions::default()).unwrap().model;
+            let (a, b) = (model.decision_function(x).unwrap(), expected.decision_function(&owned.features).unwrap());
+            let scale = b.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+            assert!(a.iter().zip(&b).all(|(u, v)| (u - v).abs() <= 1e-8 * scale), "{method}: {a} vs {b}");
+        }
     }
 }

@@ -139,7 +139,7 @@ fn sharded_fit_is_bit_identical_between_runs_and_warm_starts() {
 /// Shards one of which is "lost" (re-created from its rows) before every `every`-th question.
 struct Flaky<'a> {
     p: &'a MethodParams,
-    data: &'a Dataset,
+    data: &'a Dataset<'static>,
     cuts: Vec<usize>,
     shards: Vec<Shard>,
     asked: usize,
@@ -199,7 +199,7 @@ fn bad_shards_are_named() {
     assert!(Shard::new(&params("gsu", json!({"solver": {"name": "sgd"}})), data.clone()).is_err());
     let mut nan = data.select(&[0, 1, 2]);
     if let usvm::Features::Dense(x) = &mut nan.features {
-        x[[1, 2]] = f64::NAN;
+        x.view_mut()[[1, 2]] = f64::NAN;
     }
     assert!(matches!(Shard::new(&p, nan), Err(Error::NonFinite { .. })));
 }

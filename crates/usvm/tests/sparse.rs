@@ -13,7 +13,7 @@ use usvm::{Covariances, CsrMatrix, Dataset, Features, LinearMethod, LinearSvmPar
 
 /// `l × n` sparse means with `k` distinct random columns per row (values N(0, 1)), labels from a hidden
 /// hyperplane with 10% noise, and sparse diagonal variances `U[0.05, 0.5)` on the same pattern.
-fn wide_sparse(seed: u64, l: usize, n: usize, k: usize) -> Dataset {
+fn wide_sparse(seed: u64, l: usize, n: usize, k: usize) -> Dataset<'static> {
     let mut rng = common::rng(seed);
     let column = Uniform::new(0, n).unwrap();
     let unit = Uniform::new(0.0, 1.0).unwrap();
@@ -42,7 +42,7 @@ fn wide_sparse(seed: u64, l: usize, n: usize, k: usize) -> Dataset {
 }
 
 /// The same problem with dense means and dense diagonal covariances.
-fn densified(data: &Dataset) -> Dataset {
+fn densified(data: &Dataset<'static>) -> Dataset<'static> {
     let covariances = match &data.covariances {
         Covariances::SparseDiagonal(c) => Covariances::diagonal(c.variances.to_dense()),
         other => other.clone(),

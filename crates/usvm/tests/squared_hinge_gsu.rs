@@ -302,7 +302,7 @@ fn objective_gradients_match_finite_differences() {
     }
 }
 
-fn three_class_data(seed: u64, l: usize, n: usize, var: f64) -> Dataset {
+fn three_class_data(seed: u64, l: usize, n: usize, var: f64) -> Dataset<'static> {
     let mut r = common::rng(seed);
     let labels: Vec<i64> = (0..l).map(|i| (i % 3) as i64).collect();
     let centres = Array2::from_shape_fn((3, n), |_| 1.5 * common::normal(&mut r));
@@ -497,7 +497,7 @@ fn bad_input_is_a_typed_error() {
 
     let mut nan = data.clone();
     if let usvm::Features::Dense(a) = &mut nan.features {
-        a[[3, 1]] = f64::NAN;
+        a.view_mut()[[3, 1]] = f64::NAN;
     }
     assert!(matches!(ok.fit(&nan), Err(Error::NonFinite { .. })));
     let single = Dataset { labels: vec![2; 30], ..data.clone() };

@@ -112,7 +112,7 @@ fn compare_with_clarabel(seed: u64, n: usize, robust: bool) -> usize {
         let (x, y) = random_features(seed, n, 3, 0.7);
         let (xs, _) = random_features(seed + 100, n, 2, 0.0);
         let xs = xs + &Array2::from_shape_fn((n, 2), |(i, _)| y[i]);
-        let (fx, fxs) = (Features::Dense(x), Features::Dense(xs));
+        let (fx, fxs) = (Features::dense(x), Features::dense(xs));
         let method = if robust { LupiMethod::Robust { lambda: 0.05, sigma_prime: 3.0 } } else { LupiMethod::SvmPlus };
         let params = SvmPlusParams { method, c: 2.0, rho: 0.5, ..Default::default() };
         let m = params.matrices(&fx, &fxs).unwrap();
@@ -157,7 +157,7 @@ fn fast_gradient_gram_sum_equals_the_naive_sum_of_h_s() {
         Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 },
         Kernel::Polynomial { gamma: 0.5, coef0: 0.0, degree: 1 },
     ] {
-        for f in [Features::Dense(x.clone()), sparse.clone()] {
+        for f in [Features::dense(x.clone()), sparse.clone()] {
             let (fast, naive) = (gradient_gram_sum(&k, &f).unwrap(), gradient_gram_sum_naive(&k, &f));
             let scale = naive.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             let err = (&fast - &naive).iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -257,7 +257,7 @@ fn rsvmplus_with_lambda_zero_is_the_slack_variant_of_svmplus() {
     let (xs, _) = random_features(22, n, 2, 0.0);
     let xs = xs + &Array2::from_shape_fn((n, 2), |(i, j)| if j == 0 { 0.8 * y[i] } else { 0.0 });
     let labels: Vec<i64> = y.iter().map(|&v| i64::from(v > 0.0)).collect();
-    let data = Dataset::dense(x.clone(), labels).with_privileged(Features::Dense(xs.clone()));
+    let data = Dataset::dense(x.clone(), labels).with_privileged(Features::dense(xs.clone()));
     let (c, rho, sp) = (0.5, 2.0, 1.5);
     let params = SvmPlusParams {
         method: LupiMethod::Robust { lambda: 0.0, sigma_prime: sp },
@@ -277,7 +277,7 @@ fn rsvmplus_with_lambda_zero_is_the_slack_variant_of_svmplus() {
     // The box binds (otherwise this would not test eq. 8): some α_i sits at σ'C.
     assert!(sol.alpha.iter().any(|&a| (a - sp * c).abs() < 1e-9));
     // The model's decision values are the primal's.
-    let f = fit.model.decision_function(&Features::Dense(x.clone())).unwrap();
+    let f = fit.model.decision_function(&Features::dense(x.clone())).unwrap();
     for i in 0..n {
         let fp: f64 = (0..3).map(|j| w[j] * x[[i, j]]).sum::<f64>() + b;
         assert!((f[[i, 0]] - fp).abs() < 1e-5);
@@ -308,7 +308,7 @@ fn svmplus_tends_to_the_c_svm_as_rho_goes_to_zero_and_to_one_shared_slack_as_rho
     let (x, y) = random_features(31, n, 2, 0.4);
     let (xs, _) = random_features(32, n, 2, 0.0);
     let labels: Vec<i64> = y.iter().map(|&v| i64::from(v > 0.0)).collect();
-    let data = Dataset::dense(x.clone(), labels).with_privileged(Features::Dense(xs));
+    let data = Dataset::dense(x.clone(), labels).with_privileged(Features::dense(xs));
     let c = 1.0;
     // K* = I (a very narrow Gaussian): the correcting space can fit any slack, so ρ → 0 frees ξ entirely.
     let base = SvmPlusParams {
@@ -349,7 +349,7 @@ fn one_vs_rest_and_default_gamma() {
     let labels: Vec<i64> = (0..n).map(|i| (i % 3) as i64).collect();
     let x = Array2::from_shape_fn((n, 2), |(i, j)| 3.0 * ((labels[i] as usize + j) % 3) as f64 + normal(&mut r));
     let xs = Array2::from_shape_fn((n, 1), |(i, _)| labels[i] as f64);
-    let data = Dataset::dense(x.clone(), labels.clone()).with_privileged(Features::Dense(xs.clone()));
+    let data = Dataset::dense(x.clone(), labels.clone()).with_privileged(Features::dense(xs.clone()));
     let fit = SvmPlusParams::default().fit(&data).unwrap();
     assert_eq!(fit.model.coef.nrows(), 3);
     let acc = fit.model.predict(&data.features).unwrap().iter().zip(&labels).filter(|(a, b)| a == b).count();
@@ -375,13 +375,13 @@ fn bad_input_is_a_typed_error() {
     let labels = vec![0, 1, 0, 1, 0, 1];
     let plain = Dataset::dense(x.clone(), labels.clone());
     assert!(matches!(SvmPlusParams::default().fit(&plain), Err(Error::Empty(_))));
-    let short = plain.clone().with_privileged(Features::Dense(Array2::zeros((5, 1))));
+    let short = plain.clone().with_privileged(Features::dense(Array2::zeros((5, 1))));
     assert!(matches!(SvmPlusParams::default().fit(&short), Err(Error::DimensionMismatch { .. })));
     let mut bad = Array2::zeros((6, 1));
     bad[[2, 0]] = f64::NAN;
-    let nan = plain.clone().with_privileged(Features::Dense(bad));
+    let nan = plain.clone().with_privileged(Features::dense(bad));
     assert!(matches!(SvmPlusParams::default().fit(&nan), Err(Error::NonFinite { index: 2, .. })));
-    let good = plain.clone().with_privileged(Features::Dense(Array2::ones((6, 1))));
+    let good = plain.clone().with_privileged(Features::dense(Array2::ones((6, 1))));
     for params in [
         SvmPlusParams { c: 0.0, ..Default::default() },
         SvmPlusParams { rho: f64::INFINITY, ..Default::default() },
@@ -392,7 +392,7 @@ fn bad_input_is_a_typed_error() {
     ] {
         assert!(matches!(params.fit(&good), Err(Error::InvalidParameter { .. })), "{params:?}");
     }
-    let single = Dataset::dense(x, vec![1; 6]).with_privileged(Features::Dense(Array2::ones((6, 1))));
+    let single = Dataset::dense(x, vec![1; 6]).with_privileged(Features::dense(Array2::ones((6, 1))));
     assert!(matches!(SvmPlusParams::default().fit(&single), Err(Error::SingleClass { .. })));
     // Cross-validation splits carry the privileged rows along.
     let picked = good.select(&[4, 1]);

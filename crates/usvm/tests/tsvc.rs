@@ -20,7 +20,7 @@ fn linear(fit: &usvm::svm::TsvcFit) -> (Vec<f64>, f64) {
 }
 
 /// Noisy two-class data with per-example bounds in [0.1, 0.8].
-fn noisy(seed: u64, l: usize, n: usize) -> (Dataset, Vec<f64>) {
+fn noisy(seed: u64, l: usize, n: usize) -> (Dataset<'static>, Vec<f64>) {
     let mut r = common::rng(seed);
     let (x, labels) = common::blobs(&mut r, l, n, 2.0);
     let u = Uniform::new(0.1, 0.8).unwrap();
@@ -29,7 +29,7 @@ fn noisy(seed: u64, l: usize, n: usize) -> (Dataset, Vec<f64>) {
 }
 
 /// Separable data: two clusters far apart along the first axis.
-fn separable(seed: u64, l: usize) -> (Dataset, Vec<f64>) {
+fn separable(seed: u64, l: usize) -> (Dataset<'static>, Vec<f64>) {
     let mut r = common::rng(seed);
     let u = Uniform::new(-1.0, 1.0).unwrap();
     let labels: Vec<i64> = (0..l).map(|i| (i % 2) as i64).collect();
@@ -77,7 +77,7 @@ fn lemma_1_matches_brute_force_search_over_the_ball() {
         let tol = if n == 2 { 1e-6 } else { 2e-2 };
         assert!(m_best - m_brute <= tol * m_best.abs().max(1.0), "n={n}: {m_best} vs {m_brute}");
         // The hinge at the best point equals eq. 7's loss term.
-        let xf = Features::Dense(Array2::from_shape_vec((1, n), x.clone()).unwrap());
+        let xf = Features::dense(Array2::from_shape_vec((1, n), x.clone()).unwrap());
         let eq7 = tsvc_objective(&xf, &[y], None, &[delta], 1.0, &w, b) - 0.5 * w.iter().map(|v| v * v).sum::<f64>();
         assert!((eq7 - (1.0 - m_best).max(0.0)).abs() < 1e-12);
     }

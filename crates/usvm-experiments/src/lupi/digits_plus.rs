@@ -65,7 +65,7 @@ impl DigitsPlus {
         let labels = |i: &[usize]| i.iter().map(|&k| self.labels[k]).collect::<Vec<_>>();
         Split {
             train: Dataset::dense(rows(&self.pooled, train), labels(train))
-                .with_privileged(Features::Dense(rows(&self.full, train))),
+                .with_privileged(Features::dense(rows(&self.full, train))),
             validation: (rows(&self.pooled, validation), labels(validation)),
             test: (rows(&self.pooled, test), labels(test)),
         }

@@ -34,17 +34,17 @@ use super::table1::Split;
 #[derive(Debug, Clone)]
 pub struct MnistPlus {
     /// The training images with their privileged features.
-    pub train: Dataset,
+    pub train: Dataset<'static>,
     /// The validation images.
-    pub validation: Dataset,
+    pub validation: Dataset<'static>,
     /// The test images.
-    pub test: Dataset,
+    pub test: Dataset<'static>,
 }
 
 /// Paper 004's training-set size per trial.
 pub const PAPER_TRAINING_SIZE: usize = 80;
 
-fn read(dir: &Path, name: &str) -> Result<Dataset, String> {
+fn read(dir: &Path, name: &str) -> Result<Dataset<'static>, String> {
     let path = dir.join(name);
     let source = path.display().to_string();
     let file = File::open(&path).map_err(|e| format!("{source}: {e}"))?;
@@ -93,7 +93,7 @@ impl MnistPlus {
         idx.sort_unstable();
         let dense = |d: &Dataset| -> (Array2<f64>, Vec<i64>) { (d.features.to_dense(), d.labels.clone()) };
         let train = self.train.select(&idx);
-        let train = Dataset { features: Features::Dense(train.features.to_dense()), ..train };
+        let train = Dataset { features: Features::dense(train.features.to_dense()), ..train };
         Split { train, validation: dense(&self.validation), test: dense(&self.test) }
     }
 }

@@ -66,7 +66,7 @@ impl Default for LupiTask {
 /// `dataset.privileged`.
 #[derive(Debug, Clone)]
 pub struct LupiSample {
-    pub dataset: Dataset,
+    pub dataset: Dataset<'static>,
 }
 
 impl LupiTask {
@@ -84,7 +84,7 @@ impl LupiTask {
         let labels: Vec<i64> = (0..n).map(|i| i64::from((0..s).map(|j| z[[i, j]]).sum::<f64>() > 0.0)).collect();
         let x_star =
             Array2::from_shape_fn((n, s + 1), |(i, j)| if j < s { z[[i, j]] } else { f64::from(u8::from(bad[i])) });
-        LupiSample { dataset: Dataset::dense(x, labels).with_privileged(Features::Dense(x_star)) }
+        LupiSample { dataset: Dataset::dense(x, labels).with_privileged(Features::dense(x_star)) }
     }
 
     /// Trial `t` of the noisy-test protocol ([`table1`]): this task's training set, 1,000 validation and

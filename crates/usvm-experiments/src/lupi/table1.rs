@@ -116,7 +116,7 @@ impl Grid {
 #[derive(Debug, Clone)]
 pub struct Split {
     /// The clean training examples with their privileged features.
-    pub train: Dataset,
+    pub train: Dataset<'static>,
     /// The validation examples and labels.
     pub validation: (Array2<f64>, Vec<i64>),
     /// The test examples and labels.
@@ -266,10 +266,10 @@ fn fit_grid(train: &Dataset, grid: &Grid) -> Result<Fitted> {
 pub fn run_trial(split: &Split, protocol: &Protocol, seed: u64) -> Result<TrialResult> {
     let pre = protocol.preprocess;
     let x_train = pre.apply(split.train.features.to_dense());
-    let train = Dataset { features: Features::Dense(x_train), ..split.train.clone() };
+    let train = Dataset { features: Features::dense(x_train), ..split.train.clone() };
     let fitted = fit_grid(&train, &protocol.grid)?;
-    let corrupt = |x: &Array2<f64>, snr: Option<f64>, seed: u64| -> Features {
-        Features::Dense(match (snr, protocol.noise) {
+    let corrupt = |x: &Array2<f64>, snr: Option<f64>, seed: u64| -> Features<'static> {
+        Features::dense(match (snr, protocol.noise) {
             (None, _) => pre.apply(x.clone()),
             (Some(s), NoiseStage::Raw) => pre.apply(add_white_noise(x.view(), s, seed)),
             (Some(s), NoiseStage::Preprocessed) => add_white_noise(pre.apply(x.clone()).view(), s, seed),
@@ -343,7 +343,7 @@ mod tests {
         let split = LupiTask { n: 40, ..LupiTask::default() }.split(3);
         let grid = Grid::small();
         let fitted = fit_grid(&split.train, &grid).unwrap();
-        let x = Features::Dense(split.validation.0.clone());
+        let x = Features::dense(split.validation.0.clone());
         let y = &split.validation.1;
         let acc = fitted.accuracies(&split.train.features, &x, y).unwrap();
         let own = |m: KernelModel| {

@@ -130,7 +130,7 @@ pub struct BasisExpansion {
     /// The similarity measures, in the order their maps are concatenated.
     pub measures: Vec<Measure>,
     /// The basis vectors, one row each.
-    pub basis: Features,
+    pub basis: Features<'static>,
     /// The basis vectors' rows in the training set.
     pub basis_indices: Vec<usize>,
     /// One per measure.

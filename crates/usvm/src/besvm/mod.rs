@@ -85,7 +85,7 @@ impl BeSvmParams {
         data.validate()?;
         let (expansion, mapped) = self.expansion.fit_transform(&data.features)?;
         let mapped_data = Dataset {
-            features: Features::Dense(mapped),
+            features: Features::dense(mapped),
             labels: data.labels.clone(),
             weights: data.weights.clone(),
             covariances: crate::Covariances::None,

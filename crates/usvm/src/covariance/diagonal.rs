@@ -72,7 +72,7 @@ impl Covariance for Diagonal {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SparseDiagonal {
     /// The variances `Σ_i,jj`, one sparse row per example (absent entries are 0).
-    pub variances: CsrMatrix,
+    pub variances: CsrMatrix<'static>,
 }
 
 impl SparseDiagonal {

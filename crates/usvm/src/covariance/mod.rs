@@ -155,8 +155,8 @@ impl Covariances {
         Covariances::Diagonal(Diagonal { variances })
     }
     /// Sparse diagonal variances (absent entries are zero).
-    pub fn sparse_diagonal(variances: CsrMatrix) -> Self {
-        Covariances::SparseDiagonal(SparseDiagonal { variances })
+    pub fn sparse_diagonal(variances: CsrMatrix<'_>) -> Self {
+        Covariances::SparseDiagonal(SparseDiagonal { variances: variances.into_owned() })
     }
     /// `Σ_i = U_i U_iᵀ + diag(v_i)`, `U_i` of shape `n × r_i`.
     /// The factors are stored column-major (each column contiguous), the layout the O(n r) products

@@ -19,7 +19,7 @@ use crate::data::Dataset;
 
 /// Reads a CSV file into a dataset with dense features. `label_col` names the label column (default:
 /// the last one).
-pub fn read_csv(data: impl BufRead, source: &str, label_col: Option<&str>) -> Result<Dataset, ParseError> {
+pub fn read_csv(data: impl BufRead, source: &str, label_col: Option<&str>) -> Result<Dataset<'static>, ParseError> {
     read(data, source, None::<(&[u8], &str)>, label_col, None)
 }
 
@@ -30,7 +30,7 @@ pub fn read_csv_with_variances(
     variances: impl BufRead,
     variances_source: &str,
     label_col: Option<&str>,
-) -> Result<Dataset, ParseError> {
+) -> Result<Dataset<'static>, ParseError> {
     read(data, source, Some((variances, variances_source)), label_col, None)
 }
 
@@ -43,7 +43,7 @@ pub fn read_csv_weighted<V: BufRead>(
     variances: Option<(V, &str)>,
     label_col: Option<&str>,
     weight_col: &str,
-) -> Result<Dataset, ParseError> {
+) -> Result<Dataset<'static>, ParseError> {
     read(data, source, variances, label_col, Some(weight_col))
 }
 
@@ -53,7 +53,7 @@ fn read<R: BufRead, V: BufRead>(
     variances: Option<(V, &str)>,
     label_col: Option<&str>,
     weight_col: Option<&str>,
-) -> Result<Dataset, ParseError> {
+) -> Result<Dataset<'static>, ParseError> {
     let mut lines = LineReader::new(data);
     let (header_line, names) = read_header(&mut lines, source)?;
     let label = match label_col {
@@ -310,15 +310,15 @@ mod tests {
     use super::*;
     use ndarray::array;
 
-    fn read_str(text: &str, label: Option<&str>) -> Result<Dataset, ParseError> {
+    fn read_str(text: &str, label: Option<&str>) -> Result<Dataset<'static>, ParseError> {
         read_csv(text.as_bytes(), "d.csv", label)
     }
 
-    fn read_var(text: &str, var: &str, label: Option<&str>) -> Result<Dataset, ParseError> {
+    fn read_var(text: &str, var: &str, label: Option<&str>) -> Result<Dataset<'static>, ParseError> {
         read_csv_with_variances(text.as_bytes(), "d.csv", var.as_bytes(), "v.csv", label)
     }
 
-    fn assert_err(r: Result<Dataset, ParseError>, source: &str, line: usize, field: &str, msg: &str) {
+    fn assert_err(r: Result<Dataset<'static>, ParseError>, source: &str, line: usize, field: &str, msg: &str) {
         let e = r.unwrap_err();
         assert_eq!((e.source.as_str(), e.line, e.field.as_str()), (source, line, field), "{e}");
         assert!(e.message.contains(msg), "{e}");

@@ -21,7 +21,11 @@ use crate::data::{Dataset, Features};
 
 /// Reads a LIBSVM/svmlight file into a dataset with sparse features and no covariances.
 /// `n_features` fixes the dimension (larger indices are errors); by default it is the largest index.
-pub fn read_libsvm(data: impl BufRead, source: &str, n_features: Option<usize>) -> Result<Dataset, ParseError> {
+pub fn read_libsvm(
+    data: impl BufRead,
+    source: &str,
+    n_features: Option<usize>,
+) -> Result<Dataset<'static>, ParseError> {
     read(data, source, None::<(&[u8], &str)>, n_features)
 }
 
@@ -33,7 +37,7 @@ pub fn read_libsvm_with_variances(
     variances: impl BufRead,
     variances_source: &str,
     n_features: Option<usize>,
-) -> Result<Dataset, ParseError> {
+) -> Result<Dataset<'static>, ParseError> {
     read(data, source, Some((variances, variances_source)), n_features)
 }
 
@@ -45,7 +49,7 @@ fn read<R: BufRead, V: BufRead>(
     source: &str,
     variances: Option<(V, &str)>,
     n_features: Option<usize>,
-) -> Result<Dataset, ParseError> {
+) -> Result<Dataset<'static>, ParseError> {
     let mut lines = LineReader::new(data);
     let mut x = CsrBuilder::new();
     let mut labels = Vec::new();
@@ -233,15 +237,15 @@ pub(crate) fn format_f64(v: f64) -> String {
 mod tests {
     use super::*;
 
-    fn read_str(text: &str) -> Result<Dataset, ParseError> {
+    fn read_str(text: &str) -> Result<Dataset<'static>, ParseError> {
         read_libsvm(text.as_bytes(), "d.svm", None)
     }
 
-    fn read_var(text: &str, var: &str) -> Result<Dataset, ParseError> {
+    fn read_var(text: &str, var: &str) -> Result<Dataset<'static>, ParseError> {
         read_libsvm_with_variances(text.as_bytes(), "d.svm", var.as_bytes(), "v.svm", None)
     }
 
-    fn assert_err(r: Result<Dataset, ParseError>, source: &str, line: usize, field: &str, msg: &str) {
+    fn assert_err(r: Result<Dataset<'static>, ParseError>, source: &str, line: usize, field: &str, msg: &str) {
         let e = r.unwrap_err();
         assert_eq!((e.source.as_str(), e.line, e.field.as_str()), (source, line, field), "{e}");
         assert!(e.message.contains(msg), "{e}");

@@ -345,9 +345,9 @@ impl CsrBuilder {
         self.indptr.push(self.indices.len());
     }
 
-    pub fn finish(self, n_cols: usize) -> crate::data::CsrMatrix {
+    pub fn finish(self, n_cols: usize) -> crate::data::CsrMatrix<'static> {
         debug_assert!(n_cols >= self.width);
-        crate::data::CsrMatrix { n_cols, indptr: self.indptr, indices: self.indices, values: self.values }
+        crate::data::CsrMatrix::new(n_cols, self.indptr, self.indices, self.values)
     }
 }
 

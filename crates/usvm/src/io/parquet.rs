@@ -32,12 +32,17 @@ pub struct TableColumns {
 }
 
 /// Reads a Parquet file into a dataset with dense features (module docs).
-pub fn read_parquet(file: File, source: &str, columns: &TableColumns) -> Result<Dataset, ParseError> {
+pub fn read_parquet(file: File, source: &str, columns: &TableColumns) -> Result<Dataset<'static>, ParseError> {
     read_batches(file, source, columns, 1 << 16)
 }
 
 /// [`read_parquet`] in record batches of `batch` rows.
-fn read_batches(file: File, source: &str, columns: &TableColumns, batch: usize) -> Result<Dataset, ParseError> {
+fn read_batches(
+    file: File,
+    source: &str,
+    columns: &TableColumns,
+    batch: usize,
+) -> Result<Dataset<'static>, ParseError> {
     let whole = |field: &str, message: String| Loc { source, line: 0 }.err(field, message);
     let builder = ParquetRecordBatchReaderBuilder::try_new(file)
         .map_err(|e| whole("", format!("not a readable Parquet file: {e}")))?;

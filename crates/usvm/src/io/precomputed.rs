@@ -20,7 +20,7 @@ use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
 
 /// Reads a precomputed-kernel file (see the module docs).
-pub fn read_libsvm_precomputed(data: impl BufRead, source: &str) -> Result<Dataset, ParseError> {
+pub fn read_libsvm_precomputed(data: impl BufRead, source: &str) -> Result<Dataset<'static>, ParseError> {
     let mut lines = LineReader::new(data);
     let mut labels = Vec::new();
     let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
@@ -69,7 +69,7 @@ pub fn read_libsvm_precomputed(data: impl BufRead, source: &str) -> Result<Datas
         }
     }
     Ok(Dataset {
-        features: Features::Dense(x),
+        features: Features::dense(x),
         labels,
         weights: None,
         covariances: Covariances::None,

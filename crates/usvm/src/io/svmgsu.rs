@@ -38,7 +38,7 @@ use crate::model::LinearModel;
 #[derive(Debug, Clone, PartialEq)]
 pub struct SvmGsuData {
     /// The examples found in every file, in labels-file order.
-    pub dataset: Dataset,
+    pub dataset: Dataset<'static>,
     /// The id of every example of `dataset`.
     pub ids: Vec<String>,
     /// One message (`FILE:LINE: id '...' has no ...; skipped`) per skipped line.

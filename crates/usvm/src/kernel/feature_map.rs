@@ -28,7 +28,7 @@
 //! use ndarray::array;
 //! use usvm::{Features, Kernel};
 //! use usvm::kernel::feature_map::Nystroem;
-//! let x = Features::Dense(array![[0.0, 1.0], [1.0, 1.0], [2.0, 0.5]]);
+//! let x = Features::dense(array![[0.0, 1.0], [1.0, 1.0], [2.0, 0.5]]);
 //! let kernel = Kernel::Rbf { gamma: 0.5 };
 //! let map = Nystroem::fit(kernel, &x, 3, 0).unwrap(); // m = ℓ: exact
 //! let phi = map.transform(&x).unwrap();
@@ -331,7 +331,7 @@ pub struct Nystroem {
     /// The kernel the map approximates.
     pub kernel: Kernel,
     /// The landmark rows `z_j`.
-    pub landmarks: Features,
+    pub landmarks: Features<'static>,
     /// The training indices of the landmarks.
     pub indices: Vec<usize>,
     /// `U Λ^{-1/2}`, `m × k` (`k ≤ m` directions kept after clipping).

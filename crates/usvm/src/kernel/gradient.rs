@@ -19,7 +19,7 @@
 //! ```
 //! use ndarray::array;
 //! use usvm::{Features, kernel::{Kernel, gradient}};
-//! let x = Features::Dense(array![[0.0, 1.0], [1.0, 0.5], [-1.0, 0.0]]);
+//! let x = Features::dense(array![[0.0, 1.0], [1.0, 0.5], [-1.0, 0.0]]);
 //! let k = Kernel::Rbf { gamma: 0.7 };
 //! let fast = gradient::gradient_gram_sum(&k, &x).unwrap();
 //! let naive = gradient::gradient_gram_sum_naive(&k, &x);
@@ -57,8 +57,9 @@ pub fn gradient_gram_sum(kernel: &Kernel, x: &Features) -> Result<Array2<f64>> {
             let centred;
             let x = match x {
                 Features::Dense(m) => {
+                    let m = m.view();
                     let mean = m.mean_axis(Axis(0)).expect("non-empty");
-                    centred = Features::Dense(m - &mean);
+                    centred = Features::dense(&m - &mean);
                     &centred
                 }
                 Features::Sparse(_) => x,

@@ -17,7 +17,7 @@
 //! ```
 //! use ndarray::array;
 //! use usvm::{Features, kernel::Kernel};
-//! let x = Features::Dense(array![[0.0, 1.0], [1.0, 1.0]]);
+//! let x = Features::dense(array![[0.0, 1.0], [1.0, 1.0]]);
 //! let k = Kernel::Rbf { gamma: 0.5 }.gram(&x).unwrap();
 //! assert!((k[[0, 1]] - (-0.5f64).exp()).abs() < 1e-15 && k[[0, 0]] == 1.0);
 //! ```
@@ -172,7 +172,7 @@ impl Kernel {
             let start = blk * BLOCK;
             match (a, b_dense) {
                 (Features::Dense(am), Some(bm)) if am.ncols() == bm.ncols() => {
-                    let block = am.slice(s![start..start + rows.nrows(), ..]);
+                    let block = am.view().slice_move(s![start..start + rows.nrows(), ..]);
                     dense_dots(block, bm, &mut rows);
                 }
                 _ => {
@@ -239,7 +239,7 @@ fn precomputed(row: &[f64], s: f64) -> f64 {
 /// `‖x_i‖²` for every row.
 pub fn squared_norms(x: &Features) -> Vec<f64> {
     match x {
-        Features::Dense(m) => m.rows().into_iter().map(|r| r.dot(&r)).collect(),
+        Features::Dense(m) => (0..m.nrows()).map(|i| dot(m.row(i), m.row(i))).collect(),
         Features::Sparse(m) => (0..m.n_rows()).map(|i| m.row(i).1.iter().map(|v| v * v).sum()).collect(),
     }
 }
@@ -276,15 +276,15 @@ mod tests {
         {
             let want = brute(&k, &a, &b);
             for (fa, fb) in [
-                (Features::Dense(a.clone()), Features::Dense(b.clone())),
-                (sparse(&a), Features::Dense(b.clone())),
-                (Features::Dense(a.clone()), sparse(&b)),
+                (Features::dense(a.clone()), Features::dense(b.clone())),
+                (sparse(&a), Features::dense(b.clone())),
+                (Features::dense(a.clone()), sparse(&b)),
             ] {
                 let got = k.cross_gram(&fa, &fb).unwrap();
                 let err = (&got - &want).iter().fold(0.0f64, |m, v| m.max(v.abs()));
                 assert!(err < 1e-12, "{k:?}: {err}");
             }
-            let fa = Features::Dense(a.clone());
+            let fa = Features::dense(a.clone());
             let norms = squared_norms(&fa);
             let mut col = vec![0.0; a.nrows()];
             k.column_into(&fa, &norms, 4, &mut col);

@@ -26,7 +26,7 @@
 //! use usvm::Features;
 //! use usvm::kernel::similarity::{Grid, Invariant, Similarity};
 //! // A 1×3 "image" and the same image shifted right by one cell.
-//! let x = Features::Dense(array![[1.0, 2.0, 0.0], [0.0, 1.0, 2.0]]);
+//! let x = Features::dense(array![[1.0, 2.0, 0.0], [0.0, 1.0, 2.0]]);
 //! let rigid = Invariant::Rigid { grid: Grid { height: 1, width: 3, channels: 1 }, shift: 1 };
 //! let s = rigid.cross_similarity(&x, &x).unwrap();
 //! assert_eq!(s[[0, 1]], 5.0); // aligned by the shift: as similar as x is to itself
@@ -212,10 +212,10 @@ impl Similarity for Invariant {
     }
 }
 
-fn dense(x: &Features) -> std::borrow::Cow<'_, Array2<f64>> {
+fn dense<'a>(x: &'a Features) -> ndarray::CowArray<'a, f64, ndarray::Ix2> {
     match x {
-        Features::Dense(a) => std::borrow::Cow::Borrowed(a),
-        Features::Sparse(m) => std::borrow::Cow::Owned(m.to_dense()),
+        Features::Dense(a) => a.view().into(),
+        Features::Sparse(m) => m.to_dense().into(),
     }
 }
 

@@ -37,7 +37,7 @@ impl BeSvmModel {
                 found: x.n_features(),
             });
         }
-        let mapped = Features::Dense(self.expansion.transform(x)?);
+        let mapped = Features::dense(self.expansion.transform(x)?);
         self.linear.decision_function(&mapped)
     }
 

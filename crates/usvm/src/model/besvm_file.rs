@@ -46,7 +46,7 @@ pub struct BasisExpansionFile {
     pub normalisation: Vec<BlockFile>,
 }
 
-fn rows(a: &Array2<f64>) -> Vec<Vec<f64>> {
+fn rows(a: &ndarray::ArrayView2<'_, f64>) -> Vec<Vec<f64>> {
     a.rows().into_iter().map(|r| r.to_vec()).collect()
 }
 
@@ -56,15 +56,15 @@ impl ModelFile {
         let e = &model.expansion;
         let (coef, intercept) = coef_to_file(&model.linear.coef, &model.linear.intercept);
         let basis = match &e.basis {
-            Features::Dense(a) => SupportVectors::Dense(rows(a)),
-            Features::Sparse(m) => SupportVectors::Sparse(m.clone()),
+            Features::Dense(a) => SupportVectors::Dense(rows(&a.view())),
+            Features::Sparse(m) => SupportVectors::Sparse(m.clone().into_owned()),
         };
         let normalisation = e
             .blocks
             .iter()
             .map(|b| match b {
                 Block::Centred { mean, scale } => BlockFile::Centred { mean: mean.clone(), scale: *scale },
-                Block::Nystroem { projection } => BlockFile::Nystroem { projection: rows(projection) },
+                Block::Nystroem { projection } => BlockFile::Nystroem { projection: rows(&projection.view()) },
             })
             .collect();
         ModelFile {
@@ -111,7 +111,7 @@ impl ModelFile {
                     }
                     a.row_mut(i).assign(&ndarray::ArrayView1::from(row));
                 }
-                Features::Dense(a)
+                Features::dense(a)
             }
             SupportVectors::Sparse(m) if m.n_cols == self.n_features => Features::Sparse(m.clone()),
             SupportVectors::Sparse(m) => {

@@ -64,7 +64,7 @@ pub enum SupportVectors {
     /// Dense rows.
     Dense(Vec<Vec<f64>>),
     /// A CSR matrix.
-    Sparse(CsrMatrix),
+    Sparse(CsrMatrix<'static>),
 }
 
 /// The on-disk form of a model.
@@ -145,8 +145,8 @@ impl ModelFile {
     pub fn from_kernel(model: &KernelModel, method: &str, params: serde_json::Value) -> Self {
         let (coef, intercept) = coef_to_file(&model.coef, &model.intercept);
         let support = match &model.support {
-            Features::Dense(a) => SupportVectors::Dense(a.rows().into_iter().map(|r| r.to_vec()).collect()),
-            Features::Sparse(m) => SupportVectors::Sparse(m.clone()),
+            Features::Dense(a) => SupportVectors::Dense((0..a.nrows()).map(|i| a.row(i).to_vec()).collect()),
+            Features::Sparse(m) => SupportVectors::Sparse(m.clone().into_owned()),
         };
         ModelFile {
             format: FORMAT.into(),
@@ -265,7 +265,7 @@ impl ModelFile {
                 for (i, row) in rows.iter().enumerate() {
                     a.row_mut(i).assign(&ArrayView1::from(row));
                 }
-                Features::Dense(a)
+                Features::dense(a)
             }
             Some(SupportVectors::Sparse(m)) => {
                 if m.n_cols != self.n_features {

@@ -16,7 +16,7 @@ pub struct KernelModel {
     /// The class labels.
     pub classes: Vec<i64>,
     /// The support vectors, one row each.
-    pub support: Features,
+    pub support: Features<'static>,
     /// `K × n_sv` expansion coefficients (for an SVM, `α_j y_j`), `K = 1` for two classes.
     pub coef: Array2<f64>,
     /// The intercepts, one per output.
@@ -52,7 +52,6 @@ impl KernelModel {
     /// rule): for the linear kernel they do not change `f`; for RBF and polynomial kernels their values
     /// enter through `‖x‖` and `xᵀx_j`. A precomputed kernel needs exactly its training columns.
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
-        x.check_layout()?;
         let widened;
         let support = if x.n_features() > self.n_features() {
             if self.kernel == Kernel::Precomputed {

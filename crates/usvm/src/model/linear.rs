@@ -74,7 +74,6 @@ impl LinearModel {
     /// model are read as zero-padded (sparse files may omit trailing features); features beyond the
     /// model's have zero coefficients (LIBLINEAR's rule: they do not change `f`).
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
-        x.check_layout()?;
         let k = self.coef.nrows();
         let n = x.n_features().min(self.n_features());
         Ok(Array2::from_shape_fn((x.n_samples(), k), |(i, c)| {

@@ -25,7 +25,6 @@ impl MappedModel {
 
     /// `f_k(x_i)` for every example (rows) and output (columns).
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
-        x.check_layout()?;
         if x.n_features() > self.n_features() {
             return Err(Error::DimensionMismatch {
                 what: "features at prediction",
@@ -33,7 +32,7 @@ impl MappedModel {
                 found: x.n_features(),
             });
         }
-        self.linear.decision_function(&Features::Dense(self.map.transform(x)?))
+        self.linear.decision_function(&Features::dense(self.map.transform(x)?))
     }
 
     /// The predicted class of every example.

@@ -23,7 +23,7 @@ use crate::svm::transform::power_radii;
 /// It serialises as its rows alone, so that an engine can move it between workers.
 #[derive(Serialize, Deserialize)]
 pub struct Shard {
-    features: Features,
+    features: Features<'static>,
     labels: Vec<i64>,
     weights: Option<Vec<f64>>,
     covariances: Covariances,
@@ -35,7 +35,7 @@ pub struct Shard {
     signs: (i64, Vec<f64>),
     /// Power SVM: the rows moved for the last [`Target::Moved`] asked about (problem, `w`, rows).
     #[serde(skip)]
-    moved: Option<(i64, Vec<f64>, Features)>,
+    moved: Option<(i64, Vec<f64>, Features<'static>)>,
     /// The curvature at the last `ValueGrad` point.
     #[serde(skip)]
     curvature: Option<(Point, Curvature)>,
@@ -48,7 +48,7 @@ impl Shard {
     /// The rows of `data` (any number, any labels) for a sharded fit of `params`: checked row by row
     /// ([`Dataset::validate_rows`]) and prepared as the method prepares them (LSVM-iso's isotropic
     /// covariances, LSVM's none).
-    pub fn new(params: &MethodParams, data: Dataset) -> Result<Shard> {
+    pub fn new(params: &MethodParams, data: Dataset<'_>) -> Result<Shard> {
         let plan = Plan::of(params)?;
         data.validate_rows()?;
         let (l, n) = (data.n_samples(), data.n_features());
@@ -65,7 +65,7 @@ impl Shard {
             }
         };
         Ok(Shard {
-            features: data.features,
+            features: data.features.into_owned(),
             labels: data.labels,
             weights: data.weights,
             covariances,

@@ -17,7 +17,7 @@ pub(crate) struct UsedColumns {
     /// The used columns, ascending.
     columns: Vec<usize>,
     n_features: usize,
-    features: Features,
+    features: Features<'static>,
     covariances: Covariances,
 }
 

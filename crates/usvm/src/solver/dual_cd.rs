@@ -51,7 +51,7 @@
 //! use ndarray::array;
 //! use usvm::Features;
 //! use usvm::solver::dual_cd::{self, DualCdSettings, DualLoss};
-//! let x = Features::Dense(array![[0.0, 1.0], [1.0, 2.0], [0.0, -1.0], [1.0, -2.0], [0.5, 0.2]]);
+//! let x = Features::dense(array![[0.0, 1.0], [1.0, 2.0], [0.0, -1.0], [1.0, -2.0], [0.5, 0.2]]);
 //! let y = [1.0, 1.0, -1.0, -1.0, -1.0];
 //! let fit = dual_cd::solve(&x, &y, None, 0.1, DualLoss::Hinge, true, &DualCdSettings::default());
 //! assert!(fit.converged && fit.relative_gap() <= 1e-10);
@@ -142,18 +142,48 @@ const ATTEMPT_GAP: f64 = 1e-2;
 /// `ε` is not lowered below this: the projected gradients are then at round-off.
 const MIN_EPS: f64 = 1e-14;
 
-/// The data of one binary problem in C-form.
+/// The data of one binary problem in C-form. The per-example constants are computed when read, not
+/// stored: three fewer vectors of `ℓ` values.
 struct Setup<'a> {
-    x: &'a Features,
+    x: &'a Features<'a>,
     y: &'a [f64],
-    /// `U_i` (0 for the examples left out).
-    upper: Vec<f64>,
-    /// `D_ii`.
-    diag: Vec<f64>,
-    /// `C c_i`.
-    cost: Vec<f64>,
+    /// `c_i` (`None`: all 1).
+    weights: Option<&'a [f64]>,
+    /// `C = 1/(λℓ)`.
+    big_c: f64,
     loss: DualLoss,
     fit_intercept: bool,
+}
+
+impl Setup<'_> {
+    /// `C c_i`.
+    #[inline]
+    fn cost(&self, i: usize) -> f64 {
+        self.big_c * self.weights.map_or(1.0, |c| c[i])
+    }
+
+    /// `U_i`: `C c_i` for the hinge, ∞ for the squared hinge (0 for an example left out, `c_i = 0`).
+    #[inline]
+    fn upper(&self, i: usize) -> f64 {
+        let c = self.cost(i);
+        match self.loss {
+            DualLoss::Hinge => c,
+            DualLoss::SquaredHinge if c > 0.0 => f64::INFINITY,
+            DualLoss::SquaredHinge => 0.0,
+        }
+    }
+
+    /// `D_ii`: 0 for the hinge, `1/(2 C c_i)` for the squared hinge (∞ for an example left out).
+    #[inline]
+    fn diag(&self, i: usize) -> f64 {
+        match self.loss {
+            DualLoss::Hinge => 0.0,
+            DualLoss::SquaredHinge => {
+                let c = self.cost(i);
+                if c > 0.0 { 0.5 / c } else { f64::INFINITY }
+            }
+        }
+    }
 }
 
 /// Minimises `λ/2‖w‖² + (1/ℓ) Σ c_i ξ(1 - y_i(wᵀx_i + b))` (`ξ` per `loss`; `b = 0` without intercept) by
@@ -184,26 +214,20 @@ pub fn solve_monitored(
     monitor: Monitor<'_>,
 ) -> DualCdResult {
     let (l, n) = (x.n_samples(), x.n_features());
-    let big_c = 1.0 / (lambda * l as f64);
-    let cost: Vec<f64> = (0..l).map(|i| big_c * weights.map_or(1.0, |c| c[i])).collect();
-    let (upper, diag): (Vec<f64>, Vec<f64>) = match loss {
-        DualLoss::Hinge => (cost.clone(), vec![0.0; l]),
-        DualLoss::SquaredHinge => {
-            cost.iter().map(|&u| if u > 0.0 { (f64::INFINITY, 0.5 / u) } else { (0.0, f64::INFINITY) }).unzip()
-        }
-    };
-    let setup = Setup { x, y, upper, diag, cost, loss, fit_intercept };
-    let mut index: Vec<usize> = (0..l).filter(|&i| setup.cost[i] > 0.0).collect();
-    let norms: Vec<f64> = (0..l).map(|i| row_norm2(x, i)).collect();
+    let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * l as f64), loss, fit_intercept };
+    let mut index: Vec<usize> = (0..l).filter(|&i| setup.cost(i) > 0.0).collect();
+    // ‖x_i‖², then in place the curvature of each coordinate `‖x_i‖² + ρ + D_ii`; a zero (an empty row, no
+    // intercept, L1) makes the step a jump to a bound.
+    let mut curvature: Vec<f64> = (0..l).map(|i| row_norm2(x, i)).collect();
     let rho = if fit_intercept && !index.is_empty() {
-        let mean = index.iter().map(|&i| norms[i]).sum::<f64>() / index.len() as f64;
+        let mean = index.iter().map(|&i| curvature[i]).sum::<f64>() / index.len() as f64;
         if mean > 0.0 { mean } else { 1.0 }
     } else {
         0.0
     };
-    // Curvature of each coordinate; a zero (an empty row, no intercept, L1) makes the step a jump to a bound.
-    let curvature: Vec<f64> =
-        (0..l).map(|i| if setup.cost[i] > 0.0 { norms[i] + rho + setup.diag[i] } else { 0.0 }).collect();
+    for (i, q) in curvature.iter_mut().enumerate() {
+        *q = if setup.cost(i) > 0.0 { *q + rho + setup.diag(i) } else { 0.0 };
+    }
 
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
     let mut alpha = vec![0.0; l];
@@ -231,8 +255,8 @@ pub fn solve_monitored(
         let mut s = 0;
         while s < active {
             let i = index[s];
-            let (yi, a, u) = (y[i], alpha[i], setup.upper[i]);
-            let g = yi * (x.row_dot(i, &w) + mu + rho * ya) - 1.0 + setup.diag[i] * a;
+            let (yi, a, u) = (y[i], alpha[i], setup.upper(i));
+            let g = yi * (x.row_dot(i, &w) + mu + rho * ya) - 1.0 + setup.diag(i) * a;
             let pg;
             if a == 0.0 {
                 if settings.shrinking && g > pg_max_old {
@@ -337,15 +361,18 @@ pub fn solve_monitored(
     if let Some(p) = polished {
         return DualCdResult { epochs, bias_updates, converged: true, ..p };
     }
+    drop((index, curvature));
     let cert = finished.unwrap_or_else(|| certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya));
     let converged = relative_gap(cert.primal, cert.dual) <= settings.tol;
     let mut theta = w;
     if fit_intercept {
         theta.push(cert.bias);
     }
+    let mut beta = alpha;
+    beta.iter_mut().for_each(|a| *a *= lambda);
     DualCdResult {
         theta,
-        beta: alpha.iter().map(|a| a * lambda).collect(),
+        beta,
         primal: cert.primal * lambda,
         dual: cert.dual * lambda,
         epochs,
@@ -363,7 +390,7 @@ fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<DualCdResult>
     let (x, y) = (setup.x, setup.y);
     let sides: Vec<Side> = (0..y.len())
         .map(|i| {
-            let (a, u) = (alpha[i], setup.upper[i]);
+            let (a, u) = (alpha[i], setup.upper(i));
             if u == 0.0 || a <= 0.0 {
                 Side::Inactive
             } else if a >= u * (1.0 - 1e-12) {
@@ -383,15 +410,14 @@ fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<DualCdResult>
     if free > hinge_polish::size_limit(x) || (matches!(x, Features::Dense(_)) && free > unknowns) {
         return None;
     }
-    let weights: Vec<f64> = setup.cost.iter().map(|c| c * lambda * y.len() as f64).collect();
-    let p = hinge_polish::polish_sides(x, y, Some(&weights), lambda, setup.fit_intercept, sides, true)?;
+    let p = hinge_polish::polish_sides(x, y, setup.weights, lambda, setup.fit_intercept, sides, true)?;
     Some(certified(setup, lambda, p))
 }
 
 /// An exact finish as a result: its primal value and the dual bound of its multipliers `α = β/λ`.
 fn certified(setup: &Setup<'_>, lambda: f64, p: hinge_polish::Polished) -> DualCdResult {
-    let alpha: Vec<f64> = p.beta.iter().map(|b| b / lambda).collect();
-    let dual = lambda * feasible_dual(setup, &alpha, &mut vec![0.0; setup.x.n_features()], &mut Vec::new());
+    let dual =
+        lambda * feasible_dual(setup, |i| p.beta[i] / lambda, &mut vec![0.0; setup.x.n_features()], &mut Vec::new());
     let primal = primal_value(setup, lambda, &p.theta);
     DualCdResult {
         theta: p.theta,
@@ -419,12 +445,11 @@ fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Opti
     let working = match x {
         // At most n + 1 examples sit on the margin of a generic optimum.
         Features::Dense(_) => 4 * (x.n_features() + 1),
-        Features::Sparse(_) => 3 * (0..l).filter(|&i| alpha[i] > 0.0 && alpha[i] < setup.upper[i]).count(),
+        Features::Sparse(_) => 3 * (0..l).filter(|&i| alpha[i] > 0.0 && alpha[i] < setup.upper(i)).count(),
     };
     let working = working.clamp(200, hinge_polish::MAX_MARGIN).min(l);
-    let weights: Vec<f64> = setup.cost.iter().map(|c| c * lambda * l as f64).collect();
     let theta = if setup.fit_intercept { theta } else { &theta[..x.n_features()] };
-    let p = hinge_polish::reduced_solve(x, y, Some(&weights), lambda, setup.fit_intercept, theta, working)?;
+    let p = hinge_polish::reduced_solve(x, y, setup.weights, lambda, setup.fit_intercept, theta, working)?;
     Some(certified(setup, lambda, p))
 }
 
@@ -435,9 +460,9 @@ fn primal_value(setup: &Setup<'_>, lambda: f64, theta: &[f64]) -> f64 {
     let b = if setup.fit_intercept { theta[n] } else { 0.0 };
     let w = &theta[..n];
     let mut risk = 0.0;
-    for i in (0..y.len()).filter(|&i| setup.cost[i] > 0.0) {
+    for i in (0..y.len()).filter(|&i| setup.cost(i) > 0.0) {
         let d = (1.0 - y[i] * (x.row_dot(i, w) + b)).max(0.0);
-        risk += setup.cost[i] * if setup.loss == DualLoss::Hinge { d } else { d * d };
+        risk += setup.cost(i) * if setup.loss == DualLoss::Hinge { d } else { d * d };
     }
     lambda * (0.5 * dot(w, w) + risk)
 }
@@ -454,15 +479,9 @@ pub fn dual_value(
     fit_intercept: bool,
     beta: &[f64],
 ) -> f64 {
-    let l = y.len();
-    let cost: Vec<f64> = (0..l).map(|i| weights.map_or(1.0, |c| c[i]) / (lambda * l as f64)).collect();
-    let diag = match loss {
-        DualLoss::Hinge => vec![0.0; l],
-        DualLoss::SquaredHinge => cost.iter().map(|&u| if u > 0.0 { 0.5 / u } else { f64::INFINITY }).collect(),
-    };
-    let alpha: Vec<f64> = beta.iter().zip(&cost).map(|(b, &u)| if u > 0.0 { b / lambda } else { 0.0 }).collect();
-    let setup = Setup { x, y, upper: cost.clone(), diag, cost, loss, fit_intercept };
-    lambda * feasible_dual(&setup, &alpha, &mut vec![0.0; x.n_features()], &mut Vec::new())
+    let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * y.len() as f64), loss, fit_intercept };
+    let alpha = |i: usize| if setup.cost(i) > 0.0 { beta[i] / lambda } else { 0.0 };
+    lambda * feasible_dual(&setup, alpha, &mut vec![0.0; x.n_features()], &mut Vec::new())
 }
 
 /// The norm of the hinge sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i` (and its bias part
@@ -497,7 +516,6 @@ fn row_norm2(x: &Features, i: usize) -> f64 {
     match x {
         Features::Dense(a) => {
             let r = a.row(i);
-            let r = r.as_slice().expect("standard layout");
             dot(r, r)
         }
         Features::Sparse(m) => m.row(i).1.iter().map(|v| v * v).sum(),
@@ -515,17 +533,21 @@ struct Certificate {
 /// this `w` (ties broken towards `hint`), and `D` at `α` made feasible for `yᵀα = 0`.
 fn certify(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut Vec<f64>, hint: f64) -> Certificate {
     let (x, y) = (setup.x, setup.y);
-    let dual = feasible_dual(setup, alpha, w, scratch);
-    let f: Vec<f64> = (0..y.len()).map(|i| x.row_dot(i, w)).collect();
-    let bias = if setup.fit_intercept { best_bias(setup, &f, hint) } else { 0.0 };
-    let mut risk = 0.0;
-    for (i, &fi) in f.iter().enumerate() {
-        let c = setup.cost[i];
-        if c > 0.0 {
-            let d = (1.0 - y[i] * (fi + bias)).max(0.0);
-            risk += c * if setup.loss == DualLoss::Hinge { d } else { d * d };
-        }
-    }
+    let dual = feasible_dual(setup, |i| alpha[i], w, scratch);
+    let xi = |d: f64| {
+        let d = d.max(0.0);
+        if setup.loss == DualLoss::Hinge { d } else { d * d }
+    };
+    let (bias, risk) = if setup.fit_intercept {
+        // d_i = 1 - y_i(f_i + b) = y_i(t_i - b) with t_i = y_i - f_i.
+        let points = breakpoints(setup, |i| x.row_dot(i, w));
+        let bias = best_bias(setup, &points, hint);
+        (bias, points.iter().map(|&(t, i)| setup.cost(i) * xi(y[i] * (t - bias))).sum::<f64>())
+    } else {
+        let risk =
+            (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| setup.cost(i) * xi(1.0 - y[i] * x.row_dot(i, w)));
+        (0.0, risk.sum())
+    };
     Certificate { primal: 0.5 * dot(w, w) + risk, dual, bias }
 }
 
@@ -533,12 +555,14 @@ fn certify(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut Vec<f6
 /// (without intercept `α' = α`); writes `w = Σ α_i y_i x_i` (unscaled) into `w`. `scratch` is a zero vector
 /// of `n` floats (or empty, then it is allocated) and is left zero: with `v` the scaled class' part of `w`,
 /// `‖w - (1 - t)v‖² = ‖w‖² - 2(1 - t)wᵀv + (1 - t)²‖v‖²` needs `v` only on its support.
-fn feasible_dual(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut Vec<f64>) -> f64 {
+fn feasible_dual(setup: &Setup<'_>, alpha: impl Fn(usize) -> f64, w: &mut [f64], scratch: &mut Vec<f64>) -> f64 {
     let (x, y) = (setup.x, setup.y);
     let n = x.n_features();
+    // (i, α_i) of the positive multipliers, read from `alpha` (no vector of ℓ).
+    let positive = || (0..y.len()).map(|i| (i, alpha(i))).filter(|(_, a)| *a > 0.0);
     w.fill(0.0);
     let (mut sum_pos, mut sum_neg) = (0.0, 0.0);
-    for (i, &a) in alpha.iter().enumerate().filter(|(_, a)| **a > 0.0) {
+    for (i, a) in positive() {
         x.row_axpy(i, a * y[i], w);
         if y[i] > 0.0 {
             sum_pos += a;
@@ -561,7 +585,7 @@ fn feasible_dual(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut 
     if t < 1.0 {
         scratch.resize(n, 0.0);
         let mut support = Vec::new();
-        for (i, &a) in alpha.iter().enumerate().filter(|(i, a)| **a > 0.0 && y[*i] == class) {
+        for (i, a) in positive().filter(|(i, _)| y[*i] == class) {
             x.row_axpy(i, a * y[i], scratch);
             if let Features::Sparse(m) = x {
                 support.extend_from_slice(m.row(i).0);
@@ -584,35 +608,42 @@ fn feasible_dual(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut 
     }
     let mut dual = t_pos * sum_pos + t_neg * sum_neg - 0.5 * quad;
     if setup.loss == DualLoss::SquaredHinge {
-        for (i, &a) in alpha.iter().enumerate().filter(|(_, a)| **a > 0.0) {
+        for (i, a) in positive() {
             let t = if y[i] > 0.0 { t_pos } else { t_neg };
-            dual -= 0.5 * setup.diag[i] * (t * a) * (t * a);
+            dual -= 0.5 * setup.diag(i) * (t * a) * (t * a);
         }
     }
     dual
 }
 
-/// `argmin_b Σ C c_i ξ(y_i(t_i - b))` with breakpoints `t_i = y_i - f_i` (so that `d_i = y_i(t_i - b)`); on
-/// a flat stretch the point of it nearest to `hint`.
-fn best_bias(setup: &Setup<'_>, f: &[f64], hint: f64) -> f64 {
+/// The breakpoints `(t_i, i)`, `t_i = y_i - f_i`, of the examples with `c_i > 0`, in increasing order.
+fn breakpoints(setup: &Setup<'_>, f: impl Fn(usize) -> f64) -> Vec<(f64, usize)> {
     let y = setup.y;
-    let mut points: Vec<(f64, f64, f64)> =
-        (0..f.len()).filter(|&i| setup.cost[i] > 0.0).map(|i| (y[i] - f[i], setup.cost[i], y[i])).collect();
+    let mut points: Vec<(f64, usize)> =
+        (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| (y[i] - f(i), i)).collect();
+    points.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    points
+}
+
+/// `argmin_b Σ C c_i ξ(y_i(t_i - b))` over the sorted [`breakpoints`] `t_i` (so that `d_i = y_i(t_i - b)`);
+/// on a flat stretch the point of it nearest to `hint`.
+fn best_bias(setup: &Setup<'_>, points: &[(f64, usize)], hint: f64) -> f64 {
     if points.is_empty() {
         return hint;
     }
-    points.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    // (t_i, C c_i, y_i) of the k-th breakpoint.
+    let at = |p: &(f64, usize)| (p.0, setup.cost(p.1), setup.y[p.1]);
     let next = |k: usize| points.get(k + 1).map_or(f64::INFINITY, |p| p.0);
     match setup.loss {
         DualLoss::Hinge => {
             // P'(b) = -Σ_{y=+1} u_i + Σ_{t_i < b} u_i: a weighted median.
-            let target: f64 = points.iter().filter(|p| p.2 > 0.0).map(|p| p.1).sum();
-            let scale: f64 = points.iter().map(|p| p.1).sum();
+            let target: f64 = points.iter().map(at).filter(|p| p.2 > 0.0).map(|p| p.1).sum();
+            let scale: f64 = points.iter().map(|p| setup.cost(p.1)).sum();
             if target <= 1e-12 * scale {
                 return hint.min(points[0].0);
             }
             let mut cumulative = 0.0;
-            for (k, p) in points.iter().enumerate() {
+            for (k, p) in points.iter().map(at).enumerate() {
                 cumulative += p.1;
                 if (cumulative - target).abs() <= 1e-12 * scale {
                     return hint.max(p.0).min(next(k)); // P is flat on [t_k, t_{k+1}] (no panic on NaN)
@@ -626,7 +657,7 @@ fn best_bias(setup: &Setup<'_>, f: &[f64], hint: f64) -> f64 {
         DualLoss::SquaredHinge => {
             // P'(b)/2 = Σ_active u_i (b - t_i), active: y = +1 with b < t_i, y = -1 with b > t_i.
             let (mut a, mut s) = (0.0, 0.0);
-            for p in points.iter().filter(|p| p.2 > 0.0) {
+            for p in points.iter().map(at).filter(|p| p.2 > 0.0) {
                 a += p.1;
                 s += p.1 * p.0;
             }
@@ -641,7 +672,7 @@ fn best_bias(setup: &Setup<'_>, f: &[f64], hint: f64) -> f64 {
                 } else if s == 0.0 {
                     return hint.max(lo).min(hi);
                 }
-                if let Some(&(t, u, yi)) = points.get(k) {
+                if let Some((t, u, yi)) = points.get(k).map(at) {
                     let sign = if yi > 0.0 { -1.0 } else { 1.0 };
                     a += sign * u;
                     s += sign * u * t;
@@ -661,9 +692,8 @@ fn best_bias(setup: &Setup<'_>, f: &[f64], hint: f64) -> f64 {
 mod tests {
     use super::*;
 
-    fn setup<'a>(x: &'a Features, y: &'a [f64], cost: Vec<f64>, loss: DualLoss) -> Setup<'a> {
-        let l = y.len();
-        Setup { x, y, upper: cost.clone(), diag: vec![0.0; l], cost, loss, fit_intercept: true }
+    fn setup<'a>(x: &'a Features, y: &'a [f64], cost: &'a [f64], loss: DualLoss) -> Setup<'a> {
+        Setup { x, y, weights: Some(cost), big_c: 1.0, loss, fit_intercept: true }
     }
 
     /// Brute force: the best of a fine grid plus every breakpoint.
@@ -672,7 +702,7 @@ mod tests {
             (0..f.len())
                 .map(|i| {
                     let d = (1.0 - setup.y[i] * (f[i] + b)).max(0.0);
-                    setup.cost[i] * if setup.loss == DualLoss::Hinge { d } else { d * d }
+                    setup.cost(i) * if setup.loss == DualLoss::Hinge { d } else { d * d }
                 })
                 .sum()
         };
@@ -691,13 +721,13 @@ mod tests {
                 let f: Vec<f64> = (0..l).map(|_| rng.random_range(-2.0..2.0)).collect();
                 let cost: Vec<f64> =
                     (0..l).map(|i| if i % 4 == 3 { 0.0 } else { rng.random_range(0.1..1.0) }).collect();
-                let x = Features::Dense(ndarray::Array2::zeros((l, 1)));
-                let s = setup(&x, &y, cost, loss);
-                let b = best_bias(&s, &f, 0.3);
+                let x = Features::dense(ndarray::Array2::zeros((l, 1)));
+                let s = setup(&x, &y, &cost, loss);
+                let b = best_bias(&s, &breakpoints(&s, |i| f[i]), 0.3);
                 let value: f64 = (0..l)
                     .map(|i| {
                         let d = (1.0 - y[i] * (f[i] + b)).max(0.0);
-                        s.cost[i] * if loss == DualLoss::Hinge { d } else { d * d }
+                        s.cost(i) * if loss == DualLoss::Hinge { d } else { d * d }
                     })
                     .sum();
                 let best = brute(&s, &f);

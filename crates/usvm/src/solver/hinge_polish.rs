@@ -11,6 +11,8 @@
 //! of `M`. The sets are guessed from a smoothed solution and corrected until every condition holds to
 //! round-off; then `(w, b)` is optimal and the minimum-norm subgradient is zero (up to round-off).
 
+use std::collections::BinaryHeap;
+
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus};
 
@@ -106,10 +108,8 @@ pub fn polish_sides(
     let max_passes = if damped { DAMPED_PASSES } else { MAX_PASSES };
     let (l, n) = (x.n_samples(), x.n_features());
     let upper = |i: usize| weights.map_or(1.0, |c| c[i]) / l as f64;
-    let margins = |t: &[f64]| -> Vec<f64> {
-        let b = if fit_intercept { t[n] } else { 0.0 };
-        (0..l).map(|i| 1.0 - y[i] * (x.row_dot(i, &t[..n]) + b)).collect()
-    };
+    // d_i = 1 - y_i(x_iᵀw + b), computed when needed (no vector of ℓ margins).
+    let margin_of = |t: &[f64], i: usize| 1.0 - y[i] * (x.row_dot(i, &t[..n]) + if fit_intercept { t[n] } else { 0.0 });
     for _ in 0..max_passes {
         let margin: Vec<usize> = (0..l).filter(|&i| side[i] == Side::Margin).collect();
         let m = margin.len();
@@ -140,7 +140,6 @@ pub fn polish_sides(
             w.push(bias);
         }
         // Check every condition; move the violators.
-        let d = margins(&w);
         let tol = 1e-9 * (1.0 + norm2(&w));
         let mut changed = false;
         let mut removed = 0;
@@ -158,9 +157,9 @@ pub fn polish_sides(
         // as many as left it, at least one).
         let mut wrong: Vec<(f64, usize)> = (0..l)
             .filter(|&i| upper(i) > 0.0)
-            .filter_map(|i| match side[i] {
-                Side::Active if d[i] < -tol => Some((-d[i], i)),
-                Side::Inactive if d[i] > tol => Some((d[i], i)),
+            .filter_map(|i| match (side[i], margin_of(&w, i)) {
+                (Side::Active, d) if d < -tol => Some((-d, i)),
+                (Side::Inactive, d) if d > tol => Some((d, i)),
                 _ => None,
             })
             .collect();
@@ -185,12 +184,30 @@ pub fn polish_sides(
     None
 }
 
+/// `|d|` ordered by `f64::total_cmp`, for the working set's heap.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct OrderedAbs(f64);
+
+impl Eq for OrderedAbs {}
+
+impl PartialOrd for OrderedAbs {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for OrderedAbs {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
 /// The equations of one active-set pass in `(β, b)`: for `i ∈ M`,
 /// `Σ_j y_i y_j x_iᵀx_j β_j /λ + y_i b = 1 - y_i x_iᵀg/λ`, and (with an intercept) `Σ_j y_j β_j = -g_bias`, where
 /// `g = Σ_A (c_i/ℓ) y_i x_i`. A ridge of `1e-13 · max_i ‖x_i‖²/λ` keeps the system regular when margin
 /// examples repeat (then only the sum of their β is determined, and w is unaffected to ~1e-13).
 struct MarginSystem<'a> {
-    x: &'a Features,
+    x: &'a Features<'a>,
     y: &'a [f64],
     margin: &'a [usize],
     lambda: f64,
@@ -351,18 +368,25 @@ pub fn reduced_solve(
 ) -> Option<Polished> {
     let (l, n) = (x.n_samples(), x.n_features());
     let upper = |i: usize| weights.map_or(1.0, |c| c[i]) / l as f64;
-    let margins = |t: &[f64]| -> Vec<f64> {
-        let b = if fit_intercept { t[n] } else { 0.0 };
-        (0..l).map(|i| 1.0 - y[i] * (x.row_dot(i, &t[..n]) + b)).collect()
-    };
-    let mut d = margins(theta);
-    let mut order: Vec<usize> = (0..l).filter(|&i| upper(i) > 0.0).collect();
-    order.sort_unstable_by(|&i, &j| d[i].abs().total_cmp(&d[j].abs()).then(i.cmp(&j)));
+    let margin_of = |t: &[f64], i: usize| 1.0 - y[i] * (x.row_dot(i, &t[..n]) + if fit_intercept { t[n] } else { 0.0 });
+    // The working set: the `working` examples (with c_i > 0) nearest the margin, |d_i| smallest, ties to the
+    // lower index — kept in a bounded max-heap while the margins are computed once (no vector of ℓ).
     let mut in_u = vec![false; l];
-    for &i in order.iter().take(working) {
+    let mut fixed_active = vec![false; l];
+    let mut nearest: BinaryHeap<(OrderedAbs, usize)> = BinaryHeap::with_capacity(working + 1);
+    for (i, active) in fixed_active.iter_mut().enumerate() {
+        let d = margin_of(theta, i);
+        *active = d > 0.0;
+        if upper(i) > 0.0 {
+            nearest.push((OrderedAbs(d.abs()), i));
+            if nearest.len() > working {
+                nearest.pop();
+            }
+        }
+    }
+    for (_, i) in nearest {
         in_u[i] = true;
     }
-    let fixed_active: Vec<bool> = (0..l).map(|i| d[i] > 0.0).collect();
     for _ in 0..REDUCED_ROUNDS {
         let u: Vec<usize> = (0..l).filter(|&i| in_u[i]).collect();
         let mut g = vec![0.0; n];
@@ -464,15 +488,15 @@ pub fn reduced_solve(
         if fit_intercept {
             theta.push(sol.x[k]);
         }
-        d = margins(&theta);
         // The interior-point solution's sides, made exact by the active-set solve (which also moves the
         // few fixed examples that may have crossed).
         let band = 1e-7 * (1.0 + norm2(&theta));
         let sides = (0..l)
             .map(|i| {
-                if d[i] > band {
+                let d = margin_of(&theta, i);
+                if d > band {
                     Side::Active
-                } else if d[i] < -band {
+                } else if d < -band {
                     Side::Inactive
                 } else {
                     Side::Margin
@@ -489,7 +513,8 @@ pub fn reduced_solve(
             if in_u[i] || upper(i) == 0.0 {
                 continue;
             }
-            if (fixed_active[i] && d[i] < -tol) || (!fixed_active[i] && d[i] > tol) {
+            let d = margin_of(&theta, i);
+            if (fixed_active[i] && d < -tol) || (!fixed_active[i] && d > tol) {
                 in_u[i] = true;
                 moved = true;
             }

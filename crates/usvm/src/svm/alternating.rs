@@ -9,7 +9,7 @@ use crate::progress::{Monitor, Quantity};
 use crate::report::FitReport;
 
 /// The points moved by Lemma 1 for the direction of `w`: `x_i + y_i δ_i w/‖w‖` (unmoved for `w = 0`).
-pub(crate) fn shift_points(features: &Features, y: &[f64], radii: &[f64], w: &[f64]) -> Features {
+pub(crate) fn shift_points(features: &Features, y: &[f64], radii: &[f64], w: &[f64]) -> Features<'static> {
     let norm = norm2(w);
     let mut x = features.to_dense();
     if norm > 0.0 {
@@ -18,7 +18,7 @@ pub(crate) fn shift_points(features: &Features, y: &[f64], radii: &[f64], w: &[f
             row.iter_mut().zip(w).for_each(|(xj, wj)| *xj += a * wj);
         }
     }
-    Features::Dense(x)
+    Features::dense(x)
 }
 
 /// The result of [`alternate`].

@@ -150,7 +150,7 @@ pub enum GramOperator<'a> {
         /// The kernel.
         kernel: Kernel,
         /// The training features.
-        x: &'a Features,
+        x: &'a Features<'a>,
     },
 }
 
@@ -337,7 +337,7 @@ impl KernelIgsuParams {
             Covariances::isotropic(variances.to_vec())
         };
         let mapped = Dataset {
-            features: Features::Dense(phi),
+            features: Features::dense(phi),
             labels: data.labels.clone(),
             weights: data.weights.clone(),
             covariances,

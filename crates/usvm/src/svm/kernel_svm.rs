@@ -217,7 +217,7 @@ fn validate_serials(x: &Features) -> Result<()> {
 /// Kernel columns `k(x_r, x_i)` over the training rows, computed on demand.
 pub struct Gram<'a> {
     kernel: Kernel,
-    x: &'a Features,
+    x: &'a Features<'a>,
     norms: Vec<f64>,
     diag: Vec<f64>,
 }
@@ -280,7 +280,7 @@ impl<'a> Gram<'a> {
             }
             (Kernel::Rbf { gamma }, Features::Dense(m)) => {
                 // -γ‖x_r - x_i‖² for the block, then one vectorisable pass of exp.
-                let data = m.as_slice().expect("validated row-major layout");
+                let data = m.as_slice();
                 let d = m.ncols();
                 let xi = &data[i * d..(i + 1) * d];
                 let ni = self.norms[i];
@@ -296,7 +296,7 @@ impl<'a> Gram<'a> {
                 }
             }
             (k, Features::Dense(m)) => {
-                let data = m.as_slice().expect("validated row-major layout");
+                let data = m.as_slice();
                 let d = m.ncols();
                 let xi = &data[i * d..(i + 1) * d];
                 let ni = self.norms[i];

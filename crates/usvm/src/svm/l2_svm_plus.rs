@@ -38,10 +38,10 @@
 //! use usvm::{Dataset, Features, svm::L2SvmPlusParams};
 //! let x = array![[0.0, 1.0], [0.5, 1.5], [1.0, -1.0], [1.5, -0.5]];
 //! let x_star = array![[1.0], [2.0], [-1.0], [-2.0]];
-//! let data = Dataset::dense(x.clone(), vec![1, 1, 0, 0]).with_privileged(Features::Dense(x_star));
+//! let data = Dataset::dense(x.clone(), vec![1, 1, 0, 0]).with_privileged(Features::dense(x_star));
 //! let fit = L2SvmPlusParams { c: 1.0, rho: 1.0, ..Default::default() }.fit(&data).unwrap();
 //! assert!(fit.reports[0].converged() && fit.reports[0].duality_gap.unwrap() < 1e-5);
-//! assert_eq!(fit.model.predict(&Features::Dense(x)).unwrap(), vec![1, 1, 0, 0]);
+//! assert_eq!(fit.model.predict(&Features::dense(x)).unwrap(), vec![1, 1, 0, 0]);
 //! ```
 
 use ndarray::{Array2, ArrayView2};

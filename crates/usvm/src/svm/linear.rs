@@ -115,11 +115,11 @@ pub struct LinearFit {
 
 /// The method's inputs to the objective, borrowed from the dataset where the method keeps them.
 struct Prepared<'d> {
-    features: Cow<'d, Features>,
+    features: Cow<'d, Features<'d>>,
     covariances: Cow<'d, Covariances>,
     weights: Option<Cow<'d, [f64]>>,
-    /// The example each row comes from.
-    source: Vec<usize>,
+    /// The example each row comes from (`None`: row `i` is example `i`).
+    source: Option<Vec<usize>>,
 }
 
 impl LinearSvmParams {
@@ -186,7 +186,10 @@ impl LinearSvmParams {
         let (classes, n) = (data.classes(), data.n_features());
         let start = start.filter(|m| m.classes == classes && m.n_features() == n);
         let s = ovr::one_vs_rest(classes, n, false, monitor, |k, positive, monitor| {
-            let y = ovr::signs(prepared.source.iter().map(|&i| &data.labels[i]), positive);
+            let y = match &prepared.source {
+                Some(source) => ovr::signs(source.iter().map(|&i| &data.labels[i]), positive),
+                None => ovr::signs(data.labels.iter(), positive),
+            };
             let theta0 = start.map(|m| m.theta(k, self.fit_intercept));
             let (mut theta, report) = self.fit_binary(&prepared, &y, theta0, monitor)?;
             let intercept = if self.fit_intercept { theta[n] } else { 0.0 };
@@ -205,7 +208,7 @@ impl LinearSvmParams {
             features: Cow::Borrowed(&data.features),
             covariances,
             weights: data.weights.as_deref().map(Cow::Borrowed),
-            source: (0..l).collect(),
+            source: None,
         };
         Ok(match &self.method {
             LinearMethod::Gsu => same(Cow::Borrowed(&data.covariances)),
@@ -224,7 +227,7 @@ impl LinearSvmParams {
                     features: Cow::Owned(sample_gaussians(data, *samples, *seed)?),
                     covariances: Cow::Owned(Covariances::None),
                     weights,
-                    source,
+                    source: Some(source),
                 }
             }
         })

@@ -33,7 +33,7 @@ fn kept(values: &[f64], p: f64) -> usize {
 }
 
 /// The projected means and covariances of thesis 3.2 for variance fraction `p ∈ (0, 1]`.
-pub fn project_to_subspaces(data: &Dataset, p: f64) -> Result<(Features, Covariances)> {
+pub fn project_to_subspaces(data: &Dataset, p: f64) -> Result<(Features<'static>, Covariances)> {
     if !(p > 0.0 && p <= 1.0) {
         return Err(invalid("subspace_variance", p, "must be in (0, 1]"));
     }
@@ -67,7 +67,7 @@ pub fn project_to_subspaces(data: &Dataset, p: f64) -> Result<(Features, Covaria
                     }
                 }
             }
-            Ok((Features::Dense(means), Covariances::diagonal(variances)))
+            Ok((Features::dense(means), Covariances::diagonal(variances)))
         }
         Covariances::Full(_) | Covariances::LowRank(_) => {
             let cov = data.covariances.as_dyn();
@@ -99,7 +99,7 @@ pub fn project_to_subspaces(data: &Dataset, p: f64) -> Result<(Features, Covaria
                 }
                 factors.push(f);
             }
-            Ok((Features::Dense(means), Covariances::low_rank(factors, None)))
+            Ok((Features::dense(means), Covariances::low_rank(factors, None)))
         }
         Covariances::None | Covariances::Isotropic(_) => Err(Error::InvalidParameter {
             name: "subspace_variance",

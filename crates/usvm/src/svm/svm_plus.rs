@@ -38,9 +38,9 @@
 //! use usvm::{Dataset, Features, svm::{SvmPlusParams, LupiMethod}};
 //! let x = array![[0.0, 1.0], [0.5, 1.5], [1.0, -1.0], [1.5, -0.5]];
 //! let x_star = array![[1.0], [2.0], [-1.0], [-2.0]];
-//! let data = Dataset::dense(x.clone(), vec![1, 1, 0, 0]).with_privileged(Features::Dense(x_star));
+//! let data = Dataset::dense(x.clone(), vec![1, 1, 0, 0]).with_privileged(Features::dense(x_star));
 //! let fit = SvmPlusParams { c: 1.0, rho: 1.0, ..Default::default() }.fit(&data).unwrap();
-//! assert_eq!(fit.model.predict(&Features::Dense(x)).unwrap(), vec![1, 1, 0, 0]);
+//! assert_eq!(fit.model.predict(&Features::dense(x)).unwrap(), vec![1, 1, 0, 0]);
 //! let robust = SvmPlusParams { method: LupiMethod::Robust { lambda: 0.1, sigma_prime: 5.0 }, ..Default::default() };
 //! assert!(robust.fit(&data).unwrap().reports[0].converged());
 //! ```
@@ -178,7 +178,7 @@ impl SvmPlusParams {
     }
 
     /// Validates the settings and the data (which must carry privileged features).
-    fn check<'d>(&self, data: &'d Dataset) -> Result<&'d Features> {
+    fn check<'d, 'x>(&self, data: &'d Dataset<'x>) -> Result<&'d Features<'x>> {
         self.validate()?;
         data.validate()?;
         data.privileged.as_ref().ok_or(Error::Empty("privileged features (SVM+ needs x* for every example)"))

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 /// Sampling: `samples` draws from every `N(x_i, Σ_i)`, as plain vectors (LSVM-sampling, thesis 3.3).
 /// Row `r` of the result comes from example `r / samples`. Seeded: same seed, same samples. Full
 /// covariances are factored first (an error if an eigen-decomposition does not fit in memory).
-pub fn sample_gaussians(data: &Dataset, samples: usize, seed: u64) -> Result<Features> {
+pub fn sample_gaussians(data: &Dataset, samples: usize, seed: u64) -> Result<Features<'static>> {
     let (l, n) = (data.n_samples(), data.n_features());
     let factors = data.covariances.to_low_rank(l, n)?;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -38,7 +38,7 @@ pub fn sample_gaussians(data: &Dataset, samples: usize, seed: u64) -> Result<Fea
             }
         }
     }
-    Ok(Features::Dense(out))
+    Ok(Features::dense(out))
 }
 
 /// Power SVM radii: `r_i² = scale² · tr Σ_i / n`, the variance of the Frobenius-nearest isotropic

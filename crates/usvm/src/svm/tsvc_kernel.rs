@@ -138,7 +138,7 @@ impl Task<'_> {
 
     fn svm(&self, points: &Array2<f64>, start: Option<&[f64]>) -> Result<Svm> {
         let p = self.params;
-        let k = p.kernel.gram(&Features::Dense(points.clone()))?;
+        let k = p.kernel.gram(&Features::dense_view(points.view()))?;
         let (alpha, b, solved) = svm_step(&k, self.y, &self.upper, p.fit_intercept, start, p.svm_max_iter)?;
         let a: Vec<f64> = alpha.iter().zip(self.y).map(|(a, y)| a * y).collect();
         let f = k.dot(&ndarray::ArrayView1::from(&a[..])).to_vec();
@@ -176,8 +176,10 @@ impl Task<'_> {
             })
             .collect();
         let candidates = Array2::from_shape_fn((l, n), |(i, j)| rows[i][j]);
-        let fc =
-            self.params.kernel.cross_gram(&Features::Dense(candidates.clone()), &Features::Dense(points.clone()))?;
+        let fc = self
+            .params
+            .kernel
+            .cross_gram(&Features::dense_view(candidates.view()), &Features::dense_view(points.view()))?;
         let fc = fc.dot(&ndarray::ArrayView1::from(&svm.a[..]));
         let mut next = points.clone();
         for i in 0..l {
@@ -290,6 +292,6 @@ pub(crate) fn fit_one_vs_rest(
         points.slice_mut(ndarray::s![o * l..(o + 1) * l, ..]).assign(&p);
         reports.push(report);
     }
-    let model = KernelModel::from_training(params.kernel, s.classes, &Features::Dense(points), s.coef, s.intercept);
+    let model = KernelModel::from_training(params.kernel, s.classes, &Features::dense(points), s.coef, s.intercept);
     Ok(TsvcFit { model: Model::Kernel(model), reports })
 }

@@ -68,7 +68,7 @@ pub fn blobs(rng: &mut Xoshiro256PlusPlus, l: usize, n: usize, separation: f64) 
     (x, labels)
 }
 
-pub fn random_dataset(seed: u64, form: &str, l: usize, n: usize) -> Dataset {
+pub fn random_dataset(seed: u64, form: &str, l: usize, n: usize) -> Dataset<'static> {
     let mut r = rng(seed);
     let (x, labels) = blobs(&mut r, l, n, 2.0);
     let cov = random_covariances(&mut r, form, l, n, 0.5);

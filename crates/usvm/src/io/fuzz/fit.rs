@@ -150,7 +150,7 @@ pub(super) fn run(bytes: &[u8]) {
 }
 
 /// `ℓ` rows of `n` features, their labels, and what `flags` asks for.
-fn dataset(b: &mut Bytes, l: usize, n: usize, k: usize, flags: u8) -> Dataset {
+fn dataset(b: &mut Bytes, l: usize, n: usize, k: usize, flags: u8) -> Dataset<'static> {
     let x = Array2::from_shape_vec((l, n), b.values(l * n)).expect("ℓ·n values");
     let labels = (0..l).map(|_| CLASSES[b.within(0, k - 1)]).collect();
     let mut data = Dataset::dense(x.clone(), labels);
@@ -195,7 +195,7 @@ fn dataset(b: &mut Bytes, l: usize, n: usize, k: usize, flags: u8) -> Dataset {
     };
     if flags & 0x20 != 0 {
         let m = b.within(1, 3);
-        data.privileged = Some(Features::Dense(Array2::from_shape_vec((l, m), b.values(l * m)).expect("ℓ·m values")));
+        data.privileged = Some(Features::dense(Array2::from_shape_vec((l, m), b.values(l * m)).expect("ℓ·m values")));
     }
     data
 }

@@ -124,7 +124,7 @@ pub(super) fn run(target: &str, csv: &[u8], settings: &str) {
 
 /// `usvm uncertainty se-to-var` on feature columns: paired means get the rule's variances, the
 /// standard-error columns are dropped, the other features get the base variance.
-fn se_to_var(csv: &[u8], s: &Settings) -> Option<Dataset> {
+fn se_to_var(csv: &[u8], s: &Settings) -> Option<Dataset<'static>> {
     let data = read_csv(csv, "se", None).ok()?;
     let rule = match s.token(0) {
         Some("squared") => StandardErrorRule::Squared,
@@ -154,7 +154,7 @@ fn se_to_var(csv: &[u8], s: &Settings) -> Option<Dataset> {
 }
 
 /// One row of means and diagonal variances per pooled example.
-fn stack(pooled: Vec<crate::gaussians::Pooled>, labels: Vec<i64>) -> Dataset {
+fn stack(pooled: Vec<crate::gaussians::Pooled>, labels: Vec<i64>) -> Dataset<'static> {
     let nf = pooled[0].means.len();
     let means = Array2::from_shape_fn((pooled.len(), nf), |(i, j)| pooled[i].means[j]);
     let vars = Array2::from_shape_fn((pooled.len(), nf), |(i, j)| pooled[i].variances[j]);
