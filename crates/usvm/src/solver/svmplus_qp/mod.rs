@@ -300,6 +300,9 @@ impl SvmPlusQp<'_> {
         // SMO steps since a variable last entered or left a bound.
         let mut since_change = 0usize;
         let settled = face_settled(n);
+        // SMO steps before the next face step may be tried: `settled`, or `n` after a step that failed
+        // (a singular face would otherwise be factorised again every `settled` steps).
+        let mut wait = settled;
         let mut initial_violation = f64::NAN;
         let ctx = Ctx { a, b, n, y, inv_rho, diag_a: &diag_a, diag_b: &diag_b };
         loop {
@@ -336,10 +339,12 @@ impl SvmPlusQp<'_> {
                 }
             }
             since_face += 1;
-            if (since_change >= settled && since_face >= settled) || since_face >= FACE_FALLBACK * n {
+            if (since_change >= settled && since_face >= wait) || since_face >= FACE_FALLBACK * n {
                 // The active set has settled (or SMO has had a long run): jump to the optimum of its face.
                 since_face = 0;
-                n_face += usize::from(ctx.face_step(&upper, &mut alpha, &mut beta, &mut ga, &mut gb));
+                let moved = ctx.face_step(&upper, &mut alpha, &mut beta, &mut ga, &mut gb);
+                n_face += usize::from(moved);
+                wait = if moved { settled } else { n.max(settled) };
             }
         }
         // Final gradient from scratch (no accumulated rounding in b, b* and the objective).
