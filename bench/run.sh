@@ -26,3 +26,7 @@ fi
 echo "== SVM+ dual: dedicated SMO vs Clarabel (n = 500, 2,000; n = 5,000 SMO only: Clarabel would need hours)"
 cargo run --quiet --release -p usvm-experiments --example bench_svmplus 500 2000 --clarabel-limit 1200
 cargo run --quiet --release -p usvm-experiments --example bench_svmplus 5000 --smo-only
+if python3 -c "import usvm, cvxpy" 2>/dev/null; then
+  echo "== SVM+ dual: usvm's SMO vs Clarabel on the auxiliary-variable formulation (CPU seconds)"
+  OMP_NUM_THREADS=1 python3 bench/svmplus_peers.py
+fi

@@ -5,6 +5,10 @@
 //! (default N = 500 2000 5000, limit 600 s; Clarabel is skipped above 3000 examples unless
 //! `--clarabel-all` is given; `--smo-only` skips it; `--c`, `--rho` set the
 //! hyper-parameters, default 1 and 1 — its dense KKT factorisation needs O(n³) time and O(n²) memory.)
+//!
+//! Clarabel here gets the dual over (α, β) with one dense 2n × 2n `P`: a poor formulation of the same QP.
+//! The fair peer (the auxiliary variable `t = α + β − C`, two dense n × n blocks) is timed by
+//! `bench/svmplus_peers.py`; quote that one (bench/RESULTS.md).
 
 use std::time::Instant;
 

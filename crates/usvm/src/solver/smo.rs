@@ -143,6 +143,10 @@ pub struct SmoSolution {
 
 const TAU: f64 = 1e-12;
 
+/// Bits of `Smo::sets`.
+const IN_UP: u8 = 1;
+const IN_LOW: u8 = 2;
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Status {
     Lower,
@@ -227,6 +231,8 @@ struct Smo<'a, Q: QMatrix> {
     diag: Vec<f64>,
     alpha: Vec<f64>,
     status: Vec<Status>,
+    /// Per position: `IN_UP` when `α_t` can move to increase `y_tα_t`, `IN_LOW` when it can decrease it.
+    sets: Vec<u8>,
     g: Vec<f64>,
     g_bar: Vec<f64>,
     active: usize,
@@ -262,6 +268,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
             c: c.to_vec(),
             diag,
             status: vec![Status::Lower; l],
+            sets: vec![0; l],
             alpha,
             g: p.to_vec(),
             g_bar: vec![0.0; l],
@@ -308,6 +315,10 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
         } else {
             Status::Free
         };
+        // I_up = {y = +1, α < C} ∪ {y = -1, α > 0}; I_low = {y = +1, α > 0} ∪ {y = -1, α < C}.
+        let (below_c, above_0) = (self.status[i] != Status::Upper, self.status[i] != Status::Lower);
+        let (up, low) = if self.y[i] > 0.0 { (below_c, above_0) } else { (above_0, below_c) };
+        self.sets[i] = if up { IN_UP } else { 0 } | if low { IN_LOW } else { 0 };
     }
 
     fn is_upper(&self, i: usize) -> bool {
@@ -333,6 +344,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
         self.diag.swap(i, j);
         self.alpha.swap(i, j);
         self.status.swap(i, j);
+        self.sets.swap(i, j);
         self.g.swap(i, j);
         self.g_bar.swap(i, j);
     }
@@ -390,66 +402,55 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
         self.finish(iter, converged)
     }
 
-    /// WSS3; `None` when the maximal violation is below the tolerance.
+    /// WSS3; `None` when the maximal violation is below the tolerance. With `w_t = -y_t ∇_t f`:
+    /// `i` is the last maximiser of `w` over `I_up`, `m = w_i`; over `I_low`, `M = min w` and
+    /// `j` the last minimiser of `-(m - w_t)² / a_it`, `a_it = Q_ii + Q_tt - 2 y_i y_t Q_it`.
     fn select_working_set(&mut self) -> Option<(usize, usize)> {
         let n = self.active;
+        let (y, g, sets) = (&self.y[..n], &self.g[..n], &self.sets[..n]);
         let mut gmax = f64::NEG_INFINITY;
-        let mut gmax_idx = None;
-        for t in 0..n {
-            let v = if self.y[t] > 0.0 {
-                if self.is_upper(t) {
-                    continue;
-                }
-                -self.g[t]
-            } else {
-                if self.is_lower(t) {
-                    continue;
-                }
-                self.g[t]
-            };
-            if v >= gmax {
-                gmax = v;
-                gmax_idx = Some(t);
+        let mut gmax_idx = usize::MAX;
+        for (t, ((&yt, &gt), &set)) in y.iter().zip(g).zip(sets).enumerate() {
+            let w = -yt * gt;
+            if set & IN_UP != 0 && w >= gmax {
+                gmax = w;
+                gmax_idx = t;
             }
         }
-        let mut gmax2 = f64::NEG_INFINITY;
-        let mut best = None;
-        let mut obj_diff_min = f64::INFINITY;
-        if let Some(i) = gmax_idx {
-            self.fetch(i, n);
+        if gmax_idx == usize::MAX {
+            let gmax2 = y.iter().zip(g).zip(sets).filter(|(_, s)| **s & IN_LOW != 0).map(|((y, g), _)| y * g);
+            self.violation = gmax + gmax2.fold(f64::NEG_INFINITY, f64::max);
+            return None;
         }
-        let col = gmax_idx.map(|i| self.cache.column(i));
-        let (yi, qd_i) = gmax_idx.map_or((0.0, 0.0), |i| (self.y[i], self.diag[i]));
-        for t in 0..n {
-            let (grad_diff, sign) = if self.y[t] > 0.0 {
-                if self.is_lower(t) {
-                    continue;
-                }
-                gmax2 = gmax2.max(self.g[t]);
-                (gmax + self.g[t], -1.0)
-            } else {
-                if self.is_upper(t) {
-                    continue;
-                }
-                gmax2 = gmax2.max(-self.g[t]);
-                (gmax - self.g[t], 1.0)
-            };
-            if grad_diff > 0.0
-                && let Some(col) = col
-            {
-                let quad = qd_i + self.diag[t] + 2.0 * sign * yi * col[t];
+        let i = gmax_idx;
+        self.fetch(i, n);
+        let (y, g, sets, diag) = (&self.y[..n], &self.g[..n], &self.sets[..n], &self.diag[..n]);
+        let col = &self.cache.column(i)[..n];
+        let (yi, qd_i) = (y[i], diag[i]);
+        let mut gmax2 = f64::NEG_INFINITY;
+        let mut best = usize::MAX;
+        let mut obj_diff_min = f64::INFINITY;
+        for (t, ((((&yt, &gt), &set), &qd_t), &q_it)) in y.iter().zip(g).zip(sets).zip(diag).zip(col).enumerate() {
+            if set & IN_LOW == 0 {
+                continue;
+            }
+            let w = -yt * gt;
+            gmax2 = gmax2.max(-w);
+            let grad_diff = gmax - w;
+            if grad_diff > 0.0 {
+                let quad = qd_i + qd_t - 2.0 * yi * yt * q_it;
                 let obj_diff = -(grad_diff * grad_diff) / if quad > 0.0 { quad } else { TAU };
                 if obj_diff <= obj_diff_min {
-                    best = Some(t);
+                    best = t;
                     obj_diff_min = obj_diff;
                 }
             }
         }
         self.violation = gmax + gmax2;
-        if gmax + gmax2 < self.settings.tol {
+        if gmax + gmax2 < self.settings.tol || best == usize::MAX {
             return None;
         }
-        Some((gmax_idx?, best?))
+        Some((i, best))
     }
 
     /// The analytic two-variable update of `α_i, α_j` and of the gradients.

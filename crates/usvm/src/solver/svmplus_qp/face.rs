@@ -19,7 +19,7 @@
 //! free pinned variables again).
 
 use super::{Ctx, State};
-use crate::linalg::Lu;
+use crate::linalg::{Lu, VectorState};
 
 /// The largest free set for which the step is tried (the dense solve is `O(|F|³)`).
 pub(super) const MAX_FREE: usize = 3000;
@@ -48,7 +48,8 @@ pub(super) struct FaceStep {
 /// step, the iterate moves from the current change `x` (initially 0) towards the target `z`, as far as
 /// the bounds allow; a variable that stops it is pinned at its bound and the target re-solved on the
 /// smaller face. A pinned set `P` with displacements `d_P` adds the constraints `Δ_P = d_P`, so by the
-/// Schur complement `z = u − W μ` with `W = K⁻¹ E_Pᵀ` (one solve with the factors per pinned variable) and
+/// Schur complement `z = u − W μ` with `W = K⁻¹ E_Pᵀ` (the columns for the next [`SOLVE_AHEAD`] variables
+/// the ray would stop at are solved together, one pass over the factors) and
 /// `(E_P W) μ = E_P u − d_P` (`|P| × |P|`). Every target minimises `F` on an affine set that contains the
 /// current iterate, so `F` decreases along the whole path; the loop ends at a target inside the bounds
 /// or after `MAX_PINS` pins.
@@ -58,11 +59,13 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
     if m == 0 {
         return None;
     }
+    // H is symmetric: entry (p, q) is read from row q, so that a column of H (q fixed, as the column-major
+    // KKT matrix is filled) gathers from one row of A and B instead of striding across n rows.
     let h = |p: Var, q: Var| {
         let (i, j) = (p.0, q.0);
-        let mut v = inv_rho * ctx.b[i * n + j];
+        let mut v = inv_rho * ctx.b[j * n + i];
         if p.1 && q.1 {
-            v += y[i] * y[j] * ctx.a[i * n + j];
+            v += y[i] * y[j] * ctx.a[j * n + i];
         }
         v
     };
@@ -80,7 +83,7 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
         |p: Var| if p.1 { (-s.alpha[p.0], s.upper[p.0] - s.alpha[p.0]) } else { (-s.beta[p.0], f64::INFINITY) };
     // A ridge of 1e-13 · (largest diagonal) keeps the system regular when free examples repeat.
     let ridge = 1e-13 * free.iter().map(|&p| h(p, p)).fold(0.0, f64::max);
-    let lu = Lu::new(size, |r, c| match (r < m, c < m) {
+    let lu = KktLu::new(size, |r, c| match (r < m, c < m) {
         (true, true) => h(free[r], free[c]) + if r == c { ridge } else { 0.0 },
         (true, false) => e(c - m, free[r]),
         (false, true) => e(r - m, free[c]),
@@ -95,6 +98,10 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
     let mut pinned: Vec<usize> = Vec::new();
     let mut on_bound = vec![false; m];
     let mut w: Vec<Vec<f64>> = Vec::new(); // W's columns, first m entries
+    // Columns K⁻¹e_r solved ahead: when a variable stops the move, the next few variables in the order
+    // the ray would meet their bounds are solved with it (one pass over the factors for several
+    // right-hand sides, instead of one pass per pin).
+    let mut ahead: Vec<Option<Vec<f64>>> = vec![None; m];
     for _ in 0..=MAX_PINS {
         let z = if pinned.is_empty() {
             u.clone()
@@ -115,6 +122,7 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
         };
         // Move towards z as far as the bounds allow (pinned variables do not move: z_P = x_P).
         let (mut tau, mut stop) = (1.0, None);
+        let mut rooms: Vec<(f64, usize)> = Vec::new();
         for (r, (&zr, &xr)) in z.iter().zip(&x).enumerate() {
             let dir = zr - xr;
             let (lo, hi) = bounds(free[r]);
@@ -125,8 +133,14 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
             } else {
                 f64::INFINITY
             };
-            if room < tau && !on_bound[r] {
+            if on_bound[r] {
+                continue;
+            }
+            if room < tau {
                 (tau, stop) = (room.max(0.0), Some(r));
+            }
+            if room < 1.0 && ahead[r].is_none() {
+                rooms.push((room, r));
             }
         }
         for (xr, &zr) in x.iter_mut().zip(&z) {
@@ -138,9 +152,16 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
         x[r] = if x[r] - lo <= hi - x[r] { lo } else { hi };
         pinned.push(r);
         on_bound[r] = true;
-        let mut col = lu.solve(|i| if i == r { 1.0 } else { 0.0 });
-        col.truncate(m);
-        w.push(col);
+        if ahead[r].is_none() {
+            rooms.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let others = rooms.iter().map(|&(_, q)| q).filter(|&q| q != r);
+            let batch: Vec<usize> = std::iter::once(r).chain(others).take(SOLVE_AHEAD).collect();
+            for (q, mut col) in batch.iter().zip(lu.solve_units(&batch)) {
+                col.truncate(m);
+                ahead[*q] = Some(col);
+            }
+        }
+        w.push(ahead[r].take().expect("solved above"));
     }
     (decrease(&h, &grad, free, &x) > 0.0).then_some(FaceStep { change: x, on_bound })
 }
@@ -179,11 +200,44 @@ fn restore_equalities(z: &mut [f64], fixed: &[bool], free: &[Var], y: &[f64]) {
 /// The most variables one face step pins to a bound.
 const MAX_PINS: usize = 128;
 
+/// How many columns `K⁻¹e_r` one pass over the factors solves for the pin loop.
+const SOLVE_AHEAD: usize = 16;
+
+/// A partially pivoted LU of the face's KKT matrix, with solves for several unit right-hand sides at once.
+struct KktLu {
+    lu: faer::linalg::solvers::PartialPivLu<f64>,
+    size: usize,
+}
+
+impl KktLu {
+    fn new(size: usize, entry: impl Fn(usize, usize) -> f64) -> Self {
+        let _state = VectorState;
+        KktLu { lu: faer::Mat::<f64>::from_fn(size, size, entry).partial_piv_lu(), size }
+    }
+
+    /// `x` with `K x = r`.
+    fn solve(&self, r: impl Fn(usize) -> f64) -> Vec<f64> {
+        use faer::linalg::solvers::Solve;
+        let _state = VectorState;
+        let x = self.lu.solve(faer::Mat::<f64>::from_fn(self.size, 1, |i, _| r(i)));
+        (0..self.size).map(|i| x[(i, 0)]).collect()
+    }
+
+    /// `K⁻¹e_r` for every `r` of `units`.
+    fn solve_units(&self, units: &[usize]) -> Vec<Vec<f64>> {
+        use faer::linalg::solvers::Solve;
+        let _state = VectorState;
+        let rhs = faer::Mat::<f64>::from_fn(self.size, units.len(), |i, j| if i == units[j] { 1.0 } else { 0.0 });
+        let x = self.lu.solve(rhs);
+        (0..units.len()).map(|j| (0..self.size).map(|i| x[(i, j)]).collect()).collect()
+    }
+}
+
 /// `F(x) − F(x + Δ) = −(gᵀΔ + ½ΔᵀHΔ)` for a change `Δ` of the free variables.
 fn decrease(h: &impl Fn(Var, Var) -> f64, grad: &impl Fn(Var) -> f64, free: &[Var], change: &[f64]) -> f64 {
     let nz: Vec<usize> = (0..free.len()).filter(|&r| change[r] != 0.0).collect();
     let linear: f64 = nz.iter().map(|&r| grad(free[r]) * change[r]).sum();
     let quad: f64 =
-        nz.iter().map(|&r| change[r] * nz.iter().map(|&q| h(free[r], free[q]) * change[q]).sum::<f64>()).sum();
+        nz.iter().map(|&r| change[r] * nz.iter().map(|&q| h(free[q], free[r]) * change[q]).sum::<f64>()).sum();
     -(linear + 0.5 * quad)
 }
