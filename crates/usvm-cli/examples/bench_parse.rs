@@ -8,7 +8,8 @@
 //!
 //! `bench_parse write-rss DIR` writes the two peak-memory sets instead, for `/usr/bin/time -v usvm train`:
 //! `DIR/gsu.{means,labels,cov}` (50,000 × 100 dense means, diagonal covariances) and `DIR/large.svm`
-//! (1,500,000 × 40 dense LIBSVM).
+//! (1,500,000 × 40 dense LIBSVM). `bench_parse read-svmgsu DIR` and `bench_parse read-libsvm FILE` only read
+//! those files (the reader's own peak memory, under `/usr/bin/time -v`).
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
@@ -146,6 +147,27 @@ fn main() {
         write_svmgsu(&dir, 50_000, 100);
         write_libsvm(&dir.join("large.svm"), 1_500_000, 40);
         return;
+    }
+    match (args.first().map(String::as_str), args.get(1)) {
+        (Some("read-svmgsu"), Some(dir)) => {
+            let f = |name: &str| Path::new(dir).join(name);
+            let mut cov = open(&f("gsu.cov"));
+            let d = usvm::io::read_svmgsu(
+                (open(&f("gsu.means")), "gsu.means"),
+                (open(&f("gsu.labels")), "gsu.labels"),
+                Some((&mut cov, "gsu.cov")),
+                Default::default(),
+            )
+            .unwrap();
+            println!("{} × {} ({})", d.dataset.n_samples(), d.dataset.n_features(), d.dataset.covariances.kind());
+            return;
+        }
+        (Some("read-libsvm"), Some(file)) => {
+            let d = usvm::io::read_libsvm(open(Path::new(file)), file, None).unwrap();
+            println!("{} × {}", d.n_samples(), d.n_features());
+            return;
+        }
+        _ => {}
     }
     let large = args.iter().any(|a| a == "--large");
     let target: f64 = args.iter().find(|a| *a != "--large").map(|a| a.parse().expect("MB")).unwrap_or(100.0);
