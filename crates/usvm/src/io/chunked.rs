@@ -333,7 +333,7 @@ impl Store {
         }
         if let Kind::Dense { stride, .. } = self.kind {
             if !is_dense(self.nnz + k, self.rows + r, n) {
-                self.to_sparse();
+                self.make_sparse();
             } else if n > stride {
                 self.restride(n.max(stride + stride / 4))?;
             }
@@ -377,7 +377,7 @@ impl Store {
     }
 
     /// Moves dense rows into CSR.
-    fn to_sparse(&mut self) {
+    fn make_sparse(&mut self) {
         let Kind::Dense { cells, stride } = &self.kind else { return };
         let (mut indices, mut values) = (Vec::with_capacity(self.nnz), Vec::with_capacity(self.nnz));
         let mut indptr = Vec::with_capacity(self.rows + 1);
@@ -418,7 +418,7 @@ impl Store {
         debug_assert!(n >= self.width);
         let dense = is_dense(self.nnz, self.rows, n);
         if !dense && matches!(self.kind, Kind::Dense { .. }) {
-            self.to_sparse();
+            self.make_sparse();
         }
         let rows = order.map_or(self.rows, <[usize]>::len);
         match self.kind {
@@ -507,7 +507,7 @@ fn reserve_cells(cells: &mut Vec<f64>, rows: usize, stride: usize, what: &str) -
 
 /// Keeps rows `order` of the row-major `cells` (`stride` cells a row), in that order, in place.
 fn select_rows_in_place(cells: &mut Vec<f64>, stride: usize, order: &[usize]) {
-    let rows = if stride == 0 { 0 } else { cells.len() / stride };
+    let rows = cells.len().checked_div(stride).unwrap_or(0);
     if order.windows(2).all(|w| w[0] < w[1]) {
         for (k, &i) in order.iter().enumerate().filter(|&(k, &i)| k != i) {
             cells.copy_within(i * stride..(i + 1) * stride, k * stride);
