@@ -3,7 +3,13 @@
 //! Writes dense data (200 features, with per-feature variances) of about 100 MB per main file in each
 //! format to a temporary directory, times each reader (best of 3, file cache warm) and prints MB/s of
 //! the main file and of all files read. Run with
-//! `cargo run --release -p usvm-cli --example bench_parse [-- MB]` (default 100 MB).
+//! `cargo run --release -p usvm-cli --example bench_parse [-- MB [--large]]` (default 100 MB); `--large`
+//! adds a dense LIBSVM file of 1,500,000 × 40 (about 820 MB).
+//!
+//! `bench_parse write-rss DIR` writes the two peak-memory sets instead, for `/usr/bin/time -v usvm train`:
+//! `DIR/gsu.{means,labels,cov}` (50,000 × 100 dense means, diagonal covariances) and `DIR/large.svm`
+//! (1,500,000 × 40 dense LIBSVM). `bench_parse read-svmgsu DIR` and `bench_parse read-libsvm FILE` only read
+//! those files (the reader's own peak memory, under `/usr/bin/time -v`).
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
@@ -11,6 +17,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 const FEATURES: usize = 200;
+/// Rows of the `--large` LIBSVM file (40 features).
+const LARGE_ROWS: usize = 1_500_000;
 
 /// xorshift64*: a tiny deterministic generator (no dependency needed for test data).
 struct Rng(u64);
@@ -86,6 +94,41 @@ fn write_all(dir: &Path, target_mb: f64) -> [usize; 3] {
     rows
 }
 
+/// Writes `rows × features` dense LIBSVM lines (6 decimals) to `path`.
+fn write_libsvm(path: &Path, rows: usize, features: usize) {
+    let mut out = BufWriter::with_capacity(1 << 20, File::create(path).expect("create"));
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    for _ in 0..rows {
+        let x: Vec<f64> = (0..features).map(|_| 20.0 * rng.next() - 10.0).collect();
+        let y = if x[0] + x[1] + rng.next() > 0.5 { 1 } else { -1 };
+        write!(out, "{y:+}").unwrap();
+        x.iter().enumerate().for_each(|(j, v)| write!(out, " {}:{v:.6}", j + 1).unwrap());
+        writeln!(out).unwrap();
+    }
+    out.flush().unwrap();
+}
+
+/// Writes the svm-gsu set `dir/gsu.{means,labels,cov}`: `rows × features` dense means, diagonal variances.
+fn write_svmgsu(dir: &Path, rows: usize, features: usize) {
+    let w = |name: &str| BufWriter::with_capacity(1 << 20, File::create(dir.join(name)).expect("create"));
+    let (mut means, mut labels, mut cov) = (w("gsu.means"), w("gsu.labels"), w("gsu.cov"));
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for k in 0..rows {
+        let x: Vec<f64> = (0..features).map(|_| 2.0 * rng.next() - 1.0).collect();
+        let y = if x[0] + x[1] + 0.5 * rng.next() > 0.25 { 1 } else { -1 };
+        writeln!(labels, "id{k} {y:+}").unwrap();
+        write!(means, "id{k}").unwrap();
+        x.iter().enumerate().for_each(|(j, v)| write!(means, " {}:{v:.6}", j + 1).unwrap());
+        writeln!(means).unwrap();
+        write!(cov, "id{k}").unwrap();
+        (0..features).for_each(|j| write!(cov, " {0},{0}:{1:.6}", j + 1, 0.1 * rng.next()).unwrap());
+        writeln!(cov).unwrap();
+    }
+    for mut f in [means, labels, cov] {
+        f.flush().unwrap();
+    }
+}
+
 fn best_of_3(f: impl Fn() -> usize) -> (f64, usize) {
     (0..3)
         .map(|_| {
@@ -97,11 +140,44 @@ fn best_of_3(f: impl Fn() -> usize) -> (f64, usize) {
 }
 
 fn main() {
-    let target: f64 = std::env::args().nth(1).map(|a| a.parse().expect("MB")).unwrap_or(100.0);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("write-rss") {
+        let dir = PathBuf::from(args.get(1).expect("write-rss DIR"));
+        std::fs::create_dir_all(&dir).unwrap();
+        write_svmgsu(&dir, 50_000, 100);
+        write_libsvm(&dir.join("large.svm"), 1_500_000, 40);
+        return;
+    }
+    match (args.first().map(String::as_str), args.get(1)) {
+        (Some("read-svmgsu"), Some(dir)) => {
+            let f = |name: &str| Path::new(dir).join(name);
+            let mut cov = open(&f("gsu.cov"));
+            let d = usvm::io::read_svmgsu(
+                (open(&f("gsu.means")), "gsu.means"),
+                (open(&f("gsu.labels")), "gsu.labels"),
+                Some((&mut cov, "gsu.cov")),
+                Default::default(),
+            )
+            .unwrap();
+            println!("{} × {} ({})", d.dataset.n_samples(), d.dataset.n_features(), d.dataset.covariances.kind());
+            return;
+        }
+        (Some("read-libsvm"), Some(file)) => {
+            let d = usvm::io::read_libsvm(open(Path::new(file)), file, None).unwrap();
+            println!("{} × {}", d.n_samples(), d.n_features());
+            return;
+        }
+        _ => {}
+    }
+    let large = args.iter().any(|a| a == "--large");
+    let target: f64 = args.iter().find(|a| *a != "--large").map(|a| a.parse().expect("MB")).unwrap_or(100.0);
     let dir: PathBuf = std::env::temp_dir().join(format!("usvm-bench-parse-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let t = Instant::now();
     let rows = write_all(&dir, target);
+    if large {
+        write_libsvm(&dir.join("large.svm"), LARGE_ROWS, 40);
+    }
     println!(
         "wrote {} (LIBSVM), {} (CSV), {} (svm-gsu) examples × {FEATURES} features to {} in {:.1} s",
         rows[0],
@@ -113,7 +189,7 @@ fn main() {
     let f = |name: &str| dir.join(name);
     let s = |name: &str| f(name).display().to_string();
     type Case<'a> = (&'a str, Vec<&'a str>, Box<dyn Fn() -> usize + 'a>);
-    let cases: Vec<Case> = vec![
+    let mut cases: Vec<Case> = vec![
         (
             "LIBSVM",
             vec!["x.svm"],
@@ -186,6 +262,13 @@ fn main() {
             }),
         ),
     ];
+    if large {
+        cases.push((
+            "LIBSVM 1.5M × 40",
+            vec!["large.svm"],
+            Box::new(|| usvm::io::read_libsvm(open(&f("large.svm")), &s("large.svm"), None).unwrap().n_samples()),
+        ));
+    }
     println!(
         "{:<30} {:>10} {:>10} {:>9} {:>12} {:>12}",
         "reader", "main MB", "total MB", "best s", "main MB/s", "total MB/s"
@@ -194,12 +277,13 @@ fn main() {
         let main = size(&f(files[0]));
         let total: f64 = files.iter().map(|n| size(&f(n))).sum();
         let (secs, n) = best_of_3(read);
-        let format = match files[0] {
-            "x.svm" => 0,
-            "x.csv" => 1,
-            _ => 2,
+        let want = match files[0] {
+            "x.svm" => rows[0],
+            "x.csv" => rows[1],
+            "large.svm" => LARGE_ROWS,
+            _ => rows[2],
         };
-        assert_eq!(n, rows[format]);
+        assert_eq!(n, want);
         println!("{name:<30} {main:>10.1} {total:>10.1} {secs:>9.3} {:>12.1} {:>12.1}", main / secs, total / secs);
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -56,6 +56,31 @@ fn numbers_close(got: &Value, want: &Value, rel: f64, path: &str) {
     }
 }
 
+/// `v` with every stored CSR matrix (`{"sparse": {n_cols, indptr, indices, values}}`) as `{"dense": rows}`:
+/// the readers keep dense files dense since the golden models were written, so their support vectors and
+/// other stored rows may be stored either way.
+fn as_dense(v: &Value) -> Value {
+    match v {
+        Value::Object(o) if o.len() == 1 && o.get("sparse").is_some_and(|m| m.get("indptr").is_some()) => {
+            let m = &o["sparse"];
+            let index = |x: &Value| x.as_u64().unwrap() as usize;
+            let indptr: Vec<usize> = m["indptr"].as_array().unwrap().iter().map(index).collect();
+            let rows: Vec<Value> = indptr
+                .windows(2)
+                .map(|w| {
+                    let mut row = vec![serde_json::json!(0.0); index(&m["n_cols"])];
+                    (w[0]..w[1]).for_each(|k| row[index(&m["indices"][k])] = m["values"][k].clone());
+                    Value::Array(row)
+                })
+                .collect();
+            serde_json::json!({ "dense": rows })
+        }
+        Value::Object(o) => Value::Object(o.iter().map(|(k, x)| (k.clone(), as_dense(x))).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(as_dense).collect()),
+        other => other.clone(),
+    }
+}
+
 #[test]
 fn version_1_files_load_and_predict_their_scores() {
     let dir = temp_dir("v1");
@@ -100,7 +125,11 @@ fn every_method_trains_the_same_model_as_before_the_registry() {
             "basis_expansion",
         ] {
             if !want[key].is_null() {
-                numbers_close(&got[key], &want[key], 1e-12, &format!("{name}.{key}"));
+                let (got, want) = (as_dense(&got[key]), as_dense(&want[key]));
+                // SVM+ reads its LIBSVM files dense now: its kernel sums round differently from the sparse
+                // rows the golden model was trained on, and SMO stops at a point within its tolerance.
+                let rel = if name.contains("svmplus") { 1e-4 } else { 1e-12 };
+                numbers_close(&got, &want, rel, &format!("{name}.{key}"));
             }
         }
     }

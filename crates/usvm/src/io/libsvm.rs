@@ -12,15 +12,17 @@ use std::io::{BufRead, Write};
 
 use ndarray::Array2;
 
+use super::chunked::{self, LineParser, Parsed, Rows, Store, Table};
 use super::{
-    CsrBuilder, LineReader, Loc, ParseError, check_factor_entries, empty_input, factor_matrix, is_factor_token,
-    parse_factor_entry, parse_label, parse_pair, try_dense,
+    Loc, ParseError, check_factor_entries, empty_input, factor_matrix, is_factor_token, parse_factor_entry,
+    parse_label, parse_pair, try_dense,
 };
 use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
 
-/// Reads a LIBSVM/svmlight file into a dataset with sparse features and no covariances.
-/// `n_features` fixes the dimension (larger indices are errors); by default it is the largest index.
+/// Reads a LIBSVM/svmlight file into a dataset without covariances: dense features when at least half of
+/// the `examples × features` values are given, else sparse (CSR). `n_features` fixes the dimension
+/// (larger indices are errors); by default it is the largest index.
 pub fn read_libsvm(
     data: impl BufRead,
     source: &str,
@@ -30,7 +32,7 @@ pub fn read_libsvm(
 }
 
 /// Reads a LIBSVM/svmlight file and its variance file (same layout, same labels, line for line) into
-/// a dataset with sparse diagonal covariances.
+/// a dataset with diagonal covariances, dense or sparse by the variance file's fill.
 pub fn read_libsvm_with_variances(
     data: impl BufRead,
     source: &str,
@@ -41,8 +43,8 @@ pub fn read_libsvm_with_variances(
     read(data, source, Some((variances, variances_source)), n_features)
 }
 
-/// The factor entries `(k, j, v)` of each variance line, with its line number.
-type FactorLines = Vec<(usize, Vec<(u32, u32, f64)>)>;
+/// The factor entries `(k, j, v)` of a variance line.
+type Factor = Vec<(u32, u32, f64)>;
 
 fn read<R: BufRead, V: BufRead>(
     data: R,
@@ -50,115 +52,191 @@ fn read<R: BufRead, V: BufRead>(
     variances: Option<(V, &str)>,
     n_features: Option<usize>,
 ) -> Result<Dataset<'static>, ParseError> {
-    let mut lines = LineReader::new(data);
-    let mut x = CsrBuilder::new();
-    let mut labels = Vec::new();
-    let mut var = variances.map(|(r, s)| (LineReader::new(r), s, CsrBuilder::new(), FactorLines::new()));
-    while let Some((line, label)) = next_record(&mut lines, source, n_features, None, &mut x)? {
-        labels.push(label);
-        if let Some((var_lines, var_source, v, factors)) = &mut var {
-            let loc = Loc { source: var_source, line: 0 };
-            match next_record(var_lines, var_source, n_features, Some(factors), v)? {
-                Some((var_line, var_label)) if var_label != label => {
-                    return Err(Loc { line: var_line, ..loc }.err(
-                        &var_label.to_string(),
-                        format!("label differs from label {label} on {source} line {line}"),
-                    ));
-                }
-                Some(_) => {}
-                None => {
-                    return Err(loc.err("", format!("fewer data lines than {source} (which has a data line {line})")));
-                }
-            }
+    let mut x = Store::new(n_features, "the features");
+    let parsed = chunked::parse(data, source, &DataLine { n_features }, &mut x);
+    let Some((reader, var_source)) = variances else {
+        if let Some(failure) = parsed.failure {
+            return Err(failure.error);
         }
-    }
-    if labels.is_empty() {
-        return Err(empty_input(source));
-    }
-    let mut width = x.width;
-    let covariances = match var {
-        None => Covariances::None,
-        Some((mut var_lines, var_source, mut v, mut factors)) => {
-            if let Some((line, _)) = next_record(&mut var_lines, var_source, n_features, Some(&mut factors), &mut v)? {
-                return Err(Loc { source: var_source, line }
-                    .err("", format!("more data lines than {source} ({} examples)", labels.len())));
-            }
-            width = width.max(v.width);
-            width = width.max(factors.iter().flat_map(|(_, f)| f.iter().map(|e| e.1 as usize + 1)).max().unwrap_or(0));
-            let n = n_features.unwrap_or(width);
-            let diagonal = v.finish(n);
-            if factors.iter().all(|(_, f)| f.is_empty()) {
-                Covariances::sparse_diagonal(diagonal)
-            } else {
-                let factors = factors
-                    .iter()
-                    .map(|(line, f)| factor_matrix(Loc { source: var_source, line: *line }, f, n))
-                    .collect::<Result<Vec<Array2<f64>>, _>>()?;
-                let loc = Loc { source: var_source, line: 0 };
-                let diagonal =
-                    if diagonal.values.is_empty() { None } else { Some(try_dense(loc, "the variances", &diagonal)?) };
-                Covariances::low_rank(factors, diagonal)
-            }
+        if parsed.meta.is_empty() {
+            return Err(empty_input(source));
         }
+        let n = n_features.unwrap_or(x.width());
+        return Ok(dataset(features(x, n, source)?, parsed.meta, Covariances::None));
     };
-    Ok(Dataset {
-        features: Features::Sparse(x.finish(n_features.unwrap_or(width))),
-        labels,
-        weights: None,
-        covariances,
-        privileged: None,
+    let mut v = Store::new(n_features, "the variances");
+    let var = chunked::parse(reader, var_source, &VarLine { n_features }, &mut v);
+    check_pairing(&parsed, source, &var, var_source)?;
+    let width = x.width().max(v.width());
+    let width = width.max(var.meta.iter().flat_map(|(_, f)| f.iter().map(|e| e.1 as usize + 1)).max().unwrap_or(0));
+    let n = n_features.unwrap_or(width);
+    let loc = Loc { source: var_source, line: 0 };
+    let covariances = if var.meta.iter().all(|(_, f)| f.is_empty()) {
+        match v.finish(n, None, loc)? {
+            Table::Dense(a) => Covariances::diagonal(a),
+            Table::Sparse(m) => Covariances::sparse_diagonal(m),
+        }
+    } else {
+        let factors = var
+            .meta
+            .iter()
+            .zip(&var.lines)
+            .map(|((_, f), line)| factor_matrix(Loc { source: var_source, line: *line }, f, n))
+            .collect::<Result<Vec<Array2<f64>>, _>>()?;
+        let diagonal = match v.is_empty() {
+            true => None,
+            false => Some(match v.finish(n, None, loc)? {
+                Table::Dense(a) => a,
+                Table::Sparse(m) => try_dense(loc, "the variances", &m)?,
+            }),
+        };
+        Covariances::low_rank(factors, diagonal)
+    };
+    Ok(dataset(features(x, n, source)?, parsed.meta, covariances))
+}
+
+/// The features of `x` as `n` columns, dense or sparse by their fill.
+fn features(x: Store, n: usize, source: &str) -> Result<Features<'static>, ParseError> {
+    Ok(match x.finish(n, None, Loc { source, line: 0 })? {
+        Table::Dense(a) => Features::dense(a),
+        Table::Sparse(m) => Features::Sparse(m),
     })
 }
 
-/// Parses the next data line into `out` (one row) and returns its line number and label. `factors`:
-/// this is a variance file, whose values must be non-negative and whose factor entries `uK,J:V` are
-/// appended to `factors` (one entry per line).
-fn next_record<R: BufRead>(
-    lines: &mut LineReader<R>,
+fn dataset(features: Features<'static>, labels: Vec<i64>, covariances: Covariances) -> Dataset<'static> {
+    Dataset { features, labels, weights: None, covariances, privileged: None }
+}
+
+/// The error a line-by-line reader of both files in step reports first: a failure of either file, a
+/// variance label that differs from its data label, an input without data lines, or a variance file with
+/// fewer or more data lines.
+fn check_pairing(
+    data: &Parsed<i64>,
     source: &str,
-    n_features: Option<usize>,
-    mut factors: Option<&mut FactorLines>,
-    out: &mut CsrBuilder,
-) -> Result<Option<(usize, i64)>, ParseError> {
-    while let Some((line, text)) = lines.next_line(source)? {
-        let loc = Loc { source, line };
-        let data = text.split('#').next().unwrap_or_default();
-        let tokens: Vec<&str> = data.split_ascii_whitespace().collect();
-        let Some((label, tokens)) = tokens.split_first() else {
-            continue;
-        };
-        let label = parse_label(loc, label)?;
-        let mut previous: Option<usize> = None;
-        let mut factor = Vec::new();
-        for (k, &token) in tokens.iter().enumerate() {
-            if token.starts_with("qid:") {
-                return Err(loc.err(token, "qid (ranking query id) tokens are not supported"));
+    var: &Parsed<(i64, Factor)>,
+    var_source: &str,
+) -> Result<(), ParseError> {
+    let var_failure = || var.failure.as_ref().map(|f| f.error.clone());
+    let whole = Loc { source: var_source, line: 0 };
+    for (k, (&label, &line)) in data.meta.iter().zip(&data.lines).enumerate() {
+        match var.meta.get(k) {
+            Some(&(var_label, _)) if var_label != label => {
+                return Err(Loc { line: var.lines[k], ..whole }
+                    .err(&var_label.to_string(), format!("label differs from label {label} on {source} line {line}")));
             }
-            if factors.is_some() && is_factor_token(token) {
-                let (c, j, v) = parse_factor_entry(loc, token, n_features)?;
-                factor.push((c, j, v, k));
-                continue;
+            Some(_) => {}
+            None => {
+                return Err(var_failure().unwrap_or_else(|| {
+                    whole.err("", format!("fewer data lines than {source} (which has a data line {line})"))
+                }));
             }
-            let (j, v) = parse_pair(loc, token, n_features)?;
-            if factors.is_some() && v < 0.0 {
-                return Err(loc.err(token, "negative variance"));
-            }
-            if let Some(p) = previous
-                && j <= p
-            {
-                return Err(loc.err(token, format!("indices must be strictly ascending (previous index {})", p + 1)));
-            }
-            previous = Some(j);
-            out.push(j, v);
         }
-        out.end_row();
-        if let Some(factors) = factors.as_deref_mut() {
-            check_factor_entries(loc, &mut factor, tokens)?;
-            factors.push((line, factor.into_iter().map(|(c, j, v, _)| (c, j, v)).collect()));
-        }
-        return Ok(Some((line, label)));
     }
-    Ok(None)
+    if let Some(failure) = &data.failure {
+        return Err(failure.error.clone());
+    }
+    if data.meta.is_empty() {
+        return Err(empty_input(source));
+    }
+    match var.lines.get(data.meta.len()) {
+        Some(&line) => {
+            Err(Loc { line, ..whole }.err("", format!("more data lines than {source} ({} examples)", data.meta.len())))
+        }
+        None => var_failure().map_or(Ok(()), Err),
+    }
+}
+
+/// A data line: its label.
+struct DataLine {
+    n_features: Option<usize>,
+}
+
+impl LineParser for DataLine {
+    type Meta = i64;
+
+    fn parse<'t>(
+        &self,
+        loc: Loc,
+        text: &'t str,
+        tokens: &mut Vec<&'t str>,
+        out: &mut Rows<i64>,
+    ) -> Result<(), ParseError> {
+        if let Some(label) = record(loc, text, tokens, self.n_features, None, out)? {
+            out.end(loc.line, label);
+        }
+        Ok(())
+    }
+}
+
+/// A variance line: its label and factor entries.
+struct VarLine {
+    n_features: Option<usize>,
+}
+
+impl LineParser for VarLine {
+    type Meta = (i64, Factor);
+
+    fn parse<'t>(
+        &self,
+        loc: Loc,
+        text: &'t str,
+        tokens: &mut Vec<&'t str>,
+        out: &mut Rows<(i64, Factor)>,
+    ) -> Result<(), ParseError> {
+        let mut factor = Vec::new();
+        if let Some(label) = record(loc, text, tokens, self.n_features, Some(&mut factor), out)? {
+            out.end(loc.line, (label, factor));
+        }
+        Ok(())
+    }
+}
+
+/// Parses a line's entries into `out` and returns its label (`None`: no data on the line). `factor`:
+/// this is a variance line, whose values must be non-negative and whose factor entries `uK,J:V` go there.
+fn record<'t, M>(
+    loc: Loc,
+    text: &'t str,
+    tokens: &mut Vec<&'t str>,
+    n_features: Option<usize>,
+    factor: Option<&mut Factor>,
+    out: &mut Rows<M>,
+) -> Result<Option<i64>, ParseError> {
+    let data = text.split('#').next().unwrap_or_default();
+    tokens.clear();
+    tokens.extend(data.split_ascii_whitespace());
+    let Some((label, tokens)) = tokens.split_first() else {
+        return Ok(None);
+    };
+    let label = parse_label(loc, label)?;
+    let variances = factor.is_some();
+    let mut previous: Option<usize> = None;
+    let mut entries = Vec::new();
+    for (k, &token) in tokens.iter().enumerate() {
+        if token.starts_with("qid:") {
+            return Err(loc.err(token, "qid (ranking query id) tokens are not supported"));
+        }
+        if variances && is_factor_token(token) {
+            let (c, j, v) = parse_factor_entry(loc, token, n_features)?;
+            entries.push((c, j, v, k));
+            continue;
+        }
+        let (j, v) = parse_pair(loc, token, n_features)?;
+        if variances && v < 0.0 {
+            return Err(loc.err(token, "negative variance"));
+        }
+        if let Some(p) = previous
+            && j <= p
+        {
+            return Err(loc.err(token, format!("indices must be strictly ascending (previous index {})", p + 1)));
+        }
+        previous = Some(j);
+        out.push(j, v);
+    }
+    if let Some(factor) = factor {
+        check_factor_entries(loc, &mut entries, tokens)?;
+        factor.extend(entries.into_iter().map(|(c, j, v, _)| (c, j, v)));
+    }
+    Ok(Some(label))
 }
 
 /// Writes the dataset's labels and means as LIBSVM lines (zeros omitted, floats in round-trip form).
@@ -245,7 +323,7 @@ mod tests {
         read_libsvm_with_variances(text.as_bytes(), "d.svm", var.as_bytes(), "v.svm", None)
     }
 
-    fn assert_err(r: Result<Dataset<'static>, ParseError>, source: &str, line: usize, field: &str, msg: &str) {
+    fn assert_err(r: Result<Dataset, ParseError>, source: &str, line: usize, field: &str, msg: &str) {
         let e = r.unwrap_err();
         assert_eq!((e.source.as_str(), e.line, e.field.as_str()), (source, line, field), "{e}");
         assert!(e.message.contains(msg), "{e}");
@@ -348,6 +426,61 @@ mod tests {
         assert_eq!(d.n_features(), 3);
         assert_eq!(d.features.row_dense(2), vec![0.0, 0.0, -1.25]);
         d.validate().unwrap();
+    }
+
+    #[test]
+    fn dense_files_are_read_dense() {
+        let d = read_var("1 1:1 2:2\n-1 1:3\n", "1 1:0.5 2:0\n-1 2:0.25\n").unwrap();
+        assert_eq!(d.features, Features::dense(ndarray::array![[1.0, 2.0], [3.0, 0.0]]));
+        let Covariances::Diagonal(c) = &d.covariances else { panic!("expected dense diagonal covariances") };
+        assert_eq!(c.variances, ndarray::array![[0.5, 0.0], [0.0, 0.25]]);
+        // Half of the values given is dense; fewer is sparse, also when the dimension is given.
+        assert!(matches!(read_str("1 1:1\n-1 2:1\n").unwrap().features, Features::Dense(_)));
+        assert!(matches!(read_libsvm("1 1:1 2:1\n".as_bytes(), "d", Some(5)).unwrap().features, Features::Sparse(_)));
+    }
+
+    /// Many megabytes, so that the input spans several blocks and chunks read in parallel.
+    fn long_input(rows: usize, line: impl Fn(usize) -> String) -> String {
+        (0..rows).map(|i| line(i) + "\n").collect()
+    }
+
+    #[test]
+    fn dense_start_then_sparse_rows_keep_every_stored_entry() {
+        // Dense first (explicit zeros included), then rows on a wide index: the file is sparse.
+        let text = long_input(600_000, |i| match i < 400_000 {
+            true => format!("{} 1:0 2:{i}", 1 - 2 * (i % 2) as i64),
+            false => format!("-1 {}:1.5", 1000 + i % 7),
+        });
+        let d = read_str(&text).unwrap();
+        let Features::Sparse(m) = &d.features else { panic!("a mostly empty file is sparse") };
+        assert_eq!((m.n_rows(), m.n_cols), (600_000, 1006));
+        assert_eq!(m.row(3), (&[0, 1][..], &[0.0, 3.0][..]));
+        assert_eq!(m.row(599_999), (&[999 + 599_999 % 7][..], &[1.5][..]));
+        assert_eq!(m.values.len(), 2 * 400_000 + 200_000);
+        assert_eq!(d.labels[..2], [1, -1]);
+    }
+
+    #[test]
+    fn errors_in_long_inputs_name_their_line() {
+        let mut text = long_input(700_000, |i| format!("1 1:{i} 2:0.5"));
+        text.push_str("1 1:1\n-1 2:x\n");
+        assert_err(read_str(&text), "d.svm", 700_002, "2:x", "not a number");
+        let mut bytes = long_input(500_000, |_| "1 1:1".into()).into_bytes();
+        bytes.extend_from_slice(b"1 1:\xff\n1 1:1\n");
+        let e = read_libsvm(&bytes[..], "b.svm", None).unwrap_err();
+        assert_eq!((e.line, e.message.as_str()), (500_001, "cannot read: stream did not contain valid UTF-8"));
+    }
+
+    #[test]
+    fn paired_files_report_the_error_met_first_line_by_line() {
+        // Data line 2 is bad, but variance line 1 already is.
+        assert_err(read_var("1 1:1\n1 1:x\n", "1 1:-1\n1 1:1\n"), "v.svm", 1, "1:-1", "negative variance");
+        // Variance line 2 differs after data line 2 was read; data line 3 is bad.
+        assert_err(read_var("1 1:1\n1 1:1\n1 x\n", "1 1:1\n-1\n"), "v.svm", 2, "-1", "label differs");
+        assert_err(read_var("1 1:1\n1 x\n", "1 1:1\n"), "d.svm", 2, "x", "INDEX:VALUE");
+        assert_err(read_var("1 1:1\n", "1 1:1\n1 1:y\n"), "v.svm", 2, "1:y", "not a number");
+        assert_err(read_var("1 1:1\n", "1 1:1\n1 1:1\n"), "v.svm", 2, "", "more data lines");
+        assert_err(read_var("\n", "1 1:y\n"), "d.svm", 0, "", "empty input");
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //!
 //! | format | reader | features | covariances |
 //! |---|---|---|---|
-//! | svm-gsu: means `<id> j:v ...`, labels `<id> <label>`, covariances `<id> i,j:v ...` | [`read_svmgsu`] | sparse | none, sparse diagonal or full |
-//! | LIBSVM/svmlight `label j:v ...` (+ variance file of the same layout) | [`read_libsvm`], [`read_libsvm_with_variances`] | sparse | none or sparse diagonal |
+//! | svm-gsu: means `<id> j:v ...`, labels `<id> <label>`, covariances `<id> i,j:v ...` | [`read_svmgsu`] | dense or sparse by fill | none, diagonal (dense or sparse by fill), low-rank or full |
+//! | LIBSVM/svmlight `label j:v ...` (+ variance file of the same layout) | [`read_libsvm`], [`read_libsvm_with_variances`] | dense or sparse by fill | none, diagonal (dense or sparse by fill) or low-rank |
 //! | CSV with a header row (+ variance CSV) | [`read_csv`], [`read_csv_with_variances`] | dense | none or diagonal |
 //! | repeated observations: CSV with a header row and a group column | [`read_repeated_csv`] | dense, grouped | (estimated by [`crate::gaussians`]) |
 //! | LIBSVM precomputed kernel `label 0:s 1:K(x,x_1) ...` | [`read_libsvm_precomputed`] | dense, serial in column 0 | none |
@@ -13,7 +13,10 @@
 //!
 //! Common rules: feature indices are 1-based; labels are integers (`+1`, `-1`, `2`, `1.0` are accepted,
 //! `1.5` and `abc` are not); every number must be finite; variances must be non-negative; an input
-//! without data lines is an error. Input is parsed line by line, never held whole.
+//! without data lines is an error. Input is parsed line by line, never held whole; the LIBSVM and svm-gsu
+//! readers parse blocks of lines in parallel chunks (about 4 MB of text held at once) and store what they
+//! read dense when at least half of the `lines × features` values of the file are given ("by fill"),
+//! else as CSR.
 //!
 //! ```
 //! let text = "+1 1:0.5 3:2\n-1 2:1 # a comment\n";
@@ -23,6 +26,7 @@
 //! assert_eq!(err.to_string(), "bad.txt:1: field '1:nan': non-finite value");
 //! ```
 
+mod chunked;
 mod csv;
 #[cfg(feature = "internals")]
 pub mod fuzz;
@@ -150,11 +154,57 @@ impl<R: BufRead> LineReader<R> {
 
 /// A finite `f64`.
 pub(crate) fn parse_value(loc: Loc, field: &str, text: &str) -> Result<f64, ParseError> {
-    let v: f64 = text.parse().map_err(|_| loc.err(field, "not a number"))?;
+    let v: f64 = match short_decimal(text.as_bytes()) {
+        Some(v) => v,
+        None => text.parse().map_err(|_| loc.err(field, "not a number"))?,
+    };
     if !v.is_finite() {
         return Err(loc.err(field, "non-finite value"));
     }
     Ok(v)
+}
+
+/// Powers of ten exactly representable as `f64`.
+const EXACT_POWERS_OF_TEN: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
+];
+
+/// `[+-]DIGITS[.DIGITS]` with a mantissa of at most 2^53 and at most 22 decimals, as `m / 10^k`: both
+/// operands are exact and the division is correctly rounded, so this is the value `str::parse` gives
+/// (Clinger's fast path). `None` for any other text (exponents, long mantissas, words), which the caller
+/// hands to `str::parse`.
+fn short_decimal(text: &[u8]) -> Option<f64> {
+    let (negative, digits) = match text.first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mut mantissa, mut count, mut decimals, mut dot) = (0u64, 0usize, 0usize, false);
+    for &b in digits {
+        match b {
+            b'0'..=b'9' if count < 18 => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                count += 1;
+                decimals += usize::from(dot);
+            }
+            b'.' if !dot => dot = true,
+            _ => return None,
+        }
+    }
+    if count == 0 || mantissa > 1 << 53 || decimals >= EXACT_POWERS_OF_TEN.len() {
+        return None;
+    }
+    let v = mantissa as f64 / EXACT_POWERS_OF_TEN[decimals];
+    Some(if negative { -v } else { v })
+}
+
+/// A plain run of at most 18 ASCII digits as an integer; `None` for anything else.
+fn short_integer(text: &[u8]) -> Option<usize> {
+    if text.is_empty() || text.len() > 18 || !text.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(text.iter().fold(0, |n, &b| n * 10 + usize::from(b - b'0')))
 }
 
 /// A finite, non-negative `f64`.
@@ -190,7 +240,10 @@ pub const MAX_INFERRED_FEATURES: usize = 1 << 26;
 /// A 1-based feature index, returned 0-based; it must be `≤ n_features` when that is given, else
 /// `≤` [`MAX_INFERRED_FEATURES`].
 pub(crate) fn parse_index(loc: Loc, field: &str, text: &str, n_features: Option<usize>) -> Result<usize, ParseError> {
-    let j: usize = text.parse().map_err(|_| loc.err(field, format!("index '{text}' is not a positive integer")))?;
+    let j: usize = match short_integer(text.as_bytes()) {
+        Some(j) => j,
+        None => text.parse().map_err(|_| loc.err(field, format!("index '{text}' is not a positive integer")))?,
+    };
     if j == 0 {
         return Err(loc.err(field, "feature indices are 1-based: index 0 is invalid"));
     }
@@ -269,19 +322,19 @@ pub(crate) fn try_zeros(loc: Loc, field: &str, what: &str, dims: &[usize]) -> Re
             v.resize(len, 0.0);
             Ok(v)
         }
-        _ => {
-            let shape: Vec<String> = dims.iter().map(ToString::to_string).collect();
-            let (bytes, available) = (crate::memory::Bytes(crate::memory::f64_bytes(dims)), crate::memory::limit());
-            Err(loc.err(
-                field,
-                format!(
-                    "{what} ({} values, {bytes}) cannot be allocated: {} available",
-                    shape.join(" × "),
-                    crate::memory::Bytes(Some(available))
-                ),
-            ))
-        }
+        _ => Err(loc.err(field, alloc_message(what, dims))),
     }
+}
+
+/// What a reader says when `what`, an `f64` array of shape `dims`, cannot be allocated.
+pub(crate) fn alloc_message(what: &str, dims: &[usize]) -> String {
+    let shape: Vec<String> = dims.iter().map(ToString::to_string).collect();
+    let (bytes, available) = (crate::memory::Bytes(crate::memory::f64_bytes(dims)), crate::memory::limit());
+    format!(
+        "{what} ({} values, {bytes}) cannot be allocated: {} available",
+        shape.join(" × "),
+        crate::memory::Bytes(Some(available))
+    )
 }
 
 /// [`CsrMatrix::to_dense`](crate::data::CsrMatrix::to_dense) through [`try_zeros`].
@@ -318,37 +371,6 @@ pub(crate) fn factor_matrix(
         u[[j as usize, k as usize]] = v;
     }
     Ok(u)
-}
-
-/// Rows of `(column, value)` pairs accumulated straight into CSR arrays.
-#[derive(Debug, Default)]
-pub(crate) struct CsrBuilder {
-    indptr: Vec<usize>,
-    indices: Vec<usize>,
-    values: Vec<f64>,
-    /// One past the largest column seen.
-    pub width: usize,
-}
-
-impl CsrBuilder {
-    pub fn new() -> Self {
-        CsrBuilder { indptr: vec![0], ..Default::default() }
-    }
-
-    pub fn push(&mut self, j: usize, v: f64) {
-        self.width = self.width.max(j + 1);
-        self.indices.push(j);
-        self.values.push(v);
-    }
-
-    pub fn end_row(&mut self) {
-        self.indptr.push(self.indices.len());
-    }
-
-    pub fn finish(self, n_cols: usize) -> crate::data::CsrMatrix<'static> {
-        debug_assert!(n_cols >= self.width);
-        crate::data::CsrMatrix::new(n_cols, self.indptr, self.indices, self.values)
-    }
 }
 
 #[cfg(test)]
@@ -391,6 +413,54 @@ mod tests {
         assert_eq!(parse_pair(L, "4:1", Some(4)).unwrap(), (3, 1.0));
         assert_eq!(parse_variance(L, "v", "-0.1").unwrap_err().message, "negative variance");
         assert_eq!(parse_variance(L, "v", "0").unwrap(), 0.0);
+    }
+
+    #[test]
+    fn short_decimals_parse_as_str_parse_does() {
+        let cases = [
+            "0",
+            "-0",
+            "+1",
+            "3.141592",
+            "-9.999999",
+            "0.000001",
+            "5.",
+            ".5",
+            "123456789012345678",
+            "9007199254740993",
+            "0.1",
+            "0.30000000000000004",
+            "1.0000000000000002",
+            "-1234.5678e0",
+            "1e22",
+            ".",
+            "-",
+            "+",
+            "",
+            "1.2.3",
+            "--1",
+            "1-",
+            "nan",
+            "0.0000000000000000000001",
+            "0.00000000000000000000001",
+        ];
+        for text in cases {
+            let want = text.parse::<f64>().ok();
+            let got = short_decimal(text.as_bytes()).or_else(|| text.parse().ok());
+            assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits), "{text}");
+        }
+        let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..100_000 {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            let text = format!("{}.{:0w$}", rng % 100_000, (rng >> 20) % 10u64.pow(9), w = (rng % 10) as usize);
+            let want: f64 = text.parse().unwrap();
+            assert_eq!(short_decimal(text.as_bytes()).map(f64::to_bits), Some(want.to_bits()), "{text}");
+        }
+        for (text, want) in [("12", Some(12)), ("+12", None), ("", None), ("1a", None), ("0123", Some(123))] {
+            assert_eq!(short_integer(text.as_bytes()), want, "{text}");
+        }
     }
 
     #[test]

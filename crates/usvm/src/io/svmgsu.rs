@@ -14,7 +14,10 @@
 //! one of the files is skipped and reported; a repeated id within one file is an error. Blank lines
 //! are skipped.
 //!
-//! Covariances become [`Covariances::SparseDiagonal`] when every kept example is diagonal,
+//! The means are dense features when at least half of the file's `lines × n` values are given, else
+//! sparse (CSR). Covariances are diagonal when every kept example is diagonal: dense
+//! [`Covariances::Diagonal`] when at least half of the file's `lines × n` variances are given, else
+//! [`Covariances::SparseDiagonal`]. They become
 //! [`Covariances::LowRank`] when a line has factor entries (dense lines are then factored too) or when
 //! [`ReadOptions::low_rank`] asks for it, otherwise dense [`Covariances::Full`]. With `low_rank`, each
 //! dense line is factored as soon as it is read ([`psd_factor`]: eigenvalues at most `max(n,1)·ε·λ_max`
@@ -26,9 +29,10 @@ use std::io::BufRead;
 
 use ndarray::{Array2, Array3, ShapeBuilder};
 
+use super::chunked::{self, Failure, LineParser, Parsed, Rows, Store, Table};
 use super::{
-    CsrBuilder, LineReader, Loc, ParseError, ReadOptions, check_factor_entries, empty_input, factor_matrix,
-    is_factor_token, parse_factor_entry, parse_index, parse_label, parse_pair, parse_value, try_zeros,
+    LineReader, Loc, ParseError, ReadOptions, check_factor_entries, empty_input, factor_matrix, is_factor_token,
+    parse_factor_entry, parse_index, parse_label, parse_pair, parse_value, try_zeros,
 };
 use crate::covariance::{Covariances, FULL_REMEDY, psd_factor};
 use crate::data::{Dataset, Features};
@@ -62,46 +66,63 @@ pub fn read_svmgsu(
     let (labels_reader, labels_src) = labels;
     let (means_reader, means_src) = means;
     let labelled = read_labels(labels_reader, labels_src)?;
-    let (mut mean_rows, mean_width) = read_means(means_reader, means_src, n_features)?;
-    let mut cov_rows = match covariances {
-        Some((reader, src)) => Some((read_covariances(reader, src, options)?, src)),
+    let mut x = Store::new(n_features, "the means");
+    let means = chunked::parse(means_reader, means_src, &MeanLine { n_features }, &mut x);
+    let mean_index = index_ids(means_src, means.meta.iter().map(String::as_str), &means.lines, &means.failure)?;
+    let mut variances = Store::new(n_features, "the variances");
+    let cov = covariances.map(|(reader, src)| (chunked::parse(reader, src, &CovLine { options }, &mut variances), src));
+    let cov_index = match &cov {
+        Some((c, src)) => Some(index_ids(src, c.meta.iter().map(|m| m.id.as_str()), &c.lines, &c.failure)?),
         None => None,
     };
 
     let mut ids = Vec::new();
     let mut y = Vec::new();
-    let mut x = CsrBuilder::new();
-    let mut kept_cov = Vec::new();
+    let (mut x_order, mut cov_order) = (Vec::new(), Vec::new());
+    let mut used_mean = vec![false; means.meta.len()];
+    let mut used_cov = vec![false; cov.as_ref().map_or(0, |(c, _)| c.meta.len())];
     let mut skipped = Vec::new();
     for (id, label, line) in labelled {
-        match (mean_rows.remove(&id), cov_rows.as_mut().map(|(rows, _)| rows.map.remove(&id))) {
-            (Some(mean), cov @ (None | Some(Some(_)))) => {
-                for (j, v) in mean.entries {
-                    x.push(j, v);
-                }
-                x.end_row();
-                kept_cov.extend(cov.flatten());
+        let mean = mean_index.get(id.as_str()).copied();
+        let row = cov_index.as_ref().map(|index| index.get(id.as_str()).copied());
+        mean.into_iter().for_each(|k| used_mean[k] = true);
+        row.flatten().into_iter().for_each(|k| used_cov[k] = true);
+        match (mean, row) {
+            (Some(mean), row @ (None | Some(Some(_)))) => {
+                x_order.push(mean);
+                cov_order.extend(row.flatten());
                 ids.push(id);
                 y.push(label);
             }
-            (mean, cov) => {
+            (mean, row) => {
                 let mut missing = Vec::new();
                 if mean.is_none() {
                     missing.push(format!("mean vector in {means_src}"));
                 }
-                if let (Some(None), Some((_, src))) = (cov, &cov_rows) {
+                if let (Some(None), Some((_, src))) = (row, &cov) {
                     missing.push(format!("covariance in {src}"));
                 }
                 skipped.push(format!("{labels_src}:{line}: id '{id}' has no {}; skipped", missing.join(" and no ")));
             }
         }
     }
-    report_unlabelled(&mut skipped, mean_rows.into_iter().map(|(id, r)| (r.line, id)), means_src, labels_src);
-    let cov_source = cov_rows.as_ref().map(|(_, src)| *src);
-    let cov_width = match cov_rows {
-        Some((rows, src)) => {
-            report_unlabelled(&mut skipped, rows.map.into_iter().map(|(id, r)| (r.line, id)), src, labels_src);
-            rows.width
+    let unused = |meta: Vec<(usize, &str)>, used: &[bool]| {
+        meta.into_iter()
+            .zip(used)
+            .filter(|(_, u)| !**u)
+            .map(|((line, id), _)| (line, id.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let mean_rows: Vec<(usize, &str)> =
+        means.lines.iter().copied().zip(means.meta.iter().map(String::as_str)).collect();
+    report_unlabelled(&mut skipped, unused(mean_rows, &used_mean).into_iter(), means_src, labels_src);
+    let cov_source = cov.as_ref().map(|(_, src)| *src);
+    let mean_width = x.width();
+    let cov_width = match &cov {
+        Some((c, src)) => {
+            let rows: Vec<(usize, &str)> = c.lines.iter().copied().zip(c.meta.iter().map(|m| m.id.as_str())).collect();
+            report_unlabelled(&mut skipped, unused(rows, &used_cov).into_iter(), src, labels_src);
+            c.meta.iter().filter_map(|m| m.other.as_ref().map(|o| o.1)).fold(variances.width(), usize::max)
         }
         None => 0,
     };
@@ -120,18 +141,16 @@ pub fn read_svmgsu(
              (give the number of features to fix the dimension)"
         ));
     }
-    let covariances = match cov_source {
-        Some(source) => assemble_covariances(kept_cov, n, source)?,
+    let covariances = match cov {
+        Some((c, source)) => assemble(variances, c, &cov_order, n, source)?,
         None => Covariances::None,
     };
+    let features = match x.finish(n, Some(&x_order), Loc { source: means_src, line: 0 })? {
+        Table::Dense(a) => Features::dense(a),
+        Table::Sparse(m) => Features::Sparse(m),
+    };
     Ok(SvmGsuData {
-        dataset: Dataset {
-            features: Features::Sparse(x.finish(n)),
-            labels: y,
-            weights: None,
-            covariances,
-            privileged: None,
-        },
+        dataset: Dataset { features, labels: y, weights: None, covariances, privileged: None },
         ids,
         skipped,
         notes,
@@ -250,56 +269,77 @@ fn read_labels(reader: impl BufRead, source: &str) -> Result<Vec<(String, i64, u
     Ok(out)
 }
 
-struct MeanRow {
-    line: usize,
-    /// `(j, x_j)`, 0-based, ascending.
-    entries: Vec<(usize, f64)>,
-}
-
-/// The `<id> token ...` lines of an svm-gsu file by id (ids unique, blank lines skipped), each row built by
-/// `row` from the line's location and its tokens after the id. An empty file is an error.
-fn read_id_rows<R>(
-    reader: impl BufRead,
+/// Every id of an svm-gsu file's records with its record, in file order. The first error is the one a
+/// line-by-line reader meets first: a repeated id (checked before the rest of its line), the file's
+/// failure, or an empty file.
+fn index_ids<'a>(
     source: &str,
-    mut row: impl FnMut(Loc, &[&str]) -> Result<R, ParseError>,
-) -> Result<HashMap<String, R>, ParseError> {
-    let mut lines = LineReader::new(reader);
-    let mut seen = HashMap::new();
-    let mut rows = HashMap::new();
-    while let Some((line, text)) = lines.next_line(source)? {
-        let loc = Loc { source, line };
-        let tokens: Vec<&str> = text.split_ascii_whitespace().collect();
-        let Some((id, rest)) = tokens.split_first() else { continue };
-        check_duplicate(&mut seen, loc, id)?;
-        rows.insert(id.to_string(), row(loc, rest)?);
+    ids: impl Iterator<Item = &'a str>,
+    lines: &[usize],
+    failure: &Option<Failure>,
+) -> Result<HashMap<&'a str, usize>, ParseError> {
+    let repeated = |line: usize, id: &str, first: usize| {
+        Loc { source, line }.err(id, format!("duplicate id (first on line {})", lines[first]))
+    };
+    let mut index = HashMap::new();
+    for (k, (id, &line)) in ids.zip(lines).enumerate() {
+        if let Some(&first) = index.get(id) {
+            return Err(repeated(line, id, first));
+        }
+        index.insert(id, k);
     }
-    if rows.is_empty() {
+    if let Some(Failure { error, first_token }) = failure {
+        return Err(match index.get(first_token.as_str()) {
+            Some(&first) => repeated(error.line, first_token, first),
+            None => error.clone(),
+        });
+    }
+    if index.is_empty() {
         return Err(empty_input(source));
     }
-    Ok(rows)
+    Ok(index)
 }
 
-/// Rows by id, and one past the largest index seen.
-fn read_means(
-    reader: impl BufRead,
-    source: &str,
+/// A means line `<id> j:v ...`: its id; entries sorted by index, each index at most once.
+struct MeanLine {
     n_features: Option<usize>,
-) -> Result<(HashMap<String, MeanRow>, usize), ParseError> {
-    let mut width = 0;
-    let rows = read_id_rows(reader, source, |loc, tokens| {
-        let mut entries = Vec::new();
+}
+
+impl LineParser for MeanLine {
+    type Meta = String;
+
+    fn parse<'t>(
+        &self,
+        loc: Loc,
+        text: &'t str,
+        tokens: &mut Vec<&'t str>,
+        out: &mut Rows<String>,
+    ) -> Result<(), ParseError> {
+        tokens.clear();
+        tokens.extend(text.split_ascii_whitespace());
+        let Some((id, tokens)) = tokens.split_first() else { return Ok(()) };
+        let mut entries = Vec::with_capacity(tokens.len());
         for (k, token) in tokens.iter().enumerate() {
-            let (j, v) = parse_pair(loc, token, n_features)?;
+            let (j, v) = parse_pair(loc, token, self.n_features)?;
             entries.push((j, v, k));
         }
-        entries.sort_by_key(|e| (e.0, e.2));
+        if !entries.is_sorted_by_key(|e| e.0) {
+            entries.sort_by_key(|e| (e.0, e.2));
+        }
         if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
             return Err(loc.err(tokens[w[1].2], format!("index {} repeated", w[1].0 + 1)));
         }
-        width = width.max(entries.last().map_or(0, |e| e.0 + 1));
-        Ok(MeanRow { line: loc.line, entries: entries.into_iter().map(|(j, v, _)| (j, v)).collect() })
-    })?;
-    Ok((rows, width))
+        entries.iter().for_each(|&(j, v, _)| out.push(j, v));
+        out.end(loc.line, id.to_string());
+        Ok(())
+    }
+}
+
+/// A covariance line's id; a line that is not diagonal keeps its entries and width here (a diagonal
+/// line's entries go to the store).
+struct CovMeta {
+    id: String,
+    other: Option<Box<(CovEntries, usize)>>,
 }
 
 struct CovRow {
@@ -316,71 +356,113 @@ enum CovEntries {
     Factored(Array2<f64>),
 }
 
-impl CovRow {
-    fn is_diagonal(&self) -> bool {
-        matches!(&self.entries, CovEntries::Matrix(e) if e.iter().all(|&(i, j, _)| i == j))
+/// A covariance line `<id> i,j:v ... uK,J:V ...`.
+struct CovLine {
+    options: ReadOptions,
+}
+
+impl LineParser for CovLine {
+    type Meta = CovMeta;
+
+    fn parse<'t>(
+        &self,
+        loc: Loc,
+        text: &'t str,
+        tokens: &mut Vec<&'t str>,
+        out: &mut Rows<CovMeta>,
+    ) -> Result<(), ParseError> {
+        tokens.clear();
+        tokens.extend(text.split_ascii_whitespace());
+        let Some((id, tokens)) = tokens.split_first() else { return Ok(()) };
+        let (entries, width) = cov_entries(loc, tokens, self.options)?;
+        let other = match entries {
+            CovEntries::Matrix(e) if e.iter().all(|&(i, j, _)| i == j) => {
+                e.iter().for_each(|&(j, _, v)| out.push(j as usize, v));
+                None
+            }
+            other => Some(Box::new((other, width))),
+        };
+        out.end(loc.line, CovMeta { id: id.to_string(), other });
+        Ok(())
     }
 }
 
-struct CovRows {
-    map: HashMap<String, CovRow>,
-    width: usize,
+/// The entries of a covariance line (its tokens after the id) and one past their largest index.
+fn cov_entries(loc: Loc, tokens: &[&str], options: ReadOptions) -> Result<(CovEntries, usize), ParseError> {
+    let n_features = options.n_features;
+    let (mut entries, mut factor) = (Vec::new(), Vec::new());
+    for (k, token) in tokens.iter().enumerate() {
+        if is_factor_token(token) {
+            let (c, j, v) = parse_factor_entry(loc, token, n_features)?;
+            factor.push((c, j, v, k));
+        } else {
+            let (i, j, v) = parse_cov_entry(loc, token, n_features)?;
+            entries.push((i.min(j), i.max(j), v, k));
+        }
+    }
+    // Stable sort: entries for the same unordered pair stay in line order.
+    entries.sort_by_key(|e| (e.0, e.1));
+    if let Some(w) = entries.windows(2).find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1) && w[0].2 != w[1].2) {
+        let message = format!(
+            "conflicts with the value {} given earlier for entry ({},{}) or its transpose",
+            w[0].2,
+            w[0].0 + 1,
+            w[0].1 + 1
+        );
+        return Err(loc.err(tokens[w[1].3], message));
+    }
+    entries.dedup_by_key(|e| (e.0, e.1));
+    let mut width = entries.iter().map(|e| e.1 + 1).max().unwrap_or(0);
+    let index = |i: usize, k: usize| u32::try_from(i).map_err(|_| loc.err(tokens[k], "index too large"));
+    if !factor.is_empty() {
+        if let Some(e) = entries.iter().find(|e| e.0 != e.1) {
+            return Err(loc.err(
+                tokens[e.3],
+                "a line with factor entries (uK,J:V) may add only diagonal entries (J,J:V), not off-diagonal ones",
+            ));
+        }
+        check_factor_entries(loc, &mut factor, tokens)?;
+        width = width.max(factor.iter().map(|e| e.1 as usize + 1).max().unwrap_or(0));
+        let diagonal = entries.iter().map(|&(j, _, v, k)| Ok((index(j, k)?, v))).collect::<Result<_, _>>()?;
+        let factor = factor.into_iter().map(|(c, j, v, _)| (c, j, v)).collect();
+        return Ok((CovEntries::Factor { factor, diagonal }, width));
+    }
+    let entries: Vec<(u32, u32, f64)> =
+        entries.into_iter().map(|(i, j, v, k)| Ok((index(i, k)?, index(j, k)?, v))).collect::<Result<_, _>>()?;
+    let entries = if options.low_rank && entries.iter().any(|&(i, j, _)| i != j) {
+        let m = entries.iter().map(|e| e.1 as usize + 1).max().unwrap_or(0);
+        CovEntries::Factored(psd_factor(0, dense_matrix(loc, &entries, m)?.view()).map_err(|e| factor_error(loc, e))?)
+    } else {
+        CovEntries::Matrix(entries)
+    };
+    Ok((entries, width))
 }
 
-fn read_covariances(reader: &mut dyn BufRead, source: &str, options: ReadOptions) -> Result<CovRows, ParseError> {
-    let n_features = options.n_features;
-    let mut width = 0;
-    let map = read_id_rows(reader, source, |loc, tokens| {
-        let (mut entries, mut factor) = (Vec::new(), Vec::new());
-        for (k, token) in tokens.iter().enumerate() {
-            if is_factor_token(token) {
-                let (c, j, v) = parse_factor_entry(loc, token, n_features)?;
-                factor.push((c, j, v, k));
-            } else {
-                let (i, j, v) = parse_cov_entry(loc, token, n_features)?;
-                entries.push((i.min(j), i.max(j), v, k));
-            }
-        }
-        // Stable sort: entries for the same unordered pair stay in line order.
-        entries.sort_by_key(|e| (e.0, e.1));
-        if let Some(w) = entries.windows(2).find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1) && w[0].2 != w[1].2) {
-            let message = format!(
-                "conflicts with the value {} given earlier for entry ({},{}) or its transpose",
-                w[0].2,
-                w[0].0 + 1,
-                w[0].1 + 1
-            );
-            return Err(loc.err(tokens[w[1].3], message));
-        }
-        entries.dedup_by_key(|e| (e.0, e.1));
-        width = width.max(entries.iter().map(|e| e.1 + 1).max().unwrap_or(0));
-        let index = |i: usize, k: usize| u32::try_from(i).map_err(|_| loc.err(tokens[k], "index too large"));
-        if !factor.is_empty() {
-            if let Some(e) = entries.iter().find(|e| e.0 != e.1) {
-                return Err(loc.err(
-                    tokens[e.3],
-                    "a line with factor entries (uK,J:V) may add only diagonal entries (J,J:V), not off-diagonal ones",
-                ));
-            }
-            check_factor_entries(loc, &mut factor, tokens)?;
-            width = width.max(factor.iter().map(|e| e.1 as usize + 1).max().unwrap_or(0));
-            let diagonal = entries.iter().map(|&(j, _, v, k)| Ok((index(j, k)?, v))).collect::<Result<_, _>>()?;
-            let factor = factor.into_iter().map(|(c, j, v, _)| (c, j, v)).collect();
-            return Ok(CovRow { line: loc.line, entries: CovEntries::Factor { factor, diagonal } });
-        }
-        let entries: Vec<(u32, u32, f64)> =
-            entries.into_iter().map(|(i, j, v, k)| Ok((index(i, k)?, index(j, k)?, v))).collect::<Result<_, _>>()?;
-        let entries = if options.low_rank && entries.iter().any(|&(i, j, _)| i != j) {
-            let m = entries.iter().map(|e| e.1 as usize + 1).max().unwrap_or(0);
-            CovEntries::Factored(
-                psd_factor(0, dense_matrix(loc, &entries, m)?.view()).map_err(|e| factor_error(loc, e))?,
-            )
-        } else {
-            CovEntries::Matrix(entries)
-        };
-        Ok(CovRow { line: loc.line, entries })
-    })?;
-    Ok(CovRows { map, width })
+/// The covariances of the kept records `order` of a parsed covariance file: diagonal (dense or sparse by
+/// the file's fill) when every kept line is diagonal, else as [`assemble_covariances`] makes them.
+fn assemble(
+    variances: Store,
+    parsed: Parsed<CovMeta>,
+    order: &[usize],
+    n: usize,
+    source: &str,
+) -> Result<Covariances, ParseError> {
+    let Parsed { mut meta, lines, .. } = parsed;
+    if order.iter().all(|&k| meta[k].other.is_none()) {
+        return Ok(match variances.finish(n, Some(order), Loc { source, line: 0 })? {
+            Table::Dense(a) => Covariances::diagonal(a),
+            Table::Sparse(m) => Covariances::sparse_diagonal(m),
+        });
+    }
+    let row = |k: usize, other: Option<Box<(CovEntries, usize)>>| CovRow {
+        line: lines[k],
+        entries: match other {
+            Some(other) => other.0,
+            None => CovEntries::Matrix(variances.row(k).into_iter().map(|(j, v)| (j as u32, j as u32, v)).collect()),
+        },
+    };
+    let rows = order.iter().map(|&k| row(k, meta[k].other.take())).collect();
+    assemble_covariances(rows, n, source)
 }
 
 /// A failed factorisation of the covariance on `loc`'s line (entries are finite and symmetric by
@@ -434,21 +516,9 @@ fn report_unlabelled(
     );
 }
 
-/// Sparse diagonal when every example is diagonal; low-rank when a line was factored or has factor
+/// Low-rank when a line was factored or has factor
 /// entries (the other dense lines are factored here, one at a time); dense full matrices otherwise.
 fn assemble_covariances(rows: Vec<CovRow>, n: usize, source: &str) -> Result<Covariances, ParseError> {
-    if rows.iter().all(CovRow::is_diagonal) {
-        let mut b = CsrBuilder::new();
-        for row in &rows {
-            if let CovEntries::Matrix(entries) = &row.entries {
-                for &(i, _, v) in entries {
-                    b.push(i as usize, v);
-                }
-            }
-            b.end_row();
-        }
-        return Ok(Covariances::sparse_diagonal(b.finish(n)));
-    }
     if rows.iter().all(|r| matches!(r.entries, CovEntries::Matrix(_))) {
         // The line stating the largest index, if the dimension is this file's.
         let widest = rows
@@ -573,6 +643,27 @@ mod tests {
         assert_eq!(c.variances.row(0), (&[0, 1][..], &[0.25, 0.0][..]));
         assert_eq!(c.variances.row(1), (&[3][..], &[0.5][..]));
         d.dataset.validate().unwrap();
+    }
+
+    #[test]
+    fn dense_means_and_diagonals_are_read_dense_in_labels_order() {
+        let means = "a 1:1 2:2\nb 2:3\nc 1:4 2:5\nd 1:6\n";
+        let cov = "d 1,1:0.4\nc 1,1:0.3 2,2:0.3\nb 2,2:0.2\na 1,1:0.1 2,2:0\n";
+        let d = read(means, "c 1\nx 1\nd -1\na 1\n", Some(cov), None).unwrap();
+        assert_eq!(d.ids, ["c", "d", "a"]);
+        assert_eq!(d.dataset.features, Features::dense(array![[4.0, 5.0], [6.0, 0.0], [1.0, 2.0]]));
+        let Covariances::Diagonal(c) = &d.dataset.covariances else { panic!("expected dense diagonal") };
+        assert_eq!(c.variances, array![[0.3, 0.3], [0.4, 0.0], [0.1, 0.0]]);
+        assert_eq!(d.skipped.len(), 3);
+        // Widened by the covariances beyond the means' indices.
+        let d = read("a 1:1\n", "a 1\n", Some("a 1,1:1 2,2:1\n"), None).unwrap();
+        assert_eq!(d.dataset.features, Features::dense(array![[1.0, 0.0]]));
+    }
+
+    #[test]
+    fn duplicate_ids_come_before_the_rest_of_their_line() {
+        assert_err(read("a 1:1\na 1:x\n", "a 1\n", None, None), "m.txt", 2, "a", "duplicate id (first on line 1)");
+        assert_err(read("a 1:1\nb 1:x\na 1:1\n", "a 1\n", None, None), "m.txt", 2, "1:x", "not a number");
     }
 
     #[test]
