@@ -61,6 +61,24 @@ def test_dtype_order_and_sparse_inputs_agree(data):
     assert_allclose(GSUClassifier().fit(S, y, X_cov=V32).coef_, a.coef_, rtol=1e-12)
 
 
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_borrowed_csr_fits_as_dense_and_bad_indices_are_errors(data, index_dtype):
+    """float64 values with int64 indices reach the core as views (int32 indices are widened): the same fit
+    as from the dense rows; a negative or out-of-range index is a DataError naming the array."""
+    X, y, V = data
+    S = sp.csr_matrix(X)
+    S.indices, S.indptr = S.indices.astype(index_dtype), S.indptr.astype(index_dtype)
+    dense = GSUClassifier().fit(X, y, X_cov=V)
+    assert_allclose(GSUClassifier().fit(S, y, X_cov=V).coef_, dense.coef_, rtol=1e-12, atol=1e-14)
+    bad = S.copy()
+    bad.indices[0] = -1
+    with pytest.raises(usvm.DataError, match="CSR indices"):
+        GSUClassifier().fit(bad, y, X_cov=V)
+    bad.indices[0] = X.shape[1]
+    with pytest.raises(usvm.DataError, match=f"features: expected {X.shape[1]}, found {X.shape[1] + 1}"):
+        GSUClassifier().fit(bad, y, X_cov=V)
+
+
 def test_covariance_forms_agree(data):
     """One covariance Σ_i = s_i² I stored as isotropic, diagonal (dense and sparse), full and low-rank."""
     X, y, _ = data

@@ -67,7 +67,9 @@ def run(dtype: str, order: str = "C", n: int = 1_000_000, d: int = 20) -> dict:
 def test_fit_from_a_million_rows_stays_within_its_memory_bound(dtype: str, bound: float) -> None:
     r = run(dtype)
     ratio = r["extra"] / r["array"]
-    print(f"{dtype}: peak extra {r['extra'] / 2**20:.1f} MiB = {ratio:.3f} × the {r['array'] / 2**20:.0f} MiB array")
+    print(
+        f"{dtype}: peak extra {r['extra'] / 2**20:.1f} MiB = {ratio:.3f} × the {r['array'] / 2**20:.0f} MiB array"
+    )
     assert ratio < bound, r
     assert r["score"] > 0.9, r
 
