@@ -113,6 +113,9 @@ pub struct MethodArgs {
         help_heading = "Shared by several methods"
     )]
     pub sigma_floor: Option<f64>,
+    /// exact, plain hinge (Σ = 0): stop at this relative duality gap (J − D)/J, a certified bound (default 1e-10)
+    #[arg(long = "gap-tol", value_name = "E", help_heading = "Shared by several methods")]
+    pub gap_tol: Option<f64>,
     /// sgd: number of iterations T
     #[arg(long, value_name = "T", help_heading = "Shared by several methods")]
     pub iterations: Option<usize>,
@@ -245,6 +248,7 @@ impl MethodArgs {
             ("--tol", "tol", self.tol.map(|v| json!(v))),
             ("--max-iter", "max_iter", self.max_iter.map(|v| json!(v))),
             ("--sigma-floor", "sigma_floor", self.sigma_floor.map(|v| json!(v))),
+            ("--gap-tol", "gap_tol", self.gap_tol.map(|v| json!(v))),
             ("--iterations", "iterations", self.iterations.map(|v| json!(v))),
             ("--batch", "batch", self.batch.map(|v| json!(v))),
             ("--gamma", "gamma", self.gamma.map(|v| json!(v))),

@@ -146,6 +146,9 @@ struct Report {
     converged: bool,
     termination: Termination,
     gradient_norm: f64,
+    /// The largest relative duality gap `(J - D)/J` of the binary problems, when every one has a certificate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duality_gap: Option<f64>,
     train_seconds: f64,
     n_samples: usize,
     n_features: usize,
@@ -161,6 +164,8 @@ struct ClassReport {
     converged: bool,
     termination: Termination,
     gradient_norm: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duality_gap: Option<f64>,
 }
 
 /// A spinner with elapsed time on standard error, drawn only on a terminal (never when `quiet`) once the
@@ -321,6 +326,7 @@ fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f6
                 converged: r.converged(),
                 termination: r.termination,
                 gradient_norm: r.gradient_norm,
+                duality_gap: r.duality_gap,
             })
             .collect()
     });
@@ -331,6 +337,7 @@ fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f6
         converged: reports.iter().all(|r| r.converged()),
         termination: usvm::report::overall(reports),
         gradient_norm: reports.iter().map(|r| r.gradient_norm).fold(0.0, f64::max),
+        duality_gap: reports.iter().map(|r| r.duality_gap).try_fold(0.0, |m, g| g.map(|g| f64::max(m, g))),
         train_seconds: seconds,
         n_samples: data.n_samples(),
         n_features: data.n_features(),

@@ -364,6 +364,31 @@ impl<'a> Features<'a> {
         }
     }
 
+    /// `(x_iᵀw, ‖x_i‖²)` in one pass over the row (each equal to [`Self::row_dot`] and [`Self::row_norm2`]).
+    #[inline]
+    pub fn row_dot_norm2(&self, i: usize, w: &[f64]) -> (f64, f64) {
+        match self {
+            Features::Dense(a) => crate::linalg::dot_norm2(a.row(i), w),
+            Features::Sparse(m) => {
+                let (idx, val) = m.row(i);
+                let dot = idx.iter().zip(val).map(|(&j, &v)| v * w[j]).sum();
+                (dot, val.iter().map(|v| v * v).sum())
+            }
+        }
+    }
+
+    /// `‖x_i‖²`.
+    #[inline]
+    pub fn row_norm2(&self, i: usize) -> f64 {
+        match self {
+            Features::Dense(a) => {
+                let r = a.row(i);
+                dot(r, r)
+            }
+            Features::Sparse(m) => m.row(i).1.iter().map(|v| v * v).sum(),
+        }
+    }
+
     /// `out += alpha · x_i`.
     #[inline]
     pub fn row_axpy(&self, i: usize, alpha: f64, out: &mut [f64]) {

@@ -267,3 +267,106 @@ fn gsu_without_covariances_and_sampling_use_the_dual_method() {
     assert_eq!(gsu.model, plain.model);
     assert!(gsu.reports[0].duality_gap.is_some_and(|g| g <= 1e-10), "{:?}", gsu.reports[0]);
 }
+
+/// A dense problem with many more examples than features and a large `C`: the plain hinge goes to the
+/// primal route (Newton on the smoothed hinge, then dual CD from its multipliers).
+fn tall_dataset(seed: u64) -> Dataset<'static> {
+    let mut r = common::rng(seed);
+    let (x, labels) = common::blobs(&mut r, 3000, 6, 0.3);
+    Dataset::dense(x, labels)
+}
+
+#[test]
+fn the_primal_route_reaches_the_optimum_of_dual_cd_and_clarabel() {
+    let data = tall_dataset(11);
+    let y = common::labels_pm1(&data);
+    for lambda in [1e-4, 1e-5] {
+        let fit = hinge(lambda).fit(&data).unwrap();
+        let r = &fit.reports[0];
+        assert!(r.converged() && r.duality_gap.unwrap() <= 1e-10, "λ = {lambda}: {r:?}");
+        // Coordinate descent alone, forced (the fit takes the primal route here).
+        let settings = DualCdSettings { tol: 1e-10, ..Default::default() };
+        let cd = dual_cd::solve(&data.features, &y, None, lambda, DualLoss::Hinge, true, &settings);
+        assert!(cd.converged, "λ = {lambda}: {cd:?}");
+        assert!(
+            common::rel_diff(r.objective, cd.primal) <= 1e-9,
+            "λ = {lambda}: {} vs dual CD {}",
+            r.objective,
+            cd.primal
+        );
+        let (_, _, reference) = common::hinge_svm_by_clarabel(&data.features, &y, None, lambda);
+        assert!(r.objective <= reference * (1.0 + 1e-10), "λ = {lambda}: {} vs Clarabel {reference}", r.objective);
+        assert!(
+            common::rel_diff(r.objective, reference) <= 1e-8,
+            "λ = {lambda}: {} vs Clarabel {reference}",
+            r.objective
+        );
+    }
+}
+
+#[test]
+fn a_looser_gap_tolerance_stops_early_with_a_valid_certificate() {
+    use usvm::svm::Solver;
+    let data = tall_dataset(12);
+    // λ = 1e-2: dual coordinate descent; λ = 1e-5: the primal route.
+    for lambda in [1e-2, 1e-5] {
+        let optimum = hinge(lambda).fit(&data).unwrap().reports[0].objective;
+        for gap_tol in [1e-2, 1e-4, 1e-6] {
+            let solver = Solver::Exact(ExactSettings { gap_tol, ..Default::default() });
+            let fit = LinearSvmParams { solver, ..hinge(lambda) }.fit(&data).unwrap();
+            let r = &fit.reports[0];
+            let gap = r.duality_gap.unwrap();
+            assert!(r.converged() && gap <= gap_tol, "λ = {lambda}, gap_tol {gap_tol}: {r:?}");
+            assert_eq!(r.objective, hinge_objective(&data, lambda, &theta(&fit)));
+            // The certificate: J - J* ≤ J - D ≤ gap·J.
+            assert!(
+                r.objective >= optimum * (1.0 - 1e-12),
+                "λ = {lambda}: {} below the optimum {optimum}",
+                r.objective
+            );
+            assert!(r.objective - optimum <= gap * r.objective + 1e-15, "λ = {lambda}, gap_tol {gap_tol}: {r:?}");
+        }
+    }
+    for bad in [0.0, 1.0, -1e-3, f64::NAN] {
+        let solver = Solver::Exact(ExactSettings { gap_tol: bad, ..Default::default() });
+        let err = LinearSvmParams { solver, ..hinge(1e-2) }.fit(&data).unwrap_err();
+        assert!(err.to_string().contains("gap_tol"), "{err}");
+    }
+}
+
+#[test]
+fn the_smoothed_newton_certificate_brackets_the_optimum() {
+    use usvm::solver::hinge_newton;
+    let data = tall_dataset(13);
+    let y = common::labels_pm1(&data);
+    let lambda = 1e-4;
+    let optimum = hinge(lambda).fit(&data).unwrap().reports[0].objective;
+    let p = Problem { features: &data.features, y: &y, weights: None, covariances: &NoCovariance };
+    let objective = Objective::new(p, ExpectedHinge, lambda);
+    for tol in [1e-1, 1e-2, 1e-3] {
+        let r = hinge_newton::solve(&objective, tol, 1000, Default::default());
+        assert!(r.dual <= optimum * (1.0 + 1e-12) && optimum <= r.primal * (1.0 + 1e-12), "tol {tol}: {r:?}");
+        assert_eq!(r.primal, objective.value(&r.theta));
+        let dual = dual_cd::dual_value(&data.features, &y, None, lambda, DualLoss::Hinge, true, &r.beta);
+        assert_eq!(dual, r.dual);
+        if r.converged {
+            assert!(r.relative_gap() <= tol);
+        }
+    }
+    // A warm start from its multipliers reaches the cold optimum.
+    let r = hinge_newton::solve(&objective, 1e-3, 1000, Default::default());
+    let settings = DualCdSettings { tol: 1e-10, ..Default::default() };
+    let start = dual_cd::Start { beta: &r.beta, bias: r.theta[data.n_features()] };
+    let warm = dual_cd::solve_from(
+        &data.features,
+        &y,
+        None,
+        lambda,
+        DualLoss::Hinge,
+        true,
+        &settings,
+        start,
+        Default::default(),
+    );
+    assert!(warm.converged && common::rel_diff(warm.primal, optimum) <= 1e-9, "{warm:?} vs {optimum}");
+}

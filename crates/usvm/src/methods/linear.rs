@@ -56,6 +56,9 @@ impl Linear {
         match self.solver {
             LinearSolver::Exact(s) => {
                 positive("tol", s.tol)?;
+                if !(s.gap_tol > 0.0 && s.gap_tol < 1.0) {
+                    return Err(invalid("gap_tol", s.gap_tol, "must be in (0, 1)"));
+                }
                 if s.max_iter == 0 {
                     return Err(invalid("max_iter", 0, "must be at least 1"));
                 }

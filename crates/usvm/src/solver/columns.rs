@@ -57,7 +57,8 @@ impl UsedColumns {
     /// The inverse of [`Self::restrict`]: zeros on the dropped columns.
     pub(crate) fn expand(&self, theta: &[f64]) -> Vec<f64> {
         let k = self.columns.len();
-        let mut out = vec![0.0; self.n_features];
+        let mut out = Vec::with_capacity(self.n_features + theta.len() - k);
+        out.resize(self.n_features, 0.0);
         self.columns.iter().zip(theta).for_each(|(&j, &v)| out[j] = v);
         out.extend_from_slice(&theta[k..]);
         out

@@ -139,6 +139,9 @@ const FIRST_EPS: f64 = 0.1;
 const FIRST_ATTEMPT: usize = 5;
 /// Exact solves are tried only once the relative duality gap is below this (the sides are roughly known).
 const ATTEMPT_GAP: f64 = 1e-2;
+/// The working-set QP ([`reduced`]) costs about as much as ten epochs; it is tried only for tolerances at
+/// least this tight, where coordinate descent alone would take far longer.
+const REDUCED_MAX_TOL: f64 = 1e-6;
 /// `ε` is not lowered below this: the projected gradients are then at round-off.
 const MIN_EPS: f64 = 1e-14;
 
@@ -213,21 +216,57 @@ pub fn solve_monitored(
     settings: &DualCdSettings,
     monitor: Monitor<'_>,
 ) -> DualCdResult {
+    let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * x.n_samples() as f64), loss, fit_intercept };
+    run(&setup, lambda, settings, None, monitor)
+}
+
+/// A warm start: λ-form multipliers `β_i` (clipped into the box) and a bias.
+#[derive(Debug, Clone, Copy)]
+pub struct Start<'s> {
+    /// `β_i = λ α_i`.
+    pub beta: &'s [f64],
+    /// The bias `b`.
+    pub bias: f64,
+}
+
+/// [`solve_monitored`] from the multipliers and bias of `start` (e.g. a primal method's certificate).
+#[allow(clippy::too_many_arguments)]
+pub fn solve_from(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    lambda: f64,
+    loss: DualLoss,
+    fit_intercept: bool,
+    settings: &DualCdSettings,
+    start: Start<'_>,
+    monitor: Monitor<'_>,
+) -> DualCdResult {
+    let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * x.n_samples() as f64), loss, fit_intercept };
+    run(&setup, lambda, settings, Some(start), monitor)
+}
+
+fn run(
+    setup: &Setup<'_>,
+    lambda: f64,
+    settings: &DualCdSettings,
+    start: Option<Start<'_>>,
+    monitor: Monitor<'_>,
+) -> DualCdResult {
+    let (x, y, loss, fit_intercept) = (setup.x, setup.y, setup.loss, setup.fit_intercept);
     let (l, n) = (x.n_samples(), x.n_features());
-    let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * l as f64), loss, fit_intercept };
-    let mut index: Vec<usize> = (0..l).filter(|&i| setup.cost(i) > 0.0).collect();
-    // ‖x_i‖², then in place the curvature of each coordinate `‖x_i‖² + ρ + D_ii`; a zero (an empty row, no
-    // intercept, L1) makes the step a jump to a bound.
-    let mut curvature: Vec<f64> = (0..l).map(|i| row_norm2(x, i)).collect();
+    // The examples visited (c_i > 0), as u32: the visiting order is the solver's largest per-example state
+    // after α.
+    assert!(l <= u32::MAX as usize, "dual coordinate descent indexes at most 2³² - 1 examples");
+    let mut index: Vec<u32> = (0..l).filter(|&i| setup.cost(i) > 0.0).map(|i| i as u32).collect();
+    // The curvature of coordinate i is `‖x_i‖² + ρ + D_ii`, computed when visited (the row is then in
+    // cache) rather than stored; a zero (an empty row, no intercept, L1) makes the step a jump to a bound.
     let rho = if fit_intercept && !index.is_empty() {
-        let mean = index.iter().map(|&i| curvature[i]).sum::<f64>() / index.len() as f64;
+        let mean = index.iter().map(|&i| x.row_norm2(i as usize)).sum::<f64>() / index.len() as f64;
         if mean > 0.0 { mean } else { 1.0 }
     } else {
         0.0
     };
-    for (i, q) in curvature.iter_mut().enumerate() {
-        *q = if setup.cost(i) > 0.0 { *q + rho + setup.diag(i) } else { 0.0 };
-    }
 
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
     let mut alpha = vec![0.0; l];
@@ -235,6 +274,14 @@ pub fn solve_monitored(
     let mut scratch = Vec::new();
     let mut ya = 0.0; // yᵀα
     let mut mu = 0.0; // the multiplier: the bias is μ + ρ yᵀα
+    if let Some(start) = start {
+        for i in index.iter().map(|&i| i as usize) {
+            alpha[i] = (start.beta[i] / lambda).clamp(0.0, setup.upper(i));
+            x.row_axpy(i, alpha[i] * y[i], &mut w);
+            ya += alpha[i] * y[i];
+        }
+        mu = if fit_intercept { start.bias - rho * ya } else { 0.0 };
+    }
     let mut eps = FIRST_EPS;
     let total = index.len();
     let mut active = total;
@@ -254,9 +301,10 @@ pub fn solve_monitored(
         let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
         let mut s = 0;
         while s < active {
-            let i = index[s];
+            let i = index[s] as usize;
             let (yi, a, u) = (y[i], alpha[i], setup.upper(i));
-            let g = yi * (x.row_dot(i, &w) + mu + rho * ya) - 1.0 + setup.diag(i) * a;
+            let (f, norm) = x.row_dot_norm2(i, &w);
+            let g = yi * (f + mu + rho * ya) - 1.0 + setup.diag(i) * a;
             let pg;
             if a == 0.0 {
                 if settings.shrinking && g > pg_max_old {
@@ -278,7 +326,7 @@ pub fn solve_monitored(
             pg_max = pg_max.max(pg);
             pg_min = pg_min.min(pg);
             if pg.abs() > 1e-12 {
-                let q = curvature[i];
+                let q = norm + rho + setup.diag(i);
                 let new = if q > 0.0 {
                     (a - g / q).clamp(0.0, u)
                 } else if g < 0.0 {
@@ -309,7 +357,7 @@ pub fn solve_monitored(
                 bias_updates += 1;
                 continue;
             }
-            let cert = certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
+            let cert = certify(setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
             let gap = relative_gap(cert.primal, cert.dual);
             if monitor.iteration(epochs, Quantity::DualityGap, || (cert.primal * lambda, gap)) {
                 break;
@@ -320,7 +368,7 @@ pub fn solve_monitored(
             }
             if settings.polish
                 && loss == DualLoss::Hinge
-                && let Some(p) = polish(&setup, &alpha, lambda)
+                && let Some(p) = polish(setup, &alpha, lambda)
                 && relative_gap(p.primal, p.dual) <= settings.tol
             {
                 polished = Some(p);
@@ -336,7 +384,7 @@ pub fn solve_monitored(
         // Slow convergence on the free set (large C, n ≪ ℓ): try the exact solve at doubling amounts of work.
         if settings.polish && loss == DualLoss::Hinge && work >= next_attempt {
             next_attempt = work + work / 2;
-            let cert = certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
+            let cert = certify(setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
             let gap = relative_gap(cert.primal, cert.dual);
             if monitor.iteration(epochs, Quantity::DualityGap, || (cert.primal * lambda, gap)) {
                 break;
@@ -350,7 +398,9 @@ pub fn solve_monitored(
             }
             let mut theta = w.clone();
             theta.push(cert.bias);
-            if let Some(p) = polish(&setup, &alpha, lambda).or_else(|| reduced(&setup, &alpha, lambda, &theta))
+            let reduced =
+                || if settings.tol <= REDUCED_MAX_TOL { reduced(setup, &alpha, lambda, &theta) } else { None };
+            if let Some(p) = polish(setup, &alpha, lambda).or_else(reduced)
                 && relative_gap(p.primal, p.dual) <= settings.tol
             {
                 polished = Some(p);
@@ -361,8 +411,8 @@ pub fn solve_monitored(
     if let Some(p) = polished {
         return DualCdResult { epochs, bias_updates, converged: true, ..p };
     }
-    drop((index, curvature));
-    let cert = finished.unwrap_or_else(|| certify(&setup, &alpha, &mut w, &mut scratch, mu + rho * ya));
+    drop(index);
+    let cert = finished.unwrap_or_else(|| certify(setup, &alpha, &mut w, &mut scratch, mu + rho * ya));
     let converged = relative_gap(cert.primal, cert.dual) <= settings.tol;
     let mut theta = w;
     if fit_intercept {
@@ -511,17 +561,6 @@ pub fn hinge_subgradient_norm(
     (dot(&g, &g) + if fit_intercept { g_bias * g_bias } else { 0.0 }).sqrt()
 }
 
-/// `‖x_i‖²`.
-fn row_norm2(x: &Features, i: usize) -> f64 {
-    match x {
-        Features::Dense(a) => {
-            let r = a.row(i);
-            dot(r, r)
-        }
-        Features::Sparse(m) => m.row(i).1.iter().map(|v| v * v).sum(),
-    }
-}
-
 /// A C-form primal value, dual lower bound, and the bias of the primal point.
 struct Certificate {
     primal: f64,
@@ -540,9 +579,9 @@ fn certify(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut Vec<f6
     };
     let (bias, risk) = if setup.fit_intercept {
         // d_i = 1 - y_i(f_i + b) = y_i(t_i - b) with t_i = y_i - f_i.
-        let points = breakpoints(setup, |i| x.row_dot(i, w));
+        let points = Breakpoints::new(setup, |i| x.row_dot(i, w));
         let bias = best_bias(setup, &points, hint);
-        (bias, points.iter().map(|&(t, i)| setup.cost(i) * xi(y[i] * (t - bias))).sum::<f64>())
+        (bias, points.iter(setup).map(|(t, u, yi)| u * xi(yi * (t - bias))).sum::<f64>())
     } else {
         let risk =
             (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| setup.cost(i) * xi(1.0 - y[i] * x.row_dot(i, w)));
@@ -616,54 +655,113 @@ fn feasible_dual(setup: &Setup<'_>, alpha: impl Fn(usize) -> f64, w: &mut [f64],
     dual
 }
 
-/// The breakpoints `(t_i, i)`, `t_i = y_i - f_i`, of the examples with `c_i > 0`, in increasing order.
-fn breakpoints(setup: &Setup<'_>, f: impl Fn(usize) -> f64) -> Vec<(f64, usize)> {
-    let y = setup.y;
-    let mut points: Vec<(f64, usize)> =
-        (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| (y[i] - f(i), i)).collect();
-    points.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-    points
+/// The breakpoints `t_i = y_i - f_i` of the examples with `c_i > 0`, sorted: with per-example weights as
+/// `(t_i, i)` pairs; without, one sorted array per class (8 bytes per example instead of 16).
+enum Breakpoints {
+    Weighted(Vec<(f64, u32)>),
+    ByClass { positive: Vec<f64>, negative: Vec<f64> },
 }
 
-/// `argmin_b Σ C c_i ξ(y_i(t_i - b))` over the sorted [`breakpoints`] `t_i` (so that `d_i = y_i(t_i - b)`);
-/// on a flat stretch the point of it nearest to `hint`.
-fn best_bias(setup: &Setup<'_>, points: &[(f64, usize)], hint: f64) -> f64 {
-    if points.is_empty() {
-        return hint;
+impl Breakpoints {
+    fn new(setup: &Setup<'_>, f: impl Fn(usize) -> f64) -> Self {
+        let y = setup.y;
+        let sort = |v: &mut Vec<f64>| v.sort_unstable_by(f64::total_cmp);
+        match setup.weights {
+            Some(_) => {
+                let mut points: Vec<(f64, u32)> =
+                    (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| (y[i] - f(i), i as u32)).collect();
+                points.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+                Breakpoints::Weighted(points)
+            }
+            None => {
+                let n_positive = y.iter().filter(|&&v| v > 0.0).count();
+                let mut positive = Vec::with_capacity(n_positive);
+                let mut negative = Vec::with_capacity(y.len() - n_positive);
+                for (i, &v) in y.iter().enumerate() {
+                    if v > 0.0 { positive.push(v - f(i)) } else { negative.push(v - f(i)) }
+                }
+                sort(&mut positive);
+                sort(&mut negative);
+                Breakpoints::ByClass { positive, negative }
+            }
+        }
     }
-    // (t_i, C c_i, y_i) of the k-th breakpoint.
-    let at = |p: &(f64, usize)| (p.0, setup.cost(p.1), setup.y[p.1]);
-    let next = |k: usize| points.get(k + 1).map_or(f64::INFINITY, |p| p.0);
+
+    /// `(t_i, C c_i, y_i)` in increasing `t_i`.
+    fn iter<'s>(&'s self, setup: &'s Setup<'_>) -> impl Iterator<Item = (f64, f64, f64)> + 's {
+        let (weighted, positive, negative): (&[(f64, u32)], &[f64], &[f64]) = match self {
+            Breakpoints::Weighted(p) => (p, &[], &[]),
+            Breakpoints::ByClass { positive, negative } => (&[], positive, negative),
+        };
+        let mut weighted = weighted.iter();
+        let (mut p, mut q) = (0, 0);
+        std::iter::from_fn(move || {
+            if let Some(&(t, i)) = weighted.next() {
+                return Some((t, setup.cost(i as usize), setup.y[i as usize]));
+            }
+            // Merge the two sorted classes (ties: the positive first).
+            match (positive.get(p), negative.get(q)) {
+                (Some(&a), Some(&b)) if a <= b => {
+                    p += 1;
+                    Some((a, setup.big_c, 1.0))
+                }
+                (_, Some(&b)) => {
+                    q += 1;
+                    Some((b, setup.big_c, -1.0))
+                }
+                (Some(&a), None) => {
+                    p += 1;
+                    Some((a, setup.big_c, 1.0))
+                }
+                (None, None) => None,
+            }
+        })
+    }
+}
+
+/// `argmin_b Σ C c_i ξ(y_i(t_i - b))` over the sorted [`Breakpoints`] `t_i` (so that `d_i = y_i(t_i - b)`);
+/// on a flat stretch the point of it nearest to `hint`.
+fn best_bias(setup: &Setup<'_>, points: &Breakpoints, hint: f64) -> f64 {
+    let mut it = points.iter(setup).peekable();
+    let Some(&(first, _, _)) = it.peek() else { return hint };
     match setup.loss {
         DualLoss::Hinge => {
             // P'(b) = -Σ_{y=+1} u_i + Σ_{t_i < b} u_i: a weighted median.
-            let target: f64 = points.iter().map(at).filter(|p| p.2 > 0.0).map(|p| p.1).sum();
-            let scale: f64 = points.iter().map(|p| setup.cost(p.1)).sum();
-            if target <= 1e-12 * scale {
-                return hint.min(points[0].0);
+            let (mut target, mut scale) = (0.0, 0.0);
+            for (_, u, yi) in points.iter(setup) {
+                scale += u;
+                if yi > 0.0 {
+                    target += u;
+                }
             }
-            let mut cumulative = 0.0;
-            for (k, p) in points.iter().map(at).enumerate() {
-                cumulative += p.1;
+            if target <= 1e-12 * scale {
+                return hint.min(first);
+            }
+            let (mut cumulative, mut last) = (0.0, first);
+            while let Some((t, u, _)) = it.next() {
+                cumulative += u;
                 if (cumulative - target).abs() <= 1e-12 * scale {
-                    return hint.max(p.0).min(next(k)); // P is flat on [t_k, t_{k+1}] (no panic on NaN)
+                    // P is flat on [t_k, t_{k+1}] (no panic on NaN).
+                    return hint.max(t).min(it.peek().map_or(f64::INFINITY, |p| p.0));
                 }
                 if cumulative > target {
-                    return p.0;
+                    return t;
                 }
+                last = t;
             }
-            hint.max(points[points.len() - 1].0)
+            hint.max(last)
         }
         DualLoss::SquaredHinge => {
             // P'(b)/2 = Σ_active u_i (b - t_i), active: y = +1 with b < t_i, y = -1 with b > t_i.
             let (mut a, mut s) = (0.0, 0.0);
-            for p in points.iter().map(at).filter(|p| p.2 > 0.0) {
-                a += p.1;
-                s += p.1 * p.0;
+            for (t, u, _) in points.iter(setup).filter(|p| p.2 > 0.0) {
+                a += u;
+                s += u * t;
             }
             let mut lo = f64::NEG_INFINITY;
-            for k in 0..=points.len() {
-                let hi = points.get(k).map_or(f64::INFINITY, |p| p.0);
+            loop {
+                let next = it.next();
+                let hi = next.map_or(f64::INFINITY, |p| p.0);
                 if a > 0.0 {
                     let root = s / a;
                     if root <= hi {
@@ -672,18 +770,16 @@ fn best_bias(setup: &Setup<'_>, points: &[(f64, usize)], hint: f64) -> f64 {
                 } else if s == 0.0 {
                     return hint.max(lo).min(hi);
                 }
-                if let Some((t, u, yi)) = points.get(k).map(at) {
-                    let sign = if yi > 0.0 { -1.0 } else { 1.0 };
-                    a += sign * u;
-                    s += sign * u * t;
-                    if a.abs() <= 1e-14 * u {
-                        a = 0.0;
-                        s = 0.0;
-                    }
+                let Some((t, u, yi)) = next else { return hint };
+                let sign = if yi > 0.0 { -1.0 } else { 1.0 };
+                a += sign * u;
+                s += sign * u * t;
+                if a.abs() <= 1e-14 * u {
+                    a = 0.0;
+                    s = 0.0;
                 }
                 lo = hi;
             }
-            hint
         }
     }
 }
@@ -722,19 +818,23 @@ mod tests {
                 let cost: Vec<f64> =
                     (0..l).map(|i| if i % 4 == 3 { 0.0 } else { rng.random_range(0.1..1.0) }).collect();
                 let x = Features::dense(ndarray::Array2::zeros((l, 1)));
+                // Weighted, and unweighted (then the breakpoints are kept by class).
                 let s = setup(&x, &y, &cost, loss);
-                let b = best_bias(&s, &breakpoints(&s, |i| f[i]), 0.3);
-                let value: f64 = (0..l)
-                    .map(|i| {
-                        let d = (1.0 - y[i] * (f[i] + b)).max(0.0);
-                        s.cost(i) * if loss == DualLoss::Hinge { d } else { d * d }
-                    })
-                    .sum();
-                let best = brute(&s, &f);
-                assert!(
-                    value <= best + 1e-12 * (1.0 + best.abs()),
-                    "{loss:?} trial {trial}: {value} > {best} at b = {b}"
-                );
+                let unweighted = Setup { weights: None, ..setup(&x, &y, &cost, loss) };
+                for s in [s, unweighted] {
+                    let b = best_bias(&s, &Breakpoints::new(&s, |i| f[i]), 0.3);
+                    let value: f64 = (0..l)
+                        .map(|i| {
+                            let d = (1.0 - y[i] * (f[i] + b)).max(0.0);
+                            s.cost(i) * if loss == DualLoss::Hinge { d } else { d * d }
+                        })
+                        .sum();
+                    let best = brute(&s, &f);
+                    assert!(
+                        value <= best + 1e-12 * (1.0 + best.abs()),
+                        "{loss:?} trial {trial}: {value} > {best} at b = {b}"
+                    );
+                }
             }
         }
     }

@@ -31,11 +31,14 @@ pub struct ExactSettings {
     pub max_iter: usize,
     /// The final floor `ε` on every margin standard deviation.
     pub sigma_floor: f64,
+    /// The plain hinge (every `Σ_i = 0`) only: stop at this relative duality gap `(J - D)/J`, a certified
+    /// bound on the distance to the optimum (the default, `10⁻¹⁰`, is the optimum to round-off).
+    pub gap_tol: f64,
 }
 
 impl Default for ExactSettings {
     fn default() -> Self {
-        ExactSettings { tol: 1e-6, max_iter: 1000, sigma_floor: 1e-8 }
+        ExactSettings { tol: 1e-6, max_iter: 1000, sigma_floor: 1e-8, gap_tol: 1e-10 }
     }
 }
 

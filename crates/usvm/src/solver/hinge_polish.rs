@@ -503,7 +503,7 @@ pub fn reduced_solve(
                 }
             })
             .collect();
-        if let Some(p) = polish_sides(x, y, weights, lambda, fit_intercept, sides, false) {
+        if let Some(p) = polish_sides(x, y, weights, lambda, fit_intercept, sides, true) {
             return Some(p);
         }
         // Otherwise fixed examples that crossed join the working set, and the QP is solved again.

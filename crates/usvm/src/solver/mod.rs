@@ -11,6 +11,8 @@
 //! - [`averaged_sgd`]: mini-batch SGD with a bounded first step and suffix averaging (squared hinges);
 //! - [`dual_cd`]: dual coordinate descent for the plain hinge and squared hinge (LIBLINEAR `-s 3`/`-s 1`)
 //!   with an unregularised bias kept by an augmented Lagrangian, certified by a duality gap;
+//! - [`hinge_newton`]: the plain hinge in the primal (Newton on the smoothed hinge, stage by stage) with a
+//!   duality-gap certificate from the smoothed loss' slopes, for many more examples than features;
 //! - [`hinge_polish`]: the exact hinge-SVM solution on a guessed margin set (an active-set solve);
 //! - [`smo`]: LIBSVM's SMO (second-order working sets, shrinking, column cache) for SVM-type duals.
 //!
@@ -23,6 +25,7 @@ pub(crate) mod columns;
 pub mod conic;
 pub mod dual_cd;
 pub mod exact;
+pub mod hinge_newton;
 pub mod hinge_polish;
 pub mod lbfgs;
 pub mod newton;

@@ -28,8 +28,10 @@ use crate::ovr;
 use crate::progress::Monitor;
 use crate::report::FitReport;
 use crate::report::Termination;
+use crate::solver::columns::UsedColumns;
 use crate::solver::dual_cd::{self, DualCdSettings, DualLoss};
 use crate::solver::exact::{self, ExactSettings};
+use crate::solver::hinge_newton;
 use crate::solver::pegasos::{self, SgdSettings};
 
 /// Which linear method to fit. Every method minimises `λ/2‖w‖² + (1/ℓ) Σ c_i L_i`.
@@ -101,8 +103,43 @@ impl Default for LinearSvmParams {
 /// Power SVM's alternating rounds stop when a round lowers the objective by less than this, relatively.
 pub(crate) const POWER_TOL: f64 = 1e-6;
 
-/// The relative duality gap to which dual coordinate descent solves the hinge SVM.
-const DUAL_CD_TOL: f64 = 1e-10;
+/// The plain hinge goes to the primal when a dual multiplier needs at least this many coordinate steps
+/// (`C Q_ii`, on average) to cross its box, and there are at least this many times more examples than
+/// features.
+const PRIMAL_ROUTE_STEPS: f64 = 10.0;
+
+/// Whether the plain hinge is faster in the primal ([`hinge_newton`]) than by dual coordinate descent:
+/// `ℓ ≥ 10 (n + 1)` (the free multipliers' Gram matrix is rank-deficient, where coordinate descent crawls)
+/// and a multiplier needs `C Q_ii ≥ 10` steps on average to cross its box (`C = 1/(λℓ)` times the mean
+/// weight, `Q_ii = ‖x_i‖² + ρ` with `ρ` the mean of `‖x_i‖²`, as in [`dual_cd`]).
+fn primal_is_faster(x: &Features, weights: Option<&[f64]>, lambda: f64) -> bool {
+    let (l, n) = (x.n_samples(), x.n_features());
+    if (l as f64) < PRIMAL_ROUTE_STEPS * (n + 1) as f64 {
+        return false;
+    }
+    let mean_norm = (0..l).map(|i| x.row_norm2(i)).sum::<f64>() / l as f64;
+    let mean_weight = weights.map_or(1.0, |c| c.iter().sum::<f64>() / l as f64);
+    mean_weight / (lambda * l as f64) * 2.0 * mean_norm >= PRIMAL_ROUTE_STEPS
+}
+
+/// A plain-hinge solution with its certificate: `J(θ)`, the best dual lower bound found, the iterations
+/// (Newton steps and epochs) and the KKT residual of an exact active-set solve if one gave `θ`.
+struct Certified {
+    theta: Vec<f64>,
+    value: f64,
+    dual: f64,
+    n_iter: usize,
+    kkt: Option<f64>,
+}
+
+impl Certified {
+    /// The lower objective's point, the higher dual bound, the iterations of both.
+    fn or_better(self, other: Certified) -> Certified {
+        let (dual, n_iter) = (self.dual.max(other.dual), self.n_iter + other.n_iter);
+        let best = if other.value < self.value { other } else { self };
+        Certified { dual, n_iter, ..best }
+    }
+}
 
 /// A fitted model and one report per binary problem (one, or one per class for one-vs-rest).
 #[derive(Debug, Clone, PartialEq)]
@@ -146,6 +183,9 @@ impl LinearSvmParams {
                 }
                 if !(s.sigma_floor >= 0.0 && s.sigma_floor.is_finite()) {
                     return Err(invalid("sigma_floor", s.sigma_floor, "must be finite and non-negative"));
+                }
+                if !(s.gap_tol > 0.0 && s.gap_tol < 1.0) {
+                    return Err(invalid("gap_tol", s.gap_tol, "must be in (0, 1)"));
                 }
             }
             Solver::Sgd(s) => {
@@ -291,17 +331,26 @@ impl LinearSvmParams {
         }
     }
 
-    /// The hinge SVM (every `Σ_i = 0`), a piecewise linear-quadratic problem, solved exactly by dual
-    /// coordinate descent ([`dual_cd`], LIBLINEAR's `-s 3` with the bias kept unregularised by an augmented
-    /// Lagrangian) to a relative duality gap of [`DUAL_CD_TOL`]; at each of its certificates it also tries
-    /// the exact solve of the optimality conditions on the margin set of its multipliers
-    /// ([`crate::solver::hinge_polish`]), which lands on the optimum up to round-off. Only if neither certifies the
-    /// solution within its epoch and work limits does the Newton continuation of [`exact`] finish from there.
+    /// The hinge SVM (every `Σ_i = 0`), a piecewise linear-quadratic problem, solved to the relative duality
+    /// gap `settings.gap_tol` (default `10⁻¹⁰`: the optimum to round-off). On wide sparse data the solvers
+    /// work on the used columns only ([`UsedColumns`]). Two routes, by which is fast on the data:
     ///
-    /// The report's `duality_gap` is `(J - D)/J`; its `gradient_norm` is the active-set solve's KKT residual,
-    /// or else the norm of the hinge sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i` (with its bias part),
-    /// which need not be small at a point that is optimal only to within the gap. `n_iter` counts epochs
-    /// (passes over the examples not shrunk). A warm start is not used by the dual method.
+    /// - **dual coordinate descent** ([`dual_cd`], LIBLINEAR's `-s 3` with the bias kept unregularised by an
+    ///   augmented Lagrangian, and exact finishes by active-set solves on the margin set,
+    ///   [`crate::solver::hinge_polish`]) — when its steps can cross the box: a multiplier needs about
+    ///   `C Q_ii` steps (`C = 1/(λℓ)`, `Q_ii = ‖x_i‖² + ρ`) to go from 0 to its bound, or when `n` is not
+    ///   much smaller than `ℓ` (then the free multipliers have a Gram matrix of full rank);
+    /// - **the primal** otherwise (`n ≪ ℓ` and `C Q_ii` large, where coordinate descent crawls on a
+    ///   rank-deficient free set): Newton on the smoothed hinge, certified stage by stage
+    ///   ([`hinge_newton`]), and dual coordinate descent from its multipliers for the exact finish when the
+    ///   gap is not yet met.
+    ///
+    /// Only if neither certifies the solution within its limits does the Newton continuation of [`exact`]
+    /// finish from there. The report's `duality_gap` is `(J - D)/J`; its `gradient_norm` is the active-set
+    /// solve's KKT residual, or else the norm of the hinge sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i`
+    /// (with its bias part), which need not be small at a point that is optimal only to within the gap.
+    /// `n_iter` counts Newton iterations and epochs (passes over the examples not shrunk). A warm start is
+    /// not used.
     fn run_plain_hinge(
         &self,
         problem: Problem<'_>,
@@ -310,38 +359,85 @@ impl LinearSvmParams {
         settings: &ExactSettings,
         monitor: Monitor<'_>,
     ) -> (Vec<f64>, FitReport) {
+        match UsedColumns::of(&problem) {
+            Some(used) => {
+                let (theta, report) = self.plain_hinge(used.problem(&problem), lambda, settings, monitor);
+                (used.expand(&theta), report)
+            }
+            None => self.plain_hinge(problem, lambda, settings, monitor),
+        }
+    }
+
+    /// [`Self::run_plain_hinge`] on the columns given.
+    fn plain_hinge(
+        &self,
+        problem: Problem<'_>,
+        lambda: f64,
+        settings: &ExactSettings,
+        monitor: Monitor<'_>,
+    ) -> (Vec<f64>, FitReport) {
         let objective = self.objective(problem, ExpectedHinge, lambda);
         let (x, y, c) = (problem.features, problem.y, problem.weights);
         let subgradient = |theta: &[f64]| dual_cd::hinge_subgradient_norm(x, y, c, lambda, self.fit_intercept, theta);
         let initial = subgradient(&vec![0.0; objective.dim()]);
-        let cd_settings = DualCdSettings { tol: DUAL_CD_TOL, ..DualCdSettings::default() };
-        let cd = dual_cd::solve_monitored(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings, monitor);
-        let value = objective.value(&cd.theta);
-        let gap = dual_cd::relative_gap(value, cd.dual);
-        if !cd.converged {
-            // Not certified within the epoch limit: the smoothing continuation finishes from here.
-            let (theta, mut report) = exact::solve(&objective, cd.theta.clone(), settings, monitor.after(cd.epochs));
-            report.n_iter += cd.epochs;
-            if report.objective <= value {
-                report.duality_gap = Some(dual_cd::relative_gap(report.objective, cd.dual));
-                return (theta, report);
+        let cd_settings = DualCdSettings { tol: settings.gap_tol, ..DualCdSettings::default() };
+        let cd = |start: Option<dual_cd::Start<'_>>, monitor: Monitor<'_>| match start {
+            Some(s) => {
+                dual_cd::solve_from(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings, s, monitor)
+            }
+            None => {
+                dual_cd::solve_monitored(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings, monitor)
+            }
+        };
+        let from_dual = |fit: dual_cd::DualCdResult| Certified {
+            value: objective.value(&fit.theta),
+            theta: fit.theta,
+            dual: fit.dual,
+            n_iter: fit.epochs,
+            kkt: fit.kkt_residual,
+        };
+        let run = if primal_is_faster(x, c, lambda) {
+            let newton = hinge_newton::solve(&objective, settings.gap_tol, settings.max_iter, monitor);
+            let bias = if self.fit_intercept { newton.theta[x.n_features()] } else { 0.0 };
+            let mut run = Certified {
+                value: newton.primal,
+                dual: newton.dual,
+                n_iter: newton.n_iter,
+                kkt: None,
+                theta: newton.theta,
+            };
+            if !newton.converged && !monitor.stopped() {
+                let fit = cd(Some(dual_cd::Start { beta: &newton.beta, bias }), monitor.after(run.n_iter));
+                run = run.or_better(from_dual(fit));
+            }
+            run
+        } else {
+            from_dual(cd(None, monitor))
+        };
+        let gap = dual_cd::relative_gap(run.value, run.dual);
+        if gap > settings.gap_tol && !monitor.stopped() {
+            // Not certified within the limits: the smoothing continuation finishes from here.
+            let (t, mut report) = exact::solve(&objective, run.theta.clone(), settings, monitor.after(run.n_iter));
+            report.n_iter += run.n_iter;
+            if report.objective <= run.value {
+                report.duality_gap = Some(dual_cd::relative_gap(report.objective, run.dual));
+                return (t, report);
             }
         }
-        let gradient_norm = cd.kkt_residual.unwrap_or_else(|| subgradient(&cd.theta));
         let report = FitReport {
-            objective: value,
-            n_iter: cd.epochs,
-            termination: Termination::from_converged(cd.converged),
-            gradient_norm,
+            objective: run.value,
+            n_iter: run.n_iter,
+            termination: Termination::from_converged(gap <= settings.gap_tol),
+            gradient_norm: run.kkt.unwrap_or_else(|| subgradient(&run.theta)),
             initial_gradient_norm: Some(initial),
             sigma_floor: Some(0.0),
-            objective_trace: vec![value],
+            objective_trace: vec![run.value],
             duality_gap: Some(gap),
             rounds: 0,
             norm_bound: None,
             fallback: None,
         };
-        (cd.theta, report)
+        (run.theta, report)
     }
 
     /// Power SVM is TSVC eq. 7 with `δ_i = r_i`, solved by the same alternating rounds
