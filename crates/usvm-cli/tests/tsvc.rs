@@ -127,7 +127,7 @@ fn socp_on_the_non_separable_synthetic_set_warns_takes_the_better_solution_and_s
         usvm::Features::Sparse(_) => unreachable!("the synthetic set is dense"),
     };
     let rows: String =
-        x.rows().into_iter().zip(&data.train.labels).map(|(r, y)| format!("{},{},{y}\n", r[0], r[1])).collect();
+        x.rows().into_iter().zip(data.train.labels.iter()).map(|(r, y)| format!("{},{},{y}\n", r[0], r[1])).collect();
     let (csv, deltas) = (dir.join("train.csv"), dir.join("delta.txt"));
     std::fs::write(&csv, format!("x1,x2,label\n{rows}")).unwrap();
     std::fs::write(&deltas, data.delta.iter().map(|d| format!("{d}\n")).collect::<String>()).unwrap();

@@ -77,7 +77,7 @@ fn exact_vs_sgd(name: &str, data: &Dataset, kernel: Kernel, lambda: f64, budget:
 
 fn accuracy(model: &usvm::Model, data: &Dataset) -> f64 {
     let p = model.predict(&data.features).unwrap();
-    p.iter().zip(&data.labels).filter(|(a, b)| a == b).count() as f64 / data.n_samples() as f64
+    p.iter().zip(data.labels.iter()).filter(|(a, b)| a == b).count() as f64 / data.n_samples() as f64
 }
 
 fn main() {

@@ -212,7 +212,7 @@ pub fn with_target_radius(model: &usvm::model::Model) -> Option<usvm::model::Mod
 
 fn error_rate(model: &usvm::model::Model, test: &Dataset) -> Result<f64> {
     let predicted = model.predict(&test.features)?;
-    let wrong = predicted.iter().zip(&test.labels).filter(|(p, y)| p != y).count();
+    let wrong = predicted.iter().zip(test.labels.iter()).filter(|(p, y)| p != y).count();
     Ok(wrong as f64 / test.labels.len() as f64)
 }
 

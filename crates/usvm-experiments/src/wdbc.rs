@@ -199,7 +199,7 @@ impl WdbcProtocol {
         let model = params(self.grid[best]).fit(train)?.model;
         on_fit();
         let predicted = model.predict(&test.features)?;
-        let correct = predicted.iter().zip(&test.labels).filter(|(p, y)| p == y).count();
+        let correct = predicted.iter().zip(test.labels.iter()).filter(|(p, y)| p == y).count();
         Ok((correct as f64 / test.n_samples() as f64, self.grid[best]))
     }
 }

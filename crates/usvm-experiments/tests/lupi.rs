@@ -16,7 +16,7 @@ fn privileged_information_helps_on_the_synthetic_lupi_task() {
         let test = LupiTask { n: 2000, ..task }.generate(300 + t).dataset;
         let accuracy = |m: &usvm::KernelModel, d: &Dataset| {
             let p = m.predict(&d.features).unwrap();
-            p.iter().zip(&d.labels).filter(|(a, b)| a == b).count() as f64 / d.n_samples() as f64
+            p.iter().zip(d.labels.iter()).filter(|(a, b)| a == b).count() as f64 / d.n_samples() as f64
         };
         // C (and ρ) chosen on the validation set, as in paper 004.
         let mut best_svm = (f64::NEG_INFINITY, 0.0);

@@ -5,14 +5,14 @@
 //! the fitted `Model` answers in numpy arrays. Everything scikit-learn-shaped (validation, label
 //! encoding, metadata routing, Platt cross-validation) lives in Python.
 //!
-//! Features cross without copies where the core can read them as they are: a C-contiguous float64 `X` and
-//! the float64 values and int64 indices of a CSR matrix are borrowed (`Dataset<'a>` views the numpy
-//! memory while `fit` or `predict` runs with the GIL released). Otherwise each array is read once into the
-//! core's row-major `f64` storage: float32 is widened (8 bytes per value: 2× the float32 array), Fortran or
-//! strided order transposed (1× the array), int32 CSR indices widened to `usize`. Covariances, weights and
-//! privileged features follow the same rule for `X*`; covariance arrays are always copied (the core owns
-//! them). Errors of the core arrive as `ValueError` carrying the core's message; arrays of an unsupported
-//! type as `TypeError`.
+//! Features cross without copies where the core can read them as they are: a C-contiguous float64 `X`, the
+//! float64 values and int64 indices of a CSR matrix and contiguous int64 labels are borrowed (`Dataset<'a>`
+//! views the numpy memory while `fit` or `predict` runs with the GIL released). Otherwise each array is read
+//! once into the core's row-major `f64` storage: float32 is widened (8 bytes per value: 2× the float32
+//! array), Fortran or strided order transposed (1× the array), int32 CSR indices widened to `usize`, strided
+//! labels gathered (one copy). Covariances, weights and privileged features follow the same rule for `X*`; covariance
+//! arrays are always copied (the core owns them). Errors of the core arrive as `ValueError` carrying the
+//! core's message; arrays of an unsupported type as `TypeError`.
 
 mod besvm;
 mod plot;
@@ -22,7 +22,7 @@ mod sharded;
 mod svm_plus;
 mod uncertainty;
 
-use ndarray::{Array, ArrayView, Dimension, Ix1, Ix2, Ix3, Zip};
+use ndarray::{Array, ArrayView, ArrayView1, Dimension, Ix1, Ix2, Ix3, Zip};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -114,6 +114,15 @@ impl<'a> FloatView<'a, Ix1> {
             },
             FloatView::F32(a) => Cow::Owned(a.iter().map(|&v| f64::from(v)).collect()),
         }
+    }
+}
+
+/// Integer labels as the core reads them: borrowed when contiguous, else copied once (call it with the GIL
+/// released).
+pub(crate) fn labels_of<'a>(y: &ArrayView1<'a, i64>) -> Cow<'a, [i64]> {
+    match y.to_slice() {
+        Some(s) => Cow::Borrowed(s),
+        None => Cow::Owned(y.to_vec()),
     }
 }
 
@@ -375,9 +384,9 @@ fn to_vec(a: &FloatView<'_, Ix1>) -> Vec<f64> {
 }
 
 impl<'a> Views<'a> {
-    /// The core's dataset: the features borrowed where they can be, the rest copied once into owned
-    /// row-major f64 (see the module docs).
-    pub(crate) fn to_dataset(&self, labels: Vec<i64>) -> usvm::Result<Dataset<'a>> {
+    /// The core's dataset of these labels (owned or borrowed): the features borrowed where they can be, the
+    /// rest copied once into owned row-major f64 (see the module docs).
+    pub(crate) fn to_dataset(&self, labels: impl Into<Cow<'a, [i64]>>) -> usvm::Result<Dataset<'a>> {
         let features = match &self.means {
             MeansView::Dense(a) => Features::Dense(a.to_dense()),
             MeansView::Sparse(m) => Features::Sparse(m.to_matrix("features")?),
@@ -408,7 +417,8 @@ impl<'a> Views<'a> {
                 Covariances::low_rank(factors, v.as_ref().map(FloatView::to_owned_c))
             }
         };
-        Ok(Dataset { features, labels, weights: self.weights.as_ref().map(to_vec), covariances, privileged: None })
+        let (labels, weights) = (labels.into(), self.weights.as_ref().map(to_vec));
+        Ok(Dataset { features, labels, weights, covariances, privileged: None })
     }
 }
 

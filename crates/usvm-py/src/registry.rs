@@ -10,8 +10,8 @@ use pyo3::types::PyDict;
 use usvm::model::Platt;
 use usvm::{FitOptions, MethodParams, ModelFile};
 
-use crate::borrow_data;
 use crate::progress::PyObserver;
+use crate::{borrow_data, labels_of};
 
 create_exception!(_usvm, UsvmError, PyValueError, "An error of the usvm core (a ValueError).");
 create_exception!(_usvm, ParamsError, UsvmError, "Parameters that do not parse: an unknown method or field.");
@@ -292,7 +292,7 @@ fn fit<'py>(
     let options =
         FitOptions { seed, threads, observer: observer.as_ref().map(|o| o as &dyn usvm::progress::Observer), start };
     let fit = py.detach(|| -> usvm::Result<_> {
-        let mut dataset = views.to_dataset(labels.to_vec())?;
+        let mut dataset = views.to_dataset(labels_of(&labels))?;
         if let Some(s) = &star_views {
             dataset.privileged = Some(s.to_dataset(Vec::new())?.features);
         }

@@ -10,8 +10,8 @@ use pyo3::types::{PyBytes, PyDict};
 use usvm::sharded::{self, Answer, Question, Shard, Shards};
 use usvm::{FitOptions, MethodParams};
 
-use crate::borrow_data;
 use crate::registry::{PyModel, report_dict, to_py_err};
+use crate::{borrow_data, labels_of};
 
 /// One partition's rows, prepared for a sharded fit of `params_json` (its method must be `gsu`, `iso`,
 /// `hinge` or `power` with the exact solver): `y` integer labels, `cov` any covariance form the estimators accept.
@@ -35,8 +35,9 @@ impl PyShard {
         let params = MethodParams::from_json(params_json).map_err(to_py_err)?;
         let data = borrow_data(x, cov, sample_weight)?;
         let (views, labels) = (data.views(), y.as_array());
-        let shard =
-            py.detach(|| views.to_dataset(labels.to_vec()).and_then(|d| Shard::new(&params, d))).map_err(to_py_err)?;
+        let shard = py
+            .detach(|| views.to_dataset(labels_of(&labels)).and_then(|d| Shard::new(&params, d)))
+            .map_err(to_py_err)?;
         Ok(PyShard { shard })
     }
 

@@ -56,7 +56,7 @@ fn sparse_problem(l: usize, n: usize, nnz: usize) -> Dataset<'static> {
     }
     Dataset {
         features: Features::Sparse(CsrMatrix::from_rows(n, &rows).expect("columns in range")),
-        labels,
+        labels: labels.into(),
         weights: None,
         covariances: usvm::Covariances::None,
         privileged: None,

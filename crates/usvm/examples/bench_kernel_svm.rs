@@ -54,7 +54,8 @@ fn main() {
     let fit = params.fit(&data).expect("valid problem");
     let seconds = start.elapsed().as_secs_f64();
     let r = &fit.reports[0];
-    let correct = fit.model.predict(&data.features).unwrap().iter().zip(&data.labels).filter(|(a, b)| a == b).count();
+    let correct =
+        fit.model.predict(&data.features).unwrap().iter().zip(data.labels.iter()).filter(|(a, b)| a == b).count();
     println!(
         "kernel SVM ℓ = {l}, d = {d}, RBF γ = 0.1, C = 1, tol 1e-3, {} threads: {seconds:.3} s, {} iterations, \
          objective {:.6}, {} SV ({} at C), training accuracy {:.2}%",

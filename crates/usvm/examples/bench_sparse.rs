@@ -112,7 +112,7 @@ fn generate(l: usize, n: usize, k: usize, seed: u64) -> Dataset<'static> {
     let var = CsrMatrix::new(n, indptr, indices, variances);
     Dataset {
         features: Features::Sparse(x),
-        labels,
+        labels: labels.into(),
         weights: None,
         covariances: Covariances::sparse_diagonal(var),
         privileged: None,

@@ -55,7 +55,7 @@ fn main() {
                 best = objective;
             }
             let predicted = fit.model.predict(&data.features).unwrap();
-            let accuracy = predicted.iter().zip(&data.labels).filter(|(p, y)| p == y).count() as f64 / l as f64;
+            let accuracy = predicted.iter().zip(data.labels.iter()).filter(|(p, y)| p == y).count() as f64 / l as f64;
             let iters: usize = fit.reports.iter().map(|r| r.n_iter).sum();
             println!(
                 "{:<9} {:<22} {:>9.3} {:>16.10} {:>9.2e} {:>10.4}   ({iters} iterations in total)",

@@ -1,6 +1,8 @@
 //! Training data: the example means (dense or sparse), labels, optional per-example weights and
 //! covariances. Plain data with public fields; [`Dataset::validate`] checks it once, at the top of `fit`.
 
+use std::borrow::Cow;
+
 use ndarray::{Array2, ArrayView2};
 use serde::{Deserialize, Serialize};
 
@@ -10,13 +12,13 @@ pub use crate::features::{CsrMatrix, Features};
 pub(crate) use crate::linalg::{axpy, dot, norm2};
 
 /// A labelled training set: means, integer class labels, optional weights `c_i` and covariances `Σ_i`.
-/// The means may borrow their storage (`Dataset<'a>`, see [`Features`]); the rest is owned.
+/// The means and the labels may borrow their storage (`Dataset<'a>`, see [`Features`]); the rest is owned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dataset<'a> {
     /// The example means `x_i`.
     pub features: Features<'a>,
-    /// Integer class labels, one per example.
-    pub labels: Vec<i64>,
+    /// Integer class labels, one per example: owned (`vec.into()`) or borrowed (`slice.into()`).
+    pub labels: Cow<'a, [i64]>,
     /// Per-example weights (relevance degrees) `c_i ≥ 0`; `None` means all 1.
     pub weights: Option<Vec<f64>>,
     /// The covariances `Σ_i` (`Covariances::None` for plain vectors).
@@ -29,7 +31,7 @@ pub struct Dataset<'a> {
 
 impl Dataset<'static> {
     /// A dataset of dense means (copied to row-major layout if they are not already) and no uncertainty.
-    pub fn dense(features: Array2<f64>, labels: Vec<i64>) -> Self {
+    pub fn dense(features: Array2<f64>, labels: impl Into<Cow<'static, [i64]>>) -> Self {
         let features =
             if features.is_standard_layout() { features } else { features.as_standard_layout().into_owned() };
         Dataset::new(Features::dense(features), labels)
@@ -37,21 +39,29 @@ impl Dataset<'static> {
 }
 
 impl<'a> Dataset<'a> {
-    /// A dataset of these means and labels, without weights, covariances or privileged features.
-    pub fn new(features: Features<'a>, labels: Vec<i64>) -> Self {
-        Dataset { features, labels, weights: None, covariances: Covariances::None, privileged: None }
+    /// A dataset of these means and labels, without weights, covariances or privileged features. The labels
+    /// are a `Vec<i64>` (owned) or a `&[i64]` (borrowed, no copy).
+    pub fn new(features: Features<'a>, labels: impl Into<Cow<'a, [i64]>>) -> Self {
+        Dataset { features, labels: labels.into(), weights: None, covariances: Covariances::None, privileged: None }
     }
 
-    /// A dataset borrowing row-major dense means (no copy) and no uncertainty.
-    pub fn dense_view(features: ArrayView2<'a, f64>, labels: Vec<i64>) -> Self {
+    /// A dataset borrowing row-major dense means (no copy) and no uncertainty; labels as in [`Self::new`].
+    pub fn dense_view(features: ArrayView2<'a, f64>, labels: impl Into<Cow<'a, [i64]>>) -> Self {
         Dataset::new(Features::dense_view(features), labels)
+    }
+
+    /// Whether any storage is borrowed: the means, the labels or the privileged features.
+    pub fn is_view(&self) -> bool {
+        self.features.is_view()
+            || matches!(self.labels, Cow::Borrowed(_))
+            || self.privileged.as_ref().is_some_and(Features::is_view)
     }
 
     /// The same dataset owning all its storage (copies what was borrowed).
     pub fn into_owned(self) -> Dataset<'static> {
         Dataset {
             features: self.features.into_owned(),
-            labels: self.labels,
+            labels: Cow::Owned(self.labels.into_owned()),
             weights: self.weights,
             covariances: self.covariances,
             privileged: self.privileged.map(Features::into_owned),
@@ -96,7 +106,7 @@ impl<'a> Dataset<'a> {
     pub fn select(&self, idx: &[usize]) -> Dataset<'static> {
         Dataset {
             features: self.features.select_rows(idx),
-            labels: idx.iter().map(|&i| self.labels[i]).collect(),
+            labels: idx.iter().map(|&i| self.labels[i]).collect::<Vec<_>>().into(),
             weights: self.weights.as_ref().map(|w| idx.iter().map(|&i| w[i]).collect()),
             covariances: self.covariances.select(idx),
             privileged: self.privileged.as_ref().map(|p| p.select_rows(idx)),

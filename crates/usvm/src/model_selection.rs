@@ -133,7 +133,7 @@ where
             let model = fit(&data.select(&train), &train)?;
             let decision = model.decision_function(&held_out.features)?;
             let predicted = argmax_classes(model.classes(), &decision);
-            let correct = predicted.iter().zip(&held_out.labels).filter(|(p, y)| p == y).count();
+            let correct = predicted.iter().zip(held_out.labels.iter()).filter(|(p, y)| p == y).count();
             Ok(FoldResult { accuracy: correct as f64 / test.len() as f64, test, model, decision })
         })
         .collect()
@@ -165,7 +165,7 @@ pub fn cross_validate_path(
                 let p = LinearSvmParams { lambda: lambdas[j], ..params.clone() };
                 let fit = p.fit_from(&train, previous.as_ref().map(|f| &f.model))?;
                 let predicted = fit.model.predict(&held_out.features)?;
-                correct[j] = predicted.iter().zip(&held_out.labels).filter(|(p, y)| p == y).count();
+                correct[j] = predicted.iter().zip(held_out.labels.iter()).filter(|(p, y)| p == y).count();
                 previous = Some(fit);
                 on_fit();
             }

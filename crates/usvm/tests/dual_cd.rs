@@ -83,7 +83,7 @@ fn sparse_dataset(seed: u64, l: usize, n: usize) -> Dataset<'static> {
     }
     Dataset {
         features: Features::Sparse(CsrMatrix::from_rows(n, &rows).unwrap()),
-        labels,
+        labels: labels.into(),
         weights: None,
         covariances: usvm::Covariances::None,
         privileged: None,

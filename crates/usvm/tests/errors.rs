@@ -30,7 +30,7 @@ fn single_class() {
 
 #[test]
 fn label_count_mismatch() {
-    let d = Dataset { labels: vec![0, 1, 0], ..base() };
+    let d = Dataset { labels: vec![0, 1, 0].into(), ..base() };
     assert!(matches!(fit(&d), Err(Error::DimensionMismatch { what: "labels", expected: 4, found: 3 })));
 }
 
@@ -46,7 +46,7 @@ fn non_finite_features() {
     let sparse = Features::Sparse(CsrMatrix::from_rows(2, &[vec![(0, 1.0)], vec![(1, f64::NAN)]]).unwrap());
     let d = Dataset {
         features: sparse,
-        labels: vec![0, 1],
+        labels: vec![0, 1].into(),
         weights: None,
         covariances: Covariances::None,
         privileged: None,

@@ -382,7 +382,7 @@ fn bad_input_is_a_typed_error() {
         a.view_mut()[[3, 1]] = f64::NAN;
     }
     assert!(matches!(fit(base.clone(), &nan), Err(Error::NonFinite { what: "features", index: 3, .. })));
-    let single = Dataset { labels: vec![1; 20], ..data.clone() };
+    let single = Dataset { labels: vec![1; 20].into(), ..data.clone() };
     assert!(matches!(fit(base.clone(), &single), Err(Error::SingleClass { label: 1 })));
     let neg = data.clone().with_covariances(Covariances::isotropic(vec![-1.0; 20]));
     assert!(matches!(fit(base.clone(), &neg), Err(Error::NegativeVariance { .. })));

@@ -216,7 +216,7 @@ fn bad_input_is_a_typed_error() {
         m.view_mut()[[3, 1]] = f64::NAN;
     }
     assert!(matches!(ok.fit(&nan), Err(Error::NonFinite { .. })));
-    let single = Dataset { labels: vec![1; 30], ..data.clone() };
+    let single = Dataset { labels: vec![1; 30].into(), ..data.clone() };
     assert!(matches!(ok.fit(&single), Err(Error::SingleClass { label: 1 })));
     let negative = data.clone().with_weights((0..30).map(|i| if i == 2 { -1.0 } else { 1.0 }).collect());
     assert!(matches!(ok.fit(&negative), Err(Error::InvalidWeight { index: 2, .. })));

@@ -167,7 +167,7 @@ fn l2svmplus_through_the_registry_uses_the_privileged_features() {
     let params = MethodParams::from_json(r#"{"method": "l2svmplus", "rho": 0.5}"#).unwrap();
     let fit = usvm::fit(&params, &data, &FitOptions::default()).unwrap();
     assert!(fit.termination() == usvm::Termination::Converged);
-    let acc = fit.model.predict(&data.features).unwrap().iter().zip(&data.labels).filter(|(a, b)| a == b).count();
+    let acc = fit.model.predict(&data.features).unwrap().iter().zip(data.labels.iter()).filter(|(a, b)| a == b).count();
     assert!(acc as f64 >= 0.7 * 60.0, "training accuracy {acc}/60");
     // Three classes: one-vs-rest.
     let mut three = data.clone();
@@ -194,7 +194,7 @@ fn l2svmplus_bad_input_is_a_typed_error() {
     let e = L2SvmPlusParams { kernel: Some(Kernel::Precomputed), ..Default::default() }.fit(&data).unwrap_err();
     assert!(matches!(e, Error::InvalidParameter { name: "kernel", .. }), "{e}");
     let mut one = data.clone();
-    one.labels = vec![1; 20];
+    one.labels = vec![1; 20].into();
     assert!(matches!(L2SvmPlusParams::default().fit(&one), Err(Error::SingleClass { .. })));
 }
 
@@ -286,7 +286,7 @@ fn rhhq_downweights_far_outliers() {
         Features::Sparse(_) => unreachable!(),
     };
     x.view_mut().row_mut(40).assign(&ndarray::array![6.0, 6.0]);
-    data.labels[40] = 0;
+    data.labels.to_mut()[40] = 0;
     let kernel = Kernel::Linear;
     let fit = RescaledHingeParams { kernel, c: 1.0, eta: 5.0, ..Default::default() }.fit(&data).unwrap();
     let f = fit.model.decision_function(&data.features).unwrap();

@@ -15,7 +15,7 @@ const L: usize = 1_000_000;
 
 fn million() -> Dataset<'static> {
     let x = Array2::from_shape_fn((L, 1), |(i, _)| (i % 1000) as f64 / 1000.0);
-    Dataset::dense(x, (0..L).map(|i| (i % 2) as i64).collect())
+    Dataset::dense(x, (0..L).map(|i| (i % 2) as i64).collect::<Vec<_>>())
 }
 
 /// Asserts `TooLarge` naming `what`, at least `min_bytes`, with a message that states the size in binary

@@ -269,3 +269,38 @@ fn borrowed_features_fit_and_predict_as_owned_ones() {
         }
     }
 }
+
+#[test]
+fn borrowed_labels_fit_exactly_as_owned_ones() {
+    let base = data();
+    let three: Vec<i64> = (0..base.n_samples()).map(|i| (i % 3) as i64).collect();
+    let one_thread = FitOptions { threads: Some(1), ..FitOptions::default() };
+    for labels in [base.labels.to_vec(), three] {
+        let owned = Dataset { labels: labels.clone().into(), ..base.clone() };
+        let borrowed = Dataset { labels: labels.as_slice().into(), ..base.clone() };
+        assert!(!owned.is_view() && borrowed.is_view(), "only the labels are borrowed");
+        assert_eq!(borrowed, owned);
+        assert_eq!(serde_json::to_string(&borrowed).unwrap(), serde_json::to_string(&owned).unwrap());
+        let copied = borrowed.clone().into_owned();
+        assert!(!copied.is_view());
+        assert_eq!(copied, owned);
+        let methods: Vec<&str> = if labels.contains(&2) {
+            vec!["gsu", "svm", "logistic"]
+        } else {
+            usvm::params::METHODS.iter().map(|(name, _)| *name).collect()
+        };
+        for method in methods {
+            let p = params(method, &[]);
+            let expected = usvm::fit(&p, &owned, &one_thread).unwrap_or_else(|e| panic!("{method}: {e}"));
+            let fit = usvm::fit(&p, &borrowed, &one_thread).unwrap();
+            assert_eq!(fit.model, expected.model, "{method}");
+            assert_eq!(fit.support, expected.support, "{method}");
+        }
+    }
+    // Means and labels both borrowed: a view until `into_owned`.
+    let (x, labels) = (base.features.to_dense(), base.labels.to_vec());
+    let view = Dataset::dense_view(x.view(), &labels);
+    assert!(view.is_view() && view.features.is_view());
+    let copied = view.into_owned();
+    assert!(!copied.is_view() && copied.labels == labels && copied.features.to_dense() == x);
+}

@@ -76,7 +76,7 @@ fn sharded_power_runs_the_local_rounds() {
     for classes in [2, 3] {
         let mut data = common::random_dataset(13 + classes as u64, "diag", 240, 4);
         if classes == 3 {
-            data.labels.iter_mut().enumerate().for_each(|(i, c)| *c = (i % 3) as i64);
+            data.labels.to_mut().iter_mut().enumerate().for_each(|(i, c)| *c = (i % 3) as i64);
         }
         let p = params("power", json!({"radius_scale": 0.5, "regularization": {"lambda": 1e-2}}));
         let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
@@ -112,7 +112,7 @@ fn sharded_power_runs_the_local_rounds() {
 fn sharded_one_vs_rest_and_conjugate_gradients() {
     // Three classes: one binary problem per class, in order.
     let mut data = common::random_dataset(11, "diag", 240, 5);
-    data.labels.iter_mut().enumerate().for_each(|(i, c)| *c = (i % 3) as i64);
+    data.labels.to_mut().iter_mut().enumerate().for_each(|(i, c)| *c = (i % 3) as i64);
     let fit = agree(&params("gsu", json!({})), &data, &[0, 90, 240]);
     assert_eq!(fit.rounds.len(), 3);
     // 80 features: no Hessian is sent, Newton directions come from CG over Hessian-vector rounds.
@@ -176,7 +176,7 @@ fn a_recreated_shard_answers_as_the_lost_one() {
     let again = sharded::fit_sharded(&p, &mut moved, &FitOptions::default()).unwrap();
     assert_eq!(coef(&again.fit.model), coef(&steady.fit.model));
     let predicted = steady.fit.model.predict(&data.features).unwrap();
-    let right = predicted.iter().zip(&data.labels).filter(|(p, y)| p == y).count();
+    let right = predicted.iter().zip(data.labels.iter()).filter(|(p, y)| p == y).count();
     assert_eq!(moved.iter().map(|s| s.correct(&steady.fit.model).unwrap()).sum::<usize>(), right);
 }
 

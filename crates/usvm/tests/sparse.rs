@@ -34,7 +34,7 @@ fn wide_sparse(seed: u64, l: usize, n: usize, k: usize) -> Dataset<'static> {
     }
     Dataset {
         features: Features::Sparse(CsrMatrix::from_rows(n, &rows).unwrap()),
-        labels,
+        labels: labels.into(),
         weights: None,
         covariances: Covariances::sparse_diagonal(CsrMatrix::from_rows(n, &variances).unwrap()),
         privileged: None,

@@ -335,7 +335,7 @@ fn lbfgs_and_newton_reach_the_same_optimum_of_the_expected_loss() {
     assert!(intercepts < 1e-5);
     // The fit classifies the training data well.
     let predicted = a.model.predict(&data.features).unwrap();
-    let accuracy = predicted.iter().zip(&data.labels).filter(|(p, y)| p == y).count() as f64 / 150.0;
+    let accuracy = predicted.iter().zip(data.labels.iter()).filter(|(p, y)| p == y).count() as f64 / 150.0;
     assert!(accuracy > 0.8, "accuracy {accuracy}");
 }
 
@@ -500,9 +500,9 @@ fn bad_input_is_a_typed_error() {
         a.view_mut()[[3, 1]] = f64::NAN;
     }
     assert!(matches!(ok.fit(&nan), Err(Error::NonFinite { .. })));
-    let single = Dataset { labels: vec![2; 30], ..data.clone() };
+    let single = Dataset { labels: vec![2; 30].into(), ..data.clone() };
     assert!(matches!(ok.fit(&single), Err(Error::SingleClass { label: 2 })));
-    let short = Dataset { labels: vec![0, 1], ..data.clone() };
+    let short = Dataset { labels: vec![0, 1].into(), ..data.clone() };
     assert!(matches!(ok.fit(&short), Err(Error::DimensionMismatch { .. })));
     let empty = Dataset::dense(Array2::zeros((0, 3)), vec![]);
     assert!(matches!(ok.fit(&empty), Err(Error::Empty(_))));

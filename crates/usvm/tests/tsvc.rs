@@ -283,7 +283,8 @@ fn kernel_tsvc_trace_is_monotone_for_rbf_and_polynomial() {
         assert!(trace.windows(2).all(|w| w[1] <= w[0]), "{kernel:?} not monotone: {trace:?}");
         assert!(trace.len() >= 2, "{kernel:?}: no accepted round {rep:?}");
         assert!(trace.last().unwrap() < &trace[0]);
-        let acc = fit.model.predict(&data.features).unwrap().iter().zip(&data.labels).filter(|(a, b)| a == b).count();
+        let acc =
+            fit.model.predict(&data.features).unwrap().iter().zip(data.labels.iter()).filter(|(a, b)| a == b).count();
         assert!(acc >= 54, "{kernel:?}: {acc}/60");
         // δ = 0: one SVM, and the rounds stop at once.
         let zero = TsvcParams { delta: Delta::Uniform(0.0), ..params.clone() }.fit(&data).unwrap();
@@ -341,7 +342,7 @@ fn one_vs_rest_gives_one_report_per_class() {
     for kernel in [Kernel::Linear, Kernel::Rbf { gamma: 0.5 }] {
         let fit = TsvcParams { c: 10.0, kernel, delta: Delta::Uniform(0.1), ..Default::default() }.fit(&data).unwrap();
         assert_eq!(fit.reports.len(), 3);
-        assert_eq!(fit.model.predict(&data.features).unwrap(), data.labels);
+        assert_eq!(fit.model.predict(&data.features).unwrap(), *data.labels);
     }
 }
 

@@ -102,6 +102,7 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         n, d = X.shape
         classes, y_enc = encode_classes(self, y)
+        del y  # a copy validate_data made is not needed beside y_enc during the fit
         cov = _as_cov(X_cov, n, d, name=cov_name)
         sw = checked_sample_weight(sample_weight, n, y_enc)
         star = None

@@ -39,8 +39,20 @@ def positive_int(name: str, value: Any) -> None:
 
 
 def encode_classes(estimator: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The sorted classes and ``y`` as indices into them; at least two classes are required."""
-    classes, y_enc = np.unique(y, return_inverse=True)
+    """The sorted classes and ``y`` as indices into them (intp); at least two classes are required.
+
+    Integer ``y`` skips ``np.unique``'s inverse (its sort permutation, sorted copy and masks are several
+    arrays of ``len(y)`` at once): the classes come from one sorted copy, the indices from a binary search,
+    and ``y`` already holding ``0..k-1`` is its own encoding (no new array when it is intp)."""
+    y = np.asarray(y)
+    if y.dtype.kind in "iu" and y.size:
+        classes = np.unique(y)
+        if classes[0] == 0 and classes[-1] == len(classes) - 1:  # sorted, distinct: classes == 0..k-1
+            y_enc = y.astype(np.intp, copy=False)
+        else:
+            y_enc = np.searchsorted(classes, y)
+    else:
+        classes, y_enc = np.unique(y, return_inverse=True)
     if len(classes) < 2:
         raise ValueError(
             f"{type(estimator).__name__} needs samples of at least 2 classes in the data, but the data "

@@ -91,7 +91,7 @@ impl MnistPlus {
         idx.shuffle(&mut Xoshiro256PlusPlus::seed_from_u64(7000 + t));
         idx.truncate(n_train.min(idx.len()));
         idx.sort_unstable();
-        let dense = |d: &Dataset| -> (Array2<f64>, Vec<i64>) { (d.features.to_dense(), d.labels.clone()) };
+        let dense = |d: &Dataset| -> (Array2<f64>, Vec<i64>) { (d.features.to_dense(), d.labels.to_vec()) };
         let train = self.train.select(&idx);
         let train = Dataset { features: Features::dense(train.features.to_dense()), ..train };
         Split { train, validation: dense(&self.validation), test: dense(&self.test) }

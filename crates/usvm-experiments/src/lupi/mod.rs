@@ -92,7 +92,7 @@ impl LupiTask {
     pub fn split(&self, t: u64) -> table1::Split {
         let eval = |n: usize, seed: u64| {
             let d = LupiTask { n, ..*self }.generate(seed).dataset;
-            (d.features.to_dense(), d.labels)
+            (d.features.to_dense(), d.labels.into_owned())
         };
         table1::Split {
             train: self.generate(1000 + t).dataset,

@@ -36,5 +36,5 @@ pub fn evaluate(method: &LinearMethod, train: &Dataset, test: &Dataset, seed: u6
     let best = (0..cv.len()).fold(0, |b, k| if cv[k] >= cv[b] { k } else { b });
     let model = params(grid[best]).fit(train).expect("fit").model;
     let predicted = model.predict(&test.features).expect("predict");
-    predicted.iter().zip(&test.labels).filter(|(p, y)| p == y).count() as f64 / test.n_samples() as f64
+    predicted.iter().zip(test.labels.iter()).filter(|(p, y)| p == y).count() as f64 / test.n_samples() as f64
 }

@@ -37,6 +37,8 @@ pub mod basis;
 pub mod kmedoids;
 pub mod l2svm;
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 pub use basis::{BasisExpansion, BasisExpansionParams, BasisSelection, BasisSize, Block, Normalisation};
@@ -86,7 +88,7 @@ impl BeSvmParams {
         let (expansion, mapped) = self.expansion.fit_transform(&data.features)?;
         let mapped_data = Dataset {
             features: Features::dense(mapped),
-            labels: data.labels.clone(),
+            labels: Cow::Borrowed(&data.labels),
             weights: data.weights.clone(),
             covariances: crate::Covariances::None,
             privileged: None,

@@ -327,7 +327,7 @@ mod tests {
     #[test]
     fn label_is_last_column_by_default() {
         let d = read_str("a,b,y\n1,2,+1\n\n3, 4 ,-1.0\n", None).unwrap();
-        assert_eq!(d.labels, [1, -1]);
+        assert_eq!(*d.labels, [1, -1]);
         assert_eq!(d.features.to_dense(), array![[1.0, 2.0], [3.0, 4.0]]);
         assert!(matches!(d.features, crate::data::Features::Dense(_)));
         assert_eq!(d.covariances, Covariances::None);
@@ -336,7 +336,7 @@ mod tests {
     #[test]
     fn label_column_by_name_and_quoted_fields() {
         let d = read_str("\"class\",\"x, 1\",x2\n\"2\",0.5,\"-1e-3\"\n", Some("class")).unwrap();
-        assert_eq!(d.labels, [2]);
+        assert_eq!(*d.labels, [2]);
         assert_eq!(d.features.to_dense(), array![[0.5, -0.001]]);
     }
 

@@ -104,7 +104,7 @@ fn features(x: Store, n: usize, source: &str) -> Result<Features<'static>, Parse
 }
 
 fn dataset(features: Features<'static>, labels: Vec<i64>, covariances: Covariances) -> Dataset<'static> {
-    Dataset { features, labels, weights: None, covariances, privileged: None }
+    Dataset::new(features, labels).with_covariances(covariances)
 }
 
 /// The error a line-by-line reader of both files in step reports first: a failure of either file, a

@@ -258,7 +258,7 @@ mod tests {
         assert_eq!(d.variances.row(4).to_vec(), vec![0.5, 5.0]);
         // By default the label is the last column (integral floats are labels) and the rest are features.
         let plain = read_parquet(File::open(&path).unwrap(), "t.parquet", &TableColumns::default()).unwrap();
-        assert_eq!((plain.n_features(), plain.labels.clone()), (5, vec![1, 2, 3, 4, 5]));
+        assert_eq!((plain.n_features(), plain.labels.to_vec()), (5, vec![1, 2, 3, 4, 5]));
         let _ = std::fs::remove_file(path);
     }
 

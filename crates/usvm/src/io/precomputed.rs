@@ -16,7 +16,6 @@ use std::io::BufRead;
 use ndarray::Array2;
 
 use super::{LineReader, Loc, ParseError, empty_input, parse_label, parse_pair, parse_value, try_zeros};
-use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
 
 /// Reads a precomputed-kernel file (see the module docs).
@@ -68,13 +67,7 @@ pub fn read_libsvm_precomputed(data: impl BufRead, source: &str) -> Result<Datas
             x[[i, j]] = v;
         }
     }
-    Ok(Dataset {
-        features: Features::dense(x),
-        labels,
-        weights: None,
-        covariances: Covariances::None,
-        privileged: None,
-    })
+    Ok(Dataset::new(Features::dense(x), labels))
 }
 
 #[cfg(test)]

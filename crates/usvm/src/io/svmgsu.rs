@@ -149,12 +149,7 @@ pub fn read_svmgsu(
         Table::Dense(a) => Features::dense(a),
         Table::Sparse(m) => Features::Sparse(m),
     };
-    Ok(SvmGsuData {
-        dataset: Dataset { features, labels: y, weights: None, covariances, privileged: None },
-        ids,
-        skipped,
-        notes,
-    })
+    Ok(SvmGsuData { dataset: Dataset::new(features, y).with_covariances(covariances), ids, skipped, notes })
 }
 
 /// Reads an svm-gsu *linear* model file:
@@ -603,7 +598,7 @@ mod tests {
     fn joins_by_id_in_labels_order_and_reports_missing_ids() {
         let d = read("a 1:1\nb 2:2 1:1\n\nc 3:3\n", "c -1\nz 1\na +1\n", None, None).unwrap();
         assert_eq!(d.ids, ["c", "a"]);
-        assert_eq!(d.dataset.labels, [-1, 1]);
+        assert_eq!(*d.dataset.labels, [-1, 1]);
         assert_eq!(d.dataset.n_features(), 3);
         let Features::Sparse(m) = &d.dataset.features else { panic!("svm-gsu means must stay sparse") };
         assert_eq!(m.row(0), (&[2][..], &[3.0][..]));
@@ -829,7 +824,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(d.ids, ["doc_5", "doc_3", "doc_7"]);
-        assert_eq!(d.dataset.labels, [-1, 1, -1]);
+        assert_eq!(*d.dataset.labels, [-1, 1, -1]);
         assert_eq!(
             d.skipped,
             [

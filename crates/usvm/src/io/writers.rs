@@ -247,7 +247,7 @@ mod tests {
             let mut cr: &[u8] = &c;
             let back = read_svmgsu((&m[..], "m"), (&l[..], "l"), Some((&mut cr, "c")), ReadOptions::default()).unwrap();
             assert_eq!(back.dataset.features.to_dense(), x);
-            assert_eq!(back.dataset.labels, [1, -1]);
+            assert_eq!(*back.dataset.labels, [1, -1]);
             assert_eq!(back.ids, ["1", "2"]);
             let (got, want) = (quad_forms(&back.dataset.covariances, 2, 4), quad_forms(&cov, 2, 4));
             for (g, w) in got.iter().zip(&want) {

@@ -40,7 +40,7 @@ impl LinearModel {
         let start = start.filter(|m| m.classes == classes && m.n_features() == n);
         let s = crate::ovr::one_vs_rest(classes, n, false, monitor, |k, positive, monitor| {
             let theta0 = start.map(|m| m.theta(k, fit_intercept));
-            let (mut theta, report) = solve(&crate::ovr::signs(&data.labels, positive), theta0, monitor)?;
+            let (mut theta, report) = solve(&crate::ovr::signs(data.labels.iter(), positive), theta0, monitor)?;
             let intercept = if fit_intercept { theta[n] } else { 0.0 };
             theta.truncate(n);
             Ok(crate::ovr::Binary { coef: theta, intercept, report })

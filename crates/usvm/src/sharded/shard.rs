@@ -66,7 +66,7 @@ impl Shard {
         };
         Ok(Shard {
             features: data.features.into_owned(),
-            labels: data.labels,
+            labels: data.labels.into_owned(),
             weights: data.weights,
             covariances,
             fit_intercept: plan.linear.fit_intercept,

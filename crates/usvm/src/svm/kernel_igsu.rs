@@ -40,6 +40,8 @@
 //! assert_eq!(fit.model.predict(&data.features).unwrap(), vec![0, 0, 0, 0, 1, 1]);
 //! ```
 
+use std::borrow::Cow;
+
 use ndarray::{Array2, ArrayView1};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -338,7 +340,7 @@ impl KernelIgsuParams {
         };
         let mapped = Dataset {
             features: Features::dense(phi),
-            labels: data.labels.clone(),
+            labels: Cow::Borrowed(&data.labels),
             weights: data.weights.clone(),
             covariances,
             privileged: None,
@@ -371,7 +373,7 @@ impl KernelIgsuParams {
             }
         };
         let s = ovr::one_vs_rest(data.classes(), l, false, monitor, |_, positive, monitor| {
-            let y = ovr::signs(&data.labels, positive);
+            let y = ovr::signs(data.labels.iter(), positive);
             let (alpha, b, n_iter) =
                 self.sgd_binary(&y, variances, data.weights.as_deref(), settings, &rows, monitor)?;
             // The report: J, ‖∇J‖ (α and b) and ‖∇J(0)‖, from the Gram matrix (by blocks if not cached).

@@ -137,7 +137,7 @@ impl L2SvmPlusParams {
         let settings = SmoSettings { tol: self.tol, cache_mb: 100.0, shrinking: true, max_iter: self.max_iter };
         let classes = data.classes();
         let s = ovr::one_vs_rest(classes.clone(), n, false, monitor, |_, positive, monitor| {
-            let y = ovr::signs(&data.labels, positive);
+            let y = ovr::signs(data.labels.iter(), positive);
             if y.iter().all(|&v| v == y[0]) {
                 return Err(Error::SingleClass { label: classes[0] });
             }

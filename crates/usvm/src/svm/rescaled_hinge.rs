@@ -137,7 +137,7 @@ impl RescaledHingeParams {
         let gram = Gram::new(self.kernel, &data.features);
         let classes = data.classes();
         let s = ovr::one_vs_rest(classes.clone(), n, false, monitor, |_, positive, monitor| {
-            let y = ovr::signs(&data.labels, positive);
+            let y = ovr::signs(data.labels.iter(), positive);
             if y.iter().all(|&v| v == y[0]) {
                 return Err(Error::SingleClass { label: classes[0] });
             }

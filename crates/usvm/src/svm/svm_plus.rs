@@ -262,7 +262,7 @@ fn solve_all(
 ) -> Result<SvmPlusFit> {
     let n = data.n_samples();
     let s = ovr::one_vs_rest(data.classes(), n, true, monitor, |_, positive, monitor| {
-        let y = ovr::signs(&data.labels, positive);
+        let y = ovr::signs(data.labels.iter(), positive);
         let qp = SvmPlusQp { a: m.a.view(), b: m.b.view(), y: &y, c, upper, rho };
         let sol = qp.solve_monitored(settings, monitor)?;
         let coef = sol.alpha.iter().zip(&y).map(|(a, yi)| a * yi).collect();

@@ -160,7 +160,7 @@ impl TsvcParams {
             return super::tsvc_kernel::fit_one_vs_rest(self, data, &delta, monitor);
         }
         let s = ovr::one_vs_rest(data.classes(), data.n_features(), false, monitor, |_, positive, monitor| {
-            let y = ovr::signs(&data.labels, positive);
+            let y = ovr::signs(data.labels.iter(), positive);
             let (w, b, report) = match self.form {
                 TsvcForm::Alternating => self.fit_alternating(data, &y, &delta, monitor),
                 TsvcForm::Socp if self.norm_bound.is_some() => self.fit_socp(data, &y, &delta)?,

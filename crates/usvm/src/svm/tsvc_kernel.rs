@@ -280,7 +280,7 @@ pub(crate) fn fit_one_vs_rest(
     let classes = data.classes();
     let k = ovr::positives(&classes).len();
     let s = ovr::one_vs_rest(classes, k * l, false, monitor, |o, positive, monitor| {
-        let y = ovr::signs(&data.labels, positive);
+        let y = ovr::signs(data.labels.iter(), positive);
         let fit = fit_binary_monitored(&x, &y, data.weights.as_deref(), delta, params, monitor)?;
         let mut coef = vec![0.0; k * l];
         coef[o * l..(o + 1) * l].copy_from_slice(&fit.coef);

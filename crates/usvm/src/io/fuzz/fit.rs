@@ -152,7 +152,7 @@ pub(super) fn run(bytes: &[u8]) {
 /// `ℓ` rows of `n` features, their labels, and what `flags` asks for.
 fn dataset(b: &mut Bytes, l: usize, n: usize, k: usize, flags: u8) -> Dataset<'static> {
     let x = Array2::from_shape_vec((l, n), b.values(l * n)).expect("ℓ·n values");
-    let labels = (0..l).map(|_| CLASSES[b.within(0, k - 1)]).collect();
+    let labels: Vec<i64> = (0..l).map(|_| CLASSES[b.within(0, k - 1)]).collect();
     let mut data = Dataset::dense(x.clone(), labels);
     if flags & 0x10 != 0 {
         let rows: Vec<Vec<(usize, f64)>> =

@@ -13,6 +13,8 @@
 //! `FORM` is `full`, `diag`, `iso` or `lowrank`; `RULE` `paper`, `range-squared` (alias `range`) or `squared`; `WINDOW` `hann`, `hamming`
 //! or `rectangular`.
 
+use std::borrow::Cow;
+
 use ndarray::{Array2, Array3, ArrayView2, Axis};
 
 use crate::covariance::Covariances;
@@ -154,7 +156,7 @@ fn se_to_var(csv: &[u8], s: &Settings) -> Option<Dataset<'static>> {
 }
 
 /// One row of means and diagonal variances per pooled example.
-fn stack(pooled: Vec<crate::gaussians::Pooled>, labels: Vec<i64>) -> Dataset<'static> {
+fn stack(pooled: Vec<crate::gaussians::Pooled>, labels: Cow<'static, [i64]>) -> Dataset<'static> {
     let nf = pooled[0].means.len();
     let means = Array2::from_shape_fn((pooled.len(), nf), |(i, j)| pooled[i].means[j]);
     let vars = Array2::from_shape_fn((pooled.len(), nf), |(i, j)| pooled[i].variances[j]);
