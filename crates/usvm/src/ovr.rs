@@ -63,7 +63,15 @@ pub(crate) fn one_vs_rest<R: Send>(
 }
 
 /// Stacks the solutions of the binary problems of `classes`, in order, into one model's rows.
-pub(crate) fn stack<R>(classes: Vec<i64>, width: usize, solved: Vec<Binary<R>>) -> Stacked<R> {
+pub(crate) fn stack<R>(classes: Vec<i64>, width: usize, mut solved: Vec<Binary<R>>) -> Stacked<R> {
+    if let [b] = &mut solved[..]
+        && b.coef.len() == width
+    {
+        // One binary problem: its coefficient vector becomes the row as it is (no copy of n values).
+        let b = solved.pop().expect("one problem");
+        let coef = Array2::from_shape_vec((1, width), b.coef).expect("one row of `width` values");
+        return Stacked { classes, coef, intercept: vec![b.intercept], reports: vec![b.report] };
+    }
     let mut coef = Array2::zeros((solved.len(), width));
     let (mut intercept, mut reports) = (Vec::with_capacity(solved.len()), Vec::with_capacity(solved.len()));
     for (k, b) in solved.into_iter().enumerate() {
