@@ -357,7 +357,7 @@ fn the_smoothed_newton_certificate_brackets_the_optimum() {
     let r = hinge_newton::solve(&objective, 1e-3, 1000, Default::default());
     let settings = DualCdSettings { tol: 1e-10, ..Default::default() };
     let start = dual_cd::Start { beta: &r.beta, bias: r.theta[data.n_features()] };
-    let warm = dual_cd::solve_from(
+    let warm = dual_cd::solve_monitored(
         &data.features,
         &y,
         None,
@@ -365,7 +365,7 @@ fn the_smoothed_newton_certificate_brackets_the_optimum() {
         DualLoss::Hinge,
         true,
         &settings,
-        start,
+        Some(start),
         Default::default(),
     );
     assert!(warm.converged && common::rel_diff(warm.primal, optimum) <= 1e-9, "{warm:?} vs {optimum}");

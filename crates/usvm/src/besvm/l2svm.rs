@@ -163,8 +163,17 @@ impl SquaredHingeSvmParams {
                 let settings = DualCdSettings { tol: DUAL_CD_TOL, ..DualCdSettings::default() };
                 let (x, y, c) = (&data.features, y, data.weights.as_deref());
                 let loss = DualLoss::SquaredHinge;
-                let cd =
-                    dual_cd::solve_monitored(x, y, c, objective.lambda, loss, self.fit_intercept, &settings, monitor);
+                let cd = dual_cd::solve_monitored(
+                    x,
+                    y,
+                    c,
+                    objective.lambda,
+                    loss,
+                    self.fit_intercept,
+                    &settings,
+                    None,
+                    monitor,
+                );
                 (cd.theta, Some(cd.dual), cd.epochs)
             }
         };

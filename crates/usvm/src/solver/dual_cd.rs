@@ -200,24 +200,7 @@ pub fn solve(
     fit_intercept: bool,
     settings: &DualCdSettings,
 ) -> DualCdResult {
-    solve_monitored(x, y, weights, lambda, loss, fit_intercept, settings, Monitor::default())
-}
-
-/// [`solve`], reporting each duality-gap certificate (epochs so far, the primal objective, the relative
-/// gap) to `monitor`.
-#[allow(clippy::too_many_arguments)]
-pub fn solve_monitored(
-    x: &Features,
-    y: &[f64],
-    weights: Option<&[f64]>,
-    lambda: f64,
-    loss: DualLoss,
-    fit_intercept: bool,
-    settings: &DualCdSettings,
-    monitor: Monitor<'_>,
-) -> DualCdResult {
-    let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * x.n_samples() as f64), loss, fit_intercept };
-    run(&setup, lambda, settings, None, monitor)
+    solve_monitored(x, y, weights, lambda, loss, fit_intercept, settings, None, Monitor::default())
 }
 
 /// A warm start: λ-form multipliers `β_i` (clipped into the box) and a bias.
@@ -229,9 +212,10 @@ pub struct Start<'s> {
     pub bias: f64,
 }
 
-/// [`solve_monitored`] from the multipliers and bias of `start` (e.g. a primal method's certificate).
+/// [`solve`] from `start` if given (e.g. a primal method's certificate), reporting each duality-gap
+/// certificate (epochs so far, the primal objective, the relative gap) to `monitor`.
 #[allow(clippy::too_many_arguments)]
-pub fn solve_from(
+pub fn solve_monitored(
     x: &Features,
     y: &[f64],
     weights: Option<&[f64]>,
@@ -239,11 +223,11 @@ pub fn solve_from(
     loss: DualLoss,
     fit_intercept: bool,
     settings: &DualCdSettings,
-    start: Start<'_>,
+    start: Option<Start<'_>>,
     monitor: Monitor<'_>,
 ) -> DualCdResult {
     let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * x.n_samples() as f64), loss, fit_intercept };
-    run(&setup, lambda, settings, Some(start), monitor)
+    run(&setup, lambda, settings, start, monitor)
 }
 
 fn run(

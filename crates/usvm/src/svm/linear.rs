@@ -381,13 +381,8 @@ impl LinearSvmParams {
         let subgradient = |theta: &[f64]| dual_cd::hinge_subgradient_norm(x, y, c, lambda, self.fit_intercept, theta);
         let initial = subgradient(&vec![0.0; objective.dim()]);
         let cd_settings = DualCdSettings { tol: settings.gap_tol, ..DualCdSettings::default() };
-        let cd = |start: Option<dual_cd::Start<'_>>, monitor: Monitor<'_>| match start {
-            Some(s) => {
-                dual_cd::solve_from(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings, s, monitor)
-            }
-            None => {
-                dual_cd::solve_monitored(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings, monitor)
-            }
+        let cd = |start: Option<dual_cd::Start<'_>>, monitor: Monitor<'_>| {
+            dual_cd::solve_monitored(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings, start, monitor)
         };
         let from_dual = |fit: dual_cd::DualCdResult| Certified {
             value: objective.value(&fit.theta),
