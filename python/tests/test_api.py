@@ -365,3 +365,22 @@ def test_strided_and_byte_swapped_inputs(data):
     assert_array_equal(got.coef_, ref.coef_)
     swapped = GSUClassifier().fit(X.astype(">f8"), y, X_cov=V.astype(">f4"))
     assert_allclose(swapped.coef_, GSUClassifier().fit(X, y, X_cov=V.astype(np.float32)).coef_, rtol=1e-12)
+
+
+def test_gap_tol_stops_the_hinge_early_with_a_certified_objective() -> None:
+    # The plain hinge is certified by a duality gap: a looser gap_tol stops earlier, and the objective stays
+    # within J* / (1 - gap) of the optimum; bad values are a ValueError naming the parameter.
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((2000, 5)) + np.where(np.arange(2000) % 2 == 1, 0.4, -0.4)[:, None]
+    y = np.arange(2000) % 2
+    exact = GSUClassifier(method="hinge", lam=1e-4).fit(X, y)
+    best = exact.objective_
+    assert exact.reports_[0]["duality_gap"] <= 1e-10
+    for gap_tol in (1e-2, 1e-4):
+        clf = GSUClassifier(method="hinge", lam=1e-4, gap_tol=gap_tol).fit(X, y)
+        gap = clf.reports_[0]["duality_gap"]
+        assert clf.converged_ and gap <= gap_tol
+        assert best * (1 - 1e-12) <= clf.objective_ <= best / (1 - gap) * (1 + 1e-12)
+    for bad in (0.0, 1.0, float("nan")):
+        with pytest.raises(ValueError, match="gap_tol"):
+            GSUClassifier(method="hinge", gap_tol=bad).fit(X, y)

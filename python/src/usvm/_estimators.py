@@ -79,6 +79,10 @@ class GSUClassifier(RegistryClassifier):
         Relative gradient tolerance of the exact solver.
     max_iter : int, default=1000
         Newton iterations of the exact solver.
+    gap_tol : float in (0, 1), default=1e-10
+        The exact solver on zero covariances (the plain hinge): stop at this relative duality gap
+        ``(J - D)/J``, a certified bound (``J ≤ J*/(1 - gap_tol)``); each entry of ``reports_`` has
+        its ``"duality_gap"``.
     iterations : int, default=1000
         SGD iterations ``T``.
     batch : int, default=100
@@ -177,6 +181,7 @@ class GSUClassifier(RegistryClassifier):
         solver: str = "exact",
         tol: float = 1e-6,
         max_iter: int = 1000,
+        gap_tol: float = 1e-10,
         iterations: int = 1000,
         batch: int = 100,
         samples: int = 10,
@@ -197,6 +202,7 @@ class GSUClassifier(RegistryClassifier):
         self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
+        self.gap_tol = gap_tol
         self.iterations = iterations
         self.batch = batch
         self.samples = samples
@@ -214,6 +220,9 @@ class GSUClassifier(RegistryClassifier):
         positive_real("lam", self.lam)
         positive_real("C", self.C, allow_none=True)
         positive_real("tol", self.tol)
+        positive_real("gap_tol", self.gap_tol)
+        if self.gap_tol >= 1:
+            raise ValueError(f"gap_tol must be in (0, 1); got {self.gap_tol!r}")
         for name in ("max_iter", "iterations", "batch", "samples", "max_rounds"):
             positive_int(name, getattr(self, name))
         if self.method not in _METHODS:
@@ -234,7 +243,12 @@ class GSUClassifier(RegistryClassifier):
         self, X: Any, cov: Any, sample_weight: np.ndarray | None, star: Any
     ) -> dict[str, Any]:
         if self.solver == "exact":
-            solver: dict[str, Any] = {"name": "exact", "tol": float(self.tol), "max_iter": int(self.max_iter)}
+            solver: dict[str, Any] = {
+                "name": "exact",
+                "tol": float(self.tol),
+                "max_iter": int(self.max_iter),
+                "gap_tol": float(self.gap_tol),
+            }
         else:
             solver = {"name": "sgd", "iterations": int(self.iterations), "batch": int(self.batch)}
         params: dict[str, Any] = {
