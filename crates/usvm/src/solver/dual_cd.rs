@@ -42,10 +42,14 @@
 //! larger than the rank of its Gram matrix (`n ≪ ℓ`, large C); the exact optimum is then found from the
 //! current multipliers instead, at each certificate and after doubling (×1.5) amounts of work once the gap is
 //! below `10⁻²`: the optimality conditions solved on the free set
-//! ([`hinge_polish::polish_sides`], damped exchanges), and for `n ≪ ℓ` a Clarabel QP on a working set of
-//! the examples nearest the margin followed by the same active-set solve
+//! ([`hinge_polish::polish_sides`], damped exchanges), and for `n ≪ ℓ` and `tol ≤ 10⁻⁶` a Clarabel QP on a
+//! working set of the examples nearest the margin followed by the same active-set solve
 //! ([`hinge_polish::reduced_solve`]). Either is accepted only if its own duality gap (its multipliers as the
 //! dual point) meets `tol`; it is exact to round-off.
+//!
+//! **Warm start.** [`solve_monitored`] may start from given multipliers and bias ([`Start`], e.g. the
+//! certificate of [`crate::solver::hinge_newton`]): `α` clipped into the box, `w = Σ α_i y_i x_i`, and `μ` such
+//! that the bias estimate `μ + ρ yᵀα` is the given bias.
 //!
 //! ```
 //! use ndarray::array;
@@ -206,7 +210,7 @@ pub fn solve(
 /// A warm start: λ-form multipliers `β_i` (clipped into the box) and a bias.
 #[derive(Debug, Clone, Copy)]
 pub struct Start<'s> {
-    /// `β_i = λ α_i`.
+    /// `β_i = λ α_i`, one per example (a shorter slice is a caller's bug: the solve panics).
     pub beta: &'s [f64],
     /// The bias `b`.
     pub bias: f64,
@@ -259,6 +263,7 @@ fn run(
     let mut ya = 0.0; // yᵀα
     let mut mu = 0.0; // the multiplier: the bias is μ + ρ yᵀα
     if let Some(start) = start {
+        assert_eq!(start.beta.len(), l, "a warm start has one multiplier per example");
         for i in index.iter().map(|&i| i as usize) {
             alpha[i] = (start.beta[i] / lambda).clamp(0.0, setup.upper(i));
             x.row_axpy(i, alpha[i] * y[i], &mut w);

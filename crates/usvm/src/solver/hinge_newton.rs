@@ -1,7 +1,8 @@
 //! The plain hinge SVM (every `Σ_i = 0`) in the primal, certified by a duality gap: for many more examples
 //! than features, where dual coordinate descent crawls on a rank-deficient free set (`n ≪ ℓ`, large `C`).
 //!
-//! Newton's method ([`newton`]) minimises the Gaussian-smoothed hinge `E max(0, d + σz) = σ ψ(d/σ)`, `z ~ N(0, 1)`,
+//! Newton's method ([`newton`]) minimises the Gaussian-smoothed hinge `E max(0, d + σz) = dΦ(d/σ) + σφ(d/σ)`,
+//! `z ~ N(0, 1)`,
 //! at floors `σ = 10⁻¹, 10⁻², …`, each stage warm-started from the last. After each stage the slope of the
 //! smoothed loss gives dual multipliers
 //!
