@@ -5,11 +5,12 @@
 //! the fitted `Model` answers in numpy arrays. Everything scikit-learn-shaped (validation, label
 //! encoding, metadata routing, Platt cross-validation) lives in Python.
 //!
-//! Features cross without copies where the core can read them as they are: a C-contiguous float64 `X`, the
+//! Features cross without copies where the core can read them as they are: a C- or Fortran-contiguous
+//! float64 `X` (the core reads a column-major matrix's rows with a stride), the
 //! float64 values and int64 indices of a CSR matrix and contiguous int64 labels are borrowed (`Dataset<'a>`
 //! views the numpy memory while `fit` or `predict` runs with the GIL released). Otherwise each array is read
 //! once into the core's row-major `f64` storage: float32 is widened (8 bytes per value: 2× the float32
-//! array), Fortran or strided order transposed (1× the array), int32 CSR indices widened to `usize`, strided
+//! array), other strides gathered into row-major order (1× the array), int32 CSR indices widened to `usize`, strided
 //! labels gathered (one copy). Covariances, weights and privileged features follow the same rule for `X*`; covariance
 //! arrays are always copied (the core owns them). Errors of the core arrive as `ValueError` carrying the
 //! core's message; arrays of an unsupported type as `TypeError`.
@@ -459,9 +460,9 @@ fn objective<'py>(
             return Err(usvm::Error::DimensionMismatch { what: "weights", expected: l, found: w.len() });
         }
         if let Features::Dense(a) = &dataset.features
-            && let Some(&value) = a.as_slice().iter().find(|v| !v.is_finite())
+            && let Some(((index, _), &value)) = a.view().indexed_iter().find(|(_, v)| !v.is_finite())
         {
-            return Err(usvm::Error::NonFinite { what: "features", index: 0, value });
+            return Err(usvm::Error::NonFinite { what: "features", index, value });
         }
         dataset.covariances.validate(l, n)?;
         let y = y.to_vec();

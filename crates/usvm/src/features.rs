@@ -2,12 +2,12 @@
 //! objective and the kernels need.
 //!
 //! Both forms either own their storage or borrow it (`Features<'a>`, copy-on-write): a caller holding a
-//! row-major `f64` matrix (a numpy array, a memory map) fits from it without a copy. Everything the crate
+//! row-major or column-major `f64` matrix (a numpy array, a memory map) fits from it without a copy. Everything the crate
 //! builds and stores — models, selected rows, widened copies — is `Features<'static>`, owned.
 
 use std::borrow::Cow;
 
-use ndarray::{Array2, ArrayView2, ArrayViewMut2};
+use ndarray::{Array2, ArrayView1, ArrayView2, ArrayViewMut2, ShapeBuilder};
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
@@ -152,12 +152,18 @@ impl<'a> CsrMatrix<'a> {
     }
 }
 
-/// A dense row-major `f64` matrix that owns or borrows its values.
-#[derive(Debug, Clone, PartialEq)]
+/// A dense `f64` matrix that owns or borrows its values, stored row after row or (for a borrowed
+/// column-major array, e.g. a Fortran-ordered numpy array) column after column.
+///
+/// Every row operation reads either layout: a column-major row is a strided walk (entry `j` of row `i` at
+/// `i + j·n_rows`). Code that needs rows as contiguous slices (the kernels' blocked products) asks for
+/// [`Self::row_major`], which copies a column-major matrix once.
+#[derive(Debug, Clone)]
 pub struct DenseMatrix<'a> {
     values: Cow<'a, [f64]>,
     n_rows: usize,
     n_cols: usize,
+    column_major: bool,
 }
 
 impl DenseMatrix<'static> {
@@ -170,16 +176,20 @@ impl DenseMatrix<'static> {
             values.drain(..o);
         }
         values.truncate(n_rows * n_cols);
-        DenseMatrix { values: values.into(), n_rows, n_cols }
+        DenseMatrix { values: values.into(), n_rows, n_cols, column_major: false }
     }
 }
 
 impl<'a> DenseMatrix<'a> {
-    /// Borrows `a` when it is row-major and contiguous; otherwise copies it into row-major order.
+    /// Borrows `a` when it is contiguous in row-major or in column-major order; otherwise copies it into
+    /// row-major order.
     pub fn from_view(a: ArrayView2<'a, f64>) -> Self {
         let (n_rows, n_cols) = a.dim();
-        match a.to_slice() {
-            Some(values) => DenseMatrix { values: values.into(), n_rows, n_cols },
+        if let Some(values) = a.to_slice() {
+            return DenseMatrix { values: values.into(), n_rows, n_cols, column_major: false };
+        }
+        match a.reversed_axes().to_slice() {
+            Some(values) => DenseMatrix { values: values.into(), n_rows, n_cols, column_major: true },
             None => DenseMatrix::from_array(a.as_standard_layout().into_owned()),
         }
     }
@@ -196,10 +206,63 @@ impl<'a> DenseMatrix<'a> {
         self.n_cols
     }
 
-    /// Row `i`.
+    /// Whether the values are stored column after column.
+    pub fn is_column_major(&self) -> bool {
+        self.column_major
+    }
+
+    /// Row `i` (strided when column-major).
     #[inline]
-    pub fn row(&self, i: usize) -> &[f64] {
-        &self.values[i * self.n_cols..(i + 1) * self.n_cols]
+    pub fn row(&self, i: usize) -> ArrayView1<'_, f64> {
+        self.view().index_axis_move(ndarray::Axis(0), i)
+    }
+
+    /// Row `i` as a contiguous slice, when the matrix is row-major.
+    #[inline]
+    pub fn row_slice(&self, i: usize) -> Option<&[f64]> {
+        (!self.column_major).then(|| &self.values[i * self.n_cols..(i + 1) * self.n_cols])
+    }
+
+    /// The entries of column-major row `i`, in column order.
+    #[inline]
+    fn strided_row(&self, i: usize) -> impl Iterator<Item = f64> + '_ {
+        self.values[i..].iter().step_by(self.n_rows).copied()
+    }
+
+    /// `x_iᵀ w` (the first `ncols` entries of `w`).
+    #[inline]
+    pub fn row_dot(&self, i: usize, w: &[f64]) -> f64 {
+        match self.row_slice(i) {
+            Some(r) => dot(r, w),
+            None => self.strided_row(i).zip(w).map(|(v, w)| v * w).sum(),
+        }
+    }
+
+    /// `(x_iᵀw, ‖x_i‖²)` in one pass over the row.
+    #[inline]
+    pub fn row_dot_norm2(&self, i: usize, w: &[f64]) -> (f64, f64) {
+        match self.row_slice(i) {
+            Some(r) => crate::linalg::dot_norm2(r, w),
+            None => self.strided_row(i).zip(w).fold((0.0, 0.0), |(d, s), (v, w)| (d + v * w, s + v * v)),
+        }
+    }
+
+    /// `‖x_i‖²`.
+    #[inline]
+    pub fn row_norm2(&self, i: usize) -> f64 {
+        match self.row_slice(i) {
+            Some(r) => dot(r, r),
+            None => self.strided_row(i).map(|v| v * v).sum(),
+        }
+    }
+
+    /// `out += alpha · x_i`.
+    #[inline]
+    pub fn row_axpy(&self, i: usize, alpha: f64, out: &mut [f64]) {
+        match self.row_slice(i) {
+            Some(r) => axpy(alpha, r, out),
+            None => self.strided_row(i).zip(out).for_each(|(v, o)| *o += alpha * v),
+        }
     }
 
     /// Number of values (`nrows · ncols`).
@@ -212,25 +275,34 @@ impl<'a> DenseMatrix<'a> {
         self.values.is_empty()
     }
 
-    /// All values, row after row.
-    pub fn as_slice(&self) -> &[f64] {
-        &self.values
+    /// All values, row after row, when the matrix is row-major.
+    pub fn as_slice(&self) -> Option<&[f64]> {
+        (!self.column_major).then_some(&self.values[..])
     }
 
-    /// The matrix as an ndarray view.
+    /// The matrix as an ndarray view (in its own layout).
     pub fn view(&self) -> ArrayView2<'_, f64> {
-        ArrayView2::from_shape((self.n_rows, self.n_cols), &self.values).expect("n_rows × n_cols values")
+        let shape = (self.n_rows, self.n_cols).set_f(self.column_major);
+        ArrayView2::from_shape(shape, &self.values).expect("n_rows × n_cols values")
     }
 
     /// The matrix as a mutable ndarray view (copies borrowed values first).
     pub fn view_mut(&mut self) -> ArrayViewMut2<'_, f64> {
-        let shape = (self.n_rows, self.n_cols);
+        let shape = (self.n_rows, self.n_cols).set_f(self.column_major);
         ArrayViewMut2::from_shape(shape, self.values.to_mut()).expect("n_rows × n_cols values")
     }
 
     /// An owned ndarray copy.
     pub fn to_array(&self) -> Array2<f64> {
         self.view().to_owned()
+    }
+
+    /// The same matrix row-major: itself, or a row-major copy of a column-major matrix.
+    pub fn row_major(&self) -> Cow<'_, DenseMatrix<'a>> {
+        match self.column_major {
+            false => Cow::Borrowed(self),
+            true => Cow::Owned(DenseMatrix::from_array(self.view().as_standard_layout().into_owned())),
+        }
     }
 
     /// Whether the values are borrowed.
@@ -240,7 +312,15 @@ impl<'a> DenseMatrix<'a> {
 
     /// The same matrix owning its values (copies them if borrowed).
     pub fn into_owned(self) -> DenseMatrix<'static> {
-        DenseMatrix { values: self.values.into_owned().into(), n_rows: self.n_rows, n_cols: self.n_cols }
+        let DenseMatrix { values, n_rows, n_cols, column_major } = self;
+        DenseMatrix { values: values.into_owned().into(), n_rows, n_cols, column_major }
+    }
+}
+
+/// Equal when the entries are, whatever the layouts.
+impl PartialEq for DenseMatrix<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.view() == other.view()
     }
 }
 
@@ -282,6 +362,15 @@ impl<'a> Features<'a> {
         match self {
             Features::Dense(a) => Features::Dense(a.into_owned()),
             Features::Sparse(m) => Features::Sparse(m.into_owned()),
+        }
+    }
+
+    /// The same features with dense rows row-major: themselves, or a row-major copy of column-major rows
+    /// (for code that reads whole rows as slices).
+    pub fn row_major(&self) -> Cow<'_, Features<'a>> {
+        match self {
+            Features::Dense(a) if a.is_column_major() => Cow::Owned(Features::Dense(a.row_major().into_owned())),
+            _ => Cow::Borrowed(self),
         }
     }
 
@@ -330,7 +419,7 @@ impl<'a> Features<'a> {
     #[inline]
     pub fn row_dot(&self, i: usize, w: &[f64]) -> f64 {
         match self {
-            Features::Dense(a) => dot(a.row(i), w),
+            Features::Dense(a) => a.row_dot(i, w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
                 idx.iter().zip(val).map(|(&j, &v)| v * w[j]).sum()
@@ -343,7 +432,7 @@ impl<'a> Features<'a> {
     #[inline]
     pub fn row_dot_truncated(&self, i: usize, w: &[f64]) -> f64 {
         match self {
-            Features::Dense(a) => dot(a.row(i), w),
+            Features::Dense(a) => a.row_dot(i, w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
                 idx.iter().zip(val).filter(|(j, _)| **j < w.len()).map(|(&j, &v)| v * w[j]).sum()
@@ -368,7 +457,7 @@ impl<'a> Features<'a> {
     #[inline]
     pub fn row_dot_norm2(&self, i: usize, w: &[f64]) -> (f64, f64) {
         match self {
-            Features::Dense(a) => crate::linalg::dot_norm2(a.row(i), w),
+            Features::Dense(a) => a.row_dot_norm2(i, w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
                 let dot = idx.iter().zip(val).map(|(&j, &v)| v * w[j]).sum();
@@ -381,10 +470,7 @@ impl<'a> Features<'a> {
     #[inline]
     pub fn row_norm2(&self, i: usize) -> f64 {
         match self {
-            Features::Dense(a) => {
-                let r = a.row(i);
-                dot(r, r)
-            }
+            Features::Dense(a) => a.row_norm2(i),
             Features::Sparse(m) => m.row(i).1.iter().map(|v| v * v).sum(),
         }
     }
@@ -393,7 +479,7 @@ impl<'a> Features<'a> {
     #[inline]
     pub fn row_axpy(&self, i: usize, alpha: f64, out: &mut [f64]) {
         match self {
-            Features::Dense(a) => axpy(alpha, a.row(i), out),
+            Features::Dense(a) => a.row_axpy(i, alpha, out),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
                 for (&j, &v) in idx.iter().zip(val) {
@@ -411,10 +497,14 @@ impl<'a> Features<'a> {
         let mut g = vec![0.0; m * m];
         match self {
             Features::Dense(a) => {
-                let row = |r: usize| a.row(rows[r]);
+                // The rows as slices (a column-major matrix's rows gathered once).
+                let rows: Vec<Cow<[f64]>> = rows
+                    .iter()
+                    .map(|&i| a.row_slice(i).map_or_else(|| a.row(i).to_vec().into(), Cow::Borrowed))
+                    .collect();
                 for r in 0..m {
                     for c in 0..m {
-                        g[r * m + c] = dot(row(r), row(c));
+                        g[r * m + c] = dot(&rows[r], &rows[c]);
                     }
                 }
             }
@@ -469,6 +559,9 @@ impl<'a> Features<'a> {
     pub(crate) fn validate_as(&self, what: &'static str) -> Result<()> {
         match self {
             Features::Dense(a) => {
+                if a.values.iter().all(|v| v.is_finite()) {
+                    return Ok(());
+                }
                 for (i, row) in (0..a.nrows()).map(|i| a.row(i)).enumerate() {
                     if let Some(&v) = row.iter().find(|v| !v.is_finite()) {
                         return Err(Error::NonFinite { what, index: i, value: v });
@@ -478,5 +571,61 @@ impl<'a> Features<'a> {
             }
             Features::Sparse(m) => m.validate(what),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::ShapeBuilder;
+
+    /// The same 5 × 19 matrix row-major and borrowed column-major (19 columns: past the SIMD width).
+    fn both() -> (Array2<f64>, Array2<f64>) {
+        let rows = Array2::from_shape_fn((5, 19), |(i, j)| ((3 * i + 7 * j) % 11) as f64 - 4.5);
+        let mut columns = Array2::zeros((5, 19).f());
+        columns.assign(&rows);
+        (rows, columns)
+    }
+
+    #[test]
+    fn a_column_major_view_is_borrowed_and_reads_the_same_rows() {
+        let (rows, columns) = both();
+        let (r, c) = (Features::dense_view(rows.view()), Features::dense_view(columns.view()));
+        let Features::Dense(m) = &c else { unreachable!() };
+        assert!(c.is_view() && m.is_column_major() && m.as_slice().is_none());
+        assert_eq!(r, c);
+        let w: Vec<f64> = (0..19).map(|j| 0.25 * j as f64 - 1.0).collect();
+        for i in 0..5 {
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * (1.0 + b.abs());
+            assert!(close(c.row_dot(i, &w), r.row_dot(i, &w)));
+            let ((d, s), (e, t)) = (c.row_dot_norm2(i, &w), r.row_dot_norm2(i, &w));
+            assert!(close(d, e) && close(s, t) && close(c.row_norm2(i), t));
+            let (mut u, mut v) = (w.clone(), w.clone());
+            c.row_axpy(i, -0.5, &mut u);
+            r.row_axpy(i, -0.5, &mut v);
+            assert!(u.iter().zip(&v).all(|(a, b)| close(*a, *b)));
+            assert_eq!(m.row(i), rows.row(i));
+        }
+        let g: Vec<f64> = r.gram(&[4, 0, 2]);
+        assert!(c.gram(&[4, 0, 2]).iter().zip(&g).all(|(a, b)| (a - b).abs() <= 1e-12 * b.abs().max(1.0)));
+        let copy = c.row_major();
+        assert!(matches!(&*copy, Features::Dense(m) if !m.is_column_major()) && *copy == r);
+        assert_eq!(c.select_rows(&[3, 1]).to_dense(), rows.select(ndarray::Axis(0), &[3, 1]));
+    }
+
+    #[test]
+    fn a_non_finite_entry_of_a_column_major_matrix_names_its_row() {
+        let (_, mut columns) = both();
+        columns[[3, 17]] = f64::NAN;
+        let err = Features::dense_view(columns.view()).validate().unwrap_err();
+        assert!(matches!(err, Error::NonFinite { index: 3, .. }), "{err:?}");
+    }
+
+    #[test]
+    fn neither_c_nor_fortran_contiguous_views_are_copied_row_major() {
+        let (rows, _) = both();
+        let every_other = rows.slice(ndarray::s![.., ..;2]);
+        let Features::Dense(m) = Features::dense_view(every_other) else { unreachable!() };
+        assert!(!m.is_view() && !m.is_column_major() && m.view() == every_other);
     }
 }

@@ -207,8 +207,12 @@ impl Drop for VectorState {
     }
 }
 
+/// `a` as a faer matrix, in whatever layout and strides `a` has.
 fn faer_ref<'a>(a: &'a ArrayView2<'_, f64>) -> faer::MatRef<'a, f64> {
-    faer::MatRef::from_row_major_slice(a.as_slice().expect("standard layout"), a.nrows(), a.ncols())
+    let (rs, cs) = (a.strides()[0], a.strides()[1]);
+    // SAFETY: `a` is a valid ndarray view: every `ptr + i·rs + j·cs` (i < nrows, j < ncols) is an element
+    // it borrows, immutably, for as long as the returned reference lives.
+    unsafe { faer::MatRef::from_raw_parts(a.as_ptr(), a.nrows(), a.ncols(), rs, cs) }
 }
 
 fn copy_into(m: &faer::Mat<f64>, out: &mut ArrayViewMut2<'_, f64>) {

@@ -186,13 +186,13 @@ fn zero_variance_everywhere_is_fine() {
 }
 
 #[test]
-fn column_major_features_are_stored_row_major_and_predict_as_the_same_rows() {
+fn column_major_features_are_read_in_place_and_predict_as_the_same_rows() {
     use ndarray::{Array2, ShapeBuilder};
     use usvm::{Features, Kernel, KernelModel, LinearModel};
     let fortran = Array2::from_shape_vec((3, 2).f(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
     let (x, x_c) = (Features::dense(fortran.clone()), Features::dense(fortran.as_standard_layout().to_owned()));
     let (xv, xv_t) = (Features::dense_view(fortran.view()), Features::dense_view(fortran.t()));
-    assert!(!xv.is_view() && xv_t.is_view(), "a column-major view is copied, its row-major transpose borrowed");
+    assert!(xv.is_view() && xv_t.is_view(), "a column-major view and its row-major transpose are both borrowed");
     let linear = LinearModel { classes: vec![0, 1], coef: ndarray::array![[1.0, -1.0]], intercept: vec![0.0] };
     let expected = ndarray::array![[-3.0], [-3.0], [-3.0]];
     for f in [&x, &x_c, &xv] {
@@ -206,5 +206,7 @@ fn column_major_features_are_stored_row_major_and_predict_as_the_same_rows() {
         coef: ndarray::array![[1.0]],
         intercept: vec![0.0],
     };
-    assert_eq!(kernel.decision_function(&x).unwrap(), ndarray::array![[4.0], [5.0], [6.0]]);
+    for f in [&x, &xv] {
+        assert_eq!(kernel.decision_function(f).unwrap(), ndarray::array![[4.0], [5.0], [6.0]]);
+    }
 }

@@ -304,3 +304,37 @@ fn borrowed_labels_fit_exactly_as_owned_ones() {
     let copied = view.into_owned();
     assert!(!copied.is_view() && copied.labels == labels && copied.features.to_dense() == x);
 }
+
+/// A column-major (Fortran-ordered) array is borrowed as it is, and every method fits the model it fits
+/// from the same values row-major: the strided row walks only change the order of the sums.
+#[test]
+fn column_major_features_are_borrowed_and_fit_as_row_major_ones() {
+    use ndarray::ShapeBuilder;
+    let base = data();
+    let x = base.features.to_dense();
+    let mut columns = ndarray::Array2::zeros(x.dim().f());
+    columns.assign(&x);
+    let three: Vec<i64> = (0..base.n_samples()).map(|i| (i % 3) as i64).collect();
+    let one_thread = FitOptions { threads: Some(1), ..FitOptions::default() };
+    for labels in [base.labels.to_vec(), three] {
+        let rows = Dataset { labels: labels.clone().into(), ..base.clone() };
+        let view = Dataset { features: usvm::Features::dense_view(columns.view()), ..rows.clone() };
+        let usvm::Features::Dense(m) = &view.features else { unreachable!() };
+        assert!(m.is_view() && m.is_column_major(), "borrowed in its own layout");
+        assert_eq!(view.features, rows.features, "the same entries");
+        let methods: Vec<&str> = if labels.contains(&2) {
+            vec!["gsu", "hinge", "svm", "logistic", "besvm"]
+        } else {
+            usvm::params::METHODS.iter().map(|(name, _)| *name).collect()
+        };
+        for method in methods {
+            let p = params(method, &[]);
+            let expected = usvm::fit(&p, &rows, &one_thread).unwrap_or_else(|e| panic!("{method}: {e}")).model;
+            let model = usvm::fit(&p, &view, &one_thread).unwrap_or_else(|e| panic!("{method}: {e}")).model;
+            let a = model.decision_function(&view.features).unwrap();
+            let b = expected.decision_function(&rows.features).unwrap();
+            let scale = b.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+            assert!(a.iter().zip(&b).all(|(u, v)| (u - v).abs() <= 1e-7 * scale), "{method}: {a} vs {b}");
+        }
+    }
+}

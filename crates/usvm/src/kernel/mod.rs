@@ -239,7 +239,7 @@ fn precomputed(row: &[f64], s: f64) -> f64 {
 /// `‖x_i‖²` for every row.
 pub fn squared_norms(x: &Features) -> Vec<f64> {
     match x {
-        Features::Dense(m) => (0..m.nrows()).map(|i| dot(m.row(i), m.row(i))).collect(),
+        Features::Dense(m) => (0..m.nrows()).map(|i| m.row_norm2(i)).collect(),
         Features::Sparse(m) => (0..m.n_rows()).map(|i| m.row(i).1.iter().map(|v| v * v).sum()).collect(),
     }
 }

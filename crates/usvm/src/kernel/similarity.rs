@@ -214,7 +214,8 @@ impl Similarity for Invariant {
 
 fn dense<'a>(x: &'a Features) -> ndarray::CowArray<'a, f64, ndarray::Ix2> {
     match x {
-        Features::Dense(a) => a.view().into(),
+        Features::Dense(a) if !a.is_column_major() => a.view().into(),
+        Features::Dense(a) => a.view().as_standard_layout().into_owned().into(),
         Features::Sparse(m) => m.to_dense().into(),
     }
 }

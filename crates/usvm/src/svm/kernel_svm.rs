@@ -225,7 +225,8 @@ fn validate_serials(x: &Features) -> Result<()> {
 /// matrix when it was computed once (see [`Gram::precompute`]).
 pub struct Gram<'a> {
     kernel: Kernel,
-    x: &'a Features<'a>,
+    /// The rows, row-major (a column-major matrix is copied once: columns read whole rows).
+    x: Cow<'a, Features<'a>>,
     norms: Vec<f64>,
     diag: Vec<f64>,
     /// `K` (`ℓ × ℓ`, row-major), when precomputed.
@@ -240,7 +241,7 @@ impl<'a> Gram<'a> {
     pub fn new(kernel: Kernel, x: &'a Features) -> Self {
         let l = x.n_samples();
         let norms = if kernel == Kernel::Precomputed { vec![0.0; l] } else { squared_norms(x) };
-        let mut g = Gram { kernel, x, norms, diag: Vec::new(), full: None };
+        let mut g = Gram { kernel, x: x.row_major(), norms, diag: Vec::new(), full: None };
         g.diag = (0..l).map(|i| g.entry(i, i)).collect();
         g
     }
@@ -262,7 +263,7 @@ impl<'a> Gram<'a> {
 
     fn entry(&self, r: usize, i: usize) -> f64 {
         match self.kernel {
-            Kernel::Precomputed => precomputed_entry(self.x, r, serial(self.x, i)),
+            Kernel::Precomputed => precomputed_entry(&self.x, r, serial(&self.x, i)),
             k => k.from_dot(self.x.row_dot(r, &self.x.row_dense(i)), self.norms[r], self.norms[i]),
         }
     }
@@ -271,7 +272,7 @@ impl<'a> Gram<'a> {
     /// column is a gather: worth it when several binary problems (one-vs-rest) read the same columns.
     /// When the matrix does not fit in memory the columns stay computed on demand.
     pub fn precompute(&mut self) {
-        self.full = self.kernel.gram(self.x).ok();
+        self.full = self.kernel.gram(&self.x).ok();
     }
 
     /// `out[k] = s_k · k(x_{rows[k]}, x_i)`, with `s_k = sign[rows[k]]` when given.
@@ -298,7 +299,7 @@ impl<'a> Gram<'a> {
 
     fn column_block(&self, i: usize, rows: &[usize], sign: Option<&[f64]>, out: &mut [f64]) {
         let s = |r: usize| sign.map_or(1.0, |s| s[r]);
-        match (self.kernel, self.x) {
+        match (self.kernel, &*self.x) {
             (Kernel::Precomputed, x) => {
                 let si = serial(x, i);
                 for (v, &r) in out.iter_mut().zip(rows) {
@@ -306,12 +307,12 @@ impl<'a> Gram<'a> {
                 }
             }
             (Kernel::Rbf { gamma }, Features::Dense(m)) => {
-                let data = m.as_slice();
+                let data = m.as_slice().expect("row-major (Gram::new)");
                 let rbf = RbfColumn { data, d: m.ncols(), norms: &self.norms, gamma };
                 rbf.fill(i, rows, sign, out);
             }
             (k, Features::Dense(m)) => {
-                let data = m.as_slice();
+                let data = m.as_slice().expect("row-major (Gram::new)");
                 let d = m.ncols();
                 let xi = &data[i * d..(i + 1) * d];
                 let ni = self.norms[i];
