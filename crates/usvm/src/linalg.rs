@@ -14,16 +14,21 @@ use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 
-/// `aᵀb` over the common length. From 16 entries on, CPUs with AVX2 and FMA run a vector kernel chosen at
-/// run time (the crate is built for baseline x86-64): four 4-wide fused multiply-add accumulators. Either
-/// path is deterministic for a given CPU; they differ in rounding only.
+/// `aᵀb` over the common length. From 16 entries on, a vector kernel chosen once at run time (the crate is
+/// built for baseline x86-64) runs instead: AVX2 + FMA (four 4-wide fused multiply-add accumulators) or,
+/// when asked, AVX-512F (four 8-wide accumulators, the tail by a masked load); see [`simd_level`]. Every path is
+/// deterministic for a given CPU and level; they differ in rounding only.
 #[inline]
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
     #[cfg(target_arch = "x86_64")]
-    if n >= SIMD_MIN_LEN && simd::available() {
-        // SAFETY: AVX2 and FMA are available (checked at run time), the kernel's only requirement.
-        return unsafe { simd::dot(&a[..n], &b[..n]) };
+    if n >= SIMD_MIN_LEN {
+        match simd_level() {
+            // SAFETY: the CPU has the level's features (checked at run time), each kernel's only requirement.
+            SimdLevel::Avx512 => return unsafe { avx512::dot(&a[..n], &b[..n]) },
+            SimdLevel::Avx2 => return unsafe { avx2::dot(&a[..n], &b[..n]) },
+            SimdLevel::Portable => {}
+        }
     }
     dot_portable(&a[..n], &b[..n])
 }
@@ -53,20 +58,28 @@ fn dot_portable(a: &[f64], b: &[f64]) -> f64 {
 pub fn dot_norm2(a: &[f64], b: &[f64]) -> (f64, f64) {
     let n = a.len().min(b.len());
     #[cfg(target_arch = "x86_64")]
-    if n >= SIMD_MIN_LEN && simd::available() {
-        // SAFETY: AVX2 and FMA are available (checked at run time).
-        return unsafe { simd::dot_norm2(&a[..n], &b[..n]) };
+    if n >= SIMD_MIN_LEN {
+        match simd_level() {
+            // SAFETY: as in `dot`.
+            SimdLevel::Avx512 => return unsafe { avx512::dot_norm2(&a[..n], &b[..n]) },
+            SimdLevel::Avx2 => return unsafe { avx2::dot_norm2(&a[..n], &b[..n]) },
+            SimdLevel::Portable => {}
+        }
     }
     (dot_portable(&a[..n], &b[..n]), dot_portable(&a[..n], &a[..n]))
 }
 
-/// `y ← y + αx` (over the common length; the vector kernel as in [`dot`]).
+/// `y ← y + αx` (over the common length; the vector kernels as in [`dot`]).
 #[inline]
 pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     #[cfg(target_arch = "x86_64")]
-    if x.len().min(y.len()) >= SIMD_MIN_LEN && simd::available() {
-        // SAFETY: AVX2 and FMA are available (checked at run time).
-        return unsafe { simd::axpy(alpha, x, y) };
+    if x.len().min(y.len()) >= SIMD_MIN_LEN {
+        match simd_level() {
+            // SAFETY: as in `dot`.
+            SimdLevel::Avx512 => return unsafe { avx512::axpy(alpha, x, y) },
+            SimdLevel::Avx2 => return unsafe { avx2::axpy(alpha, x, y) },
+            SimdLevel::Portable => {}
+        }
     }
     for (yi, xi) in y.iter_mut().zip(x) {
         *yi += alpha * xi;
@@ -76,17 +89,62 @@ pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
 /// Below this length the vector kernels' call does not pay.
 const SIMD_MIN_LEN: usize = 16;
 
-/// AVX2 + FMA kernels for [`dot`] and [`axpy`]. LLVM ends each with `vzeroupper` (see the module
-/// documentation on the vector state).
-#[cfg(target_arch = "x86_64")]
-mod simd {
-    use std::arch::x86_64::*;
+/// The vector kernels [`dot`], [`dot_norm2`] and [`axpy`] run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimdLevel {
+    /// Baseline x86-64 (SSE2) or another architecture: plain loops the compiler vectorises.
+    Portable,
+    /// AVX2 and FMA: 4 lanes.
+    Avx2,
+    /// AVX-512F: 8 lanes.
+    Avx512,
+}
 
-    /// Whether the CPU has AVX2 and FMA (cached by the standard library).
-    #[inline]
-    pub(super) fn available() -> bool {
-        std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+/// The level this process runs, decided once: AVX2 + FMA when the CPU has them, else portable. The
+/// environment variable `USVM_SIMD` chooses another (`portable`, `avx2`, or `avx512` on CPUs with
+/// AVX-512F), e.g. to compare levels on one machine. AVX-512 is not the default: on the benchmark machine
+/// (AMD EPYC with AVX-512) its 8-lane kernels were no faster than AVX2's on vectors in cache and 10–25 %
+/// slower over a 50,000 × 100 matrix (`examples/bench_simd.rs`, bench/RESULTS.md).
+pub fn simd_level() -> SimdLevel {
+    use std::sync::atomic::{AtomicU8, Ordering};
+    static LEVEL: AtomicU8 = AtomicU8::new(u8::MAX);
+    let levels = [SimdLevel::Portable, SimdLevel::Avx2, SimdLevel::Avx512];
+    match LEVEL.load(Ordering::Relaxed) {
+        u8::MAX => {
+            let level = detect_simd_level();
+            LEVEL.store(levels.iter().position(|&l| l == level).unwrap_or(0) as u8, Ordering::Relaxed);
+            level
+        }
+        k => levels[k as usize],
     }
+}
+
+fn detect_simd_level() -> SimdLevel {
+    let cap = match std::env::var("USVM_SIMD").as_deref() {
+        Ok("portable") => SimdLevel::Portable,
+        Ok("avx512") => SimdLevel::Avx512,
+        _ => SimdLevel::Avx2,
+    };
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        let avx2 = has!("avx2") && has!("fma");
+        if cap == SimdLevel::Avx512 && avx2 && has!("avx512f") {
+            return SimdLevel::Avx512;
+        }
+        if cap != SimdLevel::Portable && avx2 {
+            return SimdLevel::Avx2;
+        }
+    }
+    let _ = cap;
+    SimdLevel::Portable
+}
+
+/// AVX2 + FMA kernels for [`dot`], [`dot_norm2`] and [`axpy`]. LLVM ends each with `vzeroupper` (see the
+/// module documentation on the vector state).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
 
     /// `aᵀb` for `a.len() == b.len()`.
     #[target_feature(enable = "avx2,fma")]
@@ -176,6 +234,113 @@ mod simd {
         }
         for j in k..n {
             y[j] = alpha.mul_add(x[j], y[j]);
+        }
+    }
+}
+
+/// AVX-512F kernels for [`dot`], [`dot_norm2`] and [`axpy`]: 8 lanes, the last `< 8` entries by a masked
+/// load (masked-off lanes read nothing and add zero). LLVM ends each with `vzeroupper`.
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    /// The mask of the first `r < 8` lanes.
+    #[inline]
+    fn first(r: usize) -> __mmask8 {
+        ((1u16 << r) - 1) as __mmask8
+    }
+
+    /// `aᵀb` for `a.len() == b.len()`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn dot(a: &[f64], b: &[f64]) -> f64 {
+        let n = a.len();
+        let (pa, pb) = (a.as_ptr(), b.as_ptr());
+        let mut acc = [_mm512_setzero_pd(); 4];
+        let mut k = 0;
+        // SAFETY (every load): k + 32 ≤ n, resp. k + 8 ≤ n, and both slices have n entries; the masked
+        // loads read only the n - k < 8 entries left.
+        unsafe {
+            while k + 32 <= n {
+                for (l, s) in acc.iter_mut().enumerate() {
+                    let o = k + 8 * l;
+                    *s = _mm512_fmadd_pd(_mm512_loadu_pd(pa.add(o)), _mm512_loadu_pd(pb.add(o)), *s);
+                }
+                k += 32;
+            }
+            while k + 8 <= n {
+                acc[0] = _mm512_fmadd_pd(_mm512_loadu_pd(pa.add(k)), _mm512_loadu_pd(pb.add(k)), acc[0]);
+                k += 8;
+            }
+            if k < n {
+                let m = first(n - k);
+                let (va, vb) = (_mm512_maskz_loadu_pd(m, pa.add(k)), _mm512_maskz_loadu_pd(m, pb.add(k)));
+                acc[1] = _mm512_fmadd_pd(va, vb, acc[1]);
+            }
+        }
+        reduce(acc)
+    }
+
+    /// `(aᵀb, aᵀa)` for `a.len() == b.len()`, each summed exactly as [`dot`] sums it.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn dot_norm2(a: &[f64], b: &[f64]) -> (f64, f64) {
+        let n = a.len();
+        let (pa, pb) = (a.as_ptr(), b.as_ptr());
+        let (mut ab, mut aa) = ([_mm512_setzero_pd(); 4], [_mm512_setzero_pd(); 4]);
+        let mut k = 0;
+        // SAFETY: as in `dot`.
+        unsafe {
+            while k + 32 <= n {
+                for l in 0..4 {
+                    let o = k + 8 * l;
+                    let va = _mm512_loadu_pd(pa.add(o));
+                    ab[l] = _mm512_fmadd_pd(va, _mm512_loadu_pd(pb.add(o)), ab[l]);
+                    aa[l] = _mm512_fmadd_pd(va, va, aa[l]);
+                }
+                k += 32;
+            }
+            while k + 8 <= n {
+                let va = _mm512_loadu_pd(pa.add(k));
+                ab[0] = _mm512_fmadd_pd(va, _mm512_loadu_pd(pb.add(k)), ab[0]);
+                aa[0] = _mm512_fmadd_pd(va, va, aa[0]);
+                k += 8;
+            }
+            if k < n {
+                let m = first(n - k);
+                let (va, vb) = (_mm512_maskz_loadu_pd(m, pa.add(k)), _mm512_maskz_loadu_pd(m, pb.add(k)));
+                ab[1] = _mm512_fmadd_pd(va, vb, ab[1]);
+                aa[1] = _mm512_fmadd_pd(va, va, aa[1]);
+            }
+        }
+        (reduce(ab), reduce(aa))
+    }
+
+    /// `(s₀ + s₁) + (s₂ + s₃)` lane-wise, then the eight lanes summed (in `_mm512_reduce_add_pd`'s
+    /// fixed order).
+    #[target_feature(enable = "avx512f")]
+    fn reduce(acc: [__m512d; 4]) -> f64 {
+        _mm512_reduce_add_pd(_mm512_add_pd(_mm512_add_pd(acc[0], acc[1]), _mm512_add_pd(acc[2], acc[3])))
+    }
+
+    /// `y ← y + αx` over the common length.
+    #[target_feature(enable = "avx512f")]
+    pub(super) unsafe fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
+        let n = x.len().min(y.len());
+        let (px, py) = (x.as_ptr(), y.as_mut_ptr());
+        let a = _mm512_set1_pd(alpha);
+        let mut k = 0;
+        // SAFETY: k + 8 ≤ n and both slices have at least n entries, resp. the masked load and store touch
+        // only the n - k < 8 entries left; `y` is borrowed mutably once.
+        unsafe {
+            while k + 8 <= n {
+                let v = _mm512_fmadd_pd(a, _mm512_loadu_pd(px.add(k)), _mm512_loadu_pd(py.add(k)));
+                _mm512_storeu_pd(py.add(k), v);
+                k += 8;
+            }
+            if k < n {
+                let m = first(n - k);
+                let v = _mm512_fmadd_pd(a, _mm512_maskz_loadu_pd(m, px.add(k)), _mm512_maskz_loadu_pd(m, py.add(k)));
+                _mm512_mask_storeu_pd(py.add(k), m, v);
+            }
         }
     }
 }
@@ -360,4 +525,66 @@ pub(crate) fn symmetric_eigen(a: ArrayView2<'_, f64>) -> Result<(Vec<f64>, Array
     let values: Vec<f64> = (0..n).rev().map(|k| s[k]).collect();
     let vectors = Array2::from_shape_fn((n, n), |(r, c)| u[(r, n - 1 - c)]);
     Ok((values, vectors))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Entries that are multiples of 1/8 in [-4, 4): every product and partial sum is exact in f64, so
+    /// every kernel, whatever its order of summation, must return the exact value.
+    fn vectors(n: usize) -> (Vec<f64>, Vec<f64>) {
+        let a = (0..n).map(|k| ((k * 37 + 11) % 64) as f64 / 8.0 - 4.0).collect();
+        let b = (0..n).map(|k| ((k * 53 + 5) % 64) as f64 / 8.0 - 4.0).collect();
+        (a, b)
+    }
+
+    fn exact(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+
+    /// Each level's `dot`, `dot_norm2` and `axpy` (those the CPU has) on every length to 80, so that
+    /// every tail (scalar, 4-wide, masked 8-wide) is taken; `dot_norm2` equals `dot` bit for bit.
+    #[test]
+    fn every_vector_kernel_is_exact_on_exact_inputs_and_dot_norm2_is_two_dots() {
+        struct Kernels {
+            dot: unsafe fn(&[f64], &[f64]) -> f64,
+            dot_norm2: unsafe fn(&[f64], &[f64]) -> (f64, f64),
+            axpy: unsafe fn(f64, &[f64], &mut [f64]),
+        }
+        let mut levels: Vec<(&str, Kernels)> = Vec::new();
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx2") && has!("fma") {
+                levels.push(("avx2", Kernels { dot: avx2::dot, dot_norm2: avx2::dot_norm2, axpy: avx2::axpy }));
+            }
+            if has!("avx512f") {
+                levels.push(("avx512", Kernels { dot: avx512::dot, dot_norm2: avx512::dot_norm2, axpy: avx512::axpy }));
+            }
+        }
+        assert!(!levels.is_empty() || !cfg!(target_arch = "x86_64") || simd_level() == SimdLevel::Portable);
+        for n in 0..80 {
+            let (a, b) = vectors(n);
+            assert_eq!(dot_portable(&a, &b), exact(&a, &b), "portable, n = {n}");
+            assert_eq!(dot(&a, &b), exact(&a, &b), "dispatched, n = {n}");
+            for (name, k) in &levels {
+                // SAFETY: the CPU has the level's features (checked above).
+                let (d, (e, s)) = unsafe { ((k.dot)(&a, &b), (k.dot_norm2)(&a, &b)) };
+                assert_eq!(d, exact(&a, &b), "{name} dot, n = {n}");
+                assert_eq!((e.to_bits(), s.to_bits()), (d.to_bits(), unsafe { (k.dot)(&a, &a) }.to_bits()), "{name}");
+                let mut y = b.clone();
+                // SAFETY: as above.
+                unsafe { (k.axpy)(-0.5, &a, &mut y[..]) };
+                let expected: Vec<f64> = a.iter().zip(&b).map(|(x, y)| y - 0.5 * x).collect();
+                assert_eq!(y, expected, "{name} axpy, n = {n}");
+            }
+        }
+        // A longer y than x: only the common length is updated.
+        let (a, b) = vectors(21);
+        let mut y = vec![1.0; 40];
+        axpy(2.0, &a, &mut y);
+        assert!(y[..21].iter().zip(&a).all(|(y, x)| *y == 1.0 + 2.0 * x) && y[21..].iter().all(|&v| v == 1.0));
+        assert_eq!(dot(&a, &b[..10]), exact(&a[..10], &b[..10]));
+    }
 }
