@@ -412,3 +412,8 @@ def test_gap_tol_stops_the_hinge_early_with_a_certified_objective() -> None:
     for bad in (0.0, 1.0, float("nan")):
         with pytest.raises(ValueError, match="gap_tol"):
             GSUClassifier(method="hinge", gap_tol=bad).fit(X, y)
+    # GSUClassifierCV passes it to every path fit and to the refit.
+    cv = usvm.GSUClassifierCV(method="hinge", lams=[1e-2, 1e-4], cv=2, gap_tol=1e-2).fit(X, y)
+    assert cv.best_estimator_.gap_tol == 1e-2 and cv.reports_[0]["duality_gap"] <= 1e-2
+    with pytest.raises(ValueError, match="gap_tol"):
+        usvm.GSUClassifierCV(method="hinge", lams=[1e-2], gap_tol=2.0).fit(X, y)
