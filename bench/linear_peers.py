@@ -18,7 +18,8 @@ certifies an objective no worse than that peer's (`--gap-tol r/(1+r)`, r the pee
 optimum); "usvm/peer" is that run's time over the peer's. usvm: `usvm train --method hinge --data F --lambda L --model m.json --report r.json`,
 timed by the report's `train_seconds` (the fit, without reading the file; the wall time of the whole process
 is printed too). LIBLINEAR: `train(prob, "-s 3 -B 1 -c C -e E")` on a prebuilt problem (only the call is
-timed) at its default E = 0.1 and tighter; scikit-learn: `LinearSVC(loss="hinge", C=C, intercept_scaling=1)`
+timed; the C library's rand(), which LIBLINEAR permutes with, is seeded with 1 before each call, as in a fresh
+process) at its default E = 0.1 and tighter; scikit-learn: `LinearSVC(loss="hinge", C=C, intercept_scaling=1)`
 with its defaults (tol 1e-4, max_iter 1000), `fit` timed. Every solution's objective is evaluated under
 usvm's definition `J = λ/2‖w‖² + (1/ℓ) Σ max(0, 1 - y_i(wᵀx_i + b))` (unregularised bias) and shown relative to
 the best one found. Times are the best of --repeat runs; the runs of one point follow each other (paired),
@@ -28,6 +29,7 @@ and the load average is printed with each point because the machine is shared.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import subprocess
@@ -45,6 +47,7 @@ from sklearn.svm import LinearSVC
 import _peers
 
 ROOT = Path(__file__).resolve().parent.parent
+LIBC = ctypes.CDLL(None)
 
 
 def dense_problem(seed: int = 0, l: int = 50_000, n: int = 100):
@@ -102,6 +105,9 @@ def run_liblinear(lib, x, y, c, eps, repeat):
     best, m = np.inf, None
     for _ in range(repeat):
         param = parameter(f"-s 3 -B 1 -c {c!r} -e {eps} -q")
+        # LIBLINEAR permutes with the C library's rand() and never seeds it: seed it as a fresh process is
+        # (glibc's default seed 1), so that every call, of either build, walks the same permutations.
+        LIBC.srand(1)
         t = time.perf_counter()
         m = train(prob, param)
         best = min(best, time.perf_counter() - t)
