@@ -2,9 +2,12 @@
 scikit-learn's LinearSVC(loss="hinge") on the same data, in one run (issue #17).
 
 Usage: python bench/linear_peers.py [--problems dense,sparse] [--lambdas 1e-2,1e-4,1e-5] [--repeat N]
-       [--usvm target/release/usvm] [--workdir DIR]
-(needs numpy, scipy, scikit-learn and liblinear-official, e.g. in /work/venv-bench; and the release CLI:
-`cargo build --release -p usvm-cli`).
+       [--usvm target/release/usvm] [--workdir DIR] [--peers DIR|wheel] [--compare-wheel]
+(needs numpy, scipy, scikit-learn, e.g. in /work/venv-bench; the release CLI: `cargo build --release -p usvm-cli`;
+and LIBLINEAR: the -O3 build of `bash bench/build_peers.sh [DIR]` (--peers DIR, or $USVM_PEERS; /work/peers-o3 is
+used when it holds a build) or the installed liblinear-official (--peers wheel). --compare-wheel also times the
+installed liblinear-official at each point (rows "LIBLINEAR wheel", no usvm match; their objective must equal
+the -O3 build's). The LIBLINEAR used is printed with its path and build flags.)
 
 Problems (seeded numpy, written once as LIBSVM files and read back, so every solver sees the same floats):
 - dense: 50,000 × 100, y = ±1 alternating, x = N(0, 1) + 0.15·y per feature;
@@ -15,7 +18,8 @@ certifies an objective no worse than that peer's (`--gap-tol r/(1+r)`, r the pee
 optimum); "usvm/peer" is that run's time over the peer's. usvm: `usvm train --method hinge --data F --lambda L --model m.json --report r.json`,
 timed by the report's `train_seconds` (the fit, without reading the file; the wall time of the whole process
 is printed too). LIBLINEAR: `train(prob, "-s 3 -B 1 -c C -e E")` on a prebuilt problem (only the call is
-timed) at its default E = 0.1 and tighter; scikit-learn: `LinearSVC(loss="hinge", C=C, intercept_scaling=1)`
+timed; the C library's rand(), which LIBLINEAR permutes with, is seeded with 1 before each call, as in a fresh
+process) at its default E = 0.1 and tighter; scikit-learn: `LinearSVC(loss="hinge", C=C, intercept_scaling=1)`
 with its defaults (tol 1e-4, max_iter 1000), `fit` timed. Every solution's objective is evaluated under
 usvm's definition `J = λ/2‖w‖² + (1/ℓ) Σ max(0, 1 - y_i(wᵀx_i + b))` (unregularised bias) and shown relative to
 the best one found. Times are the best of --repeat runs; the runs of one point follow each other (paired),
@@ -25,6 +29,7 @@ and the load average is printed with each point because the machine is shared.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import json
 import os
 import subprocess
@@ -39,9 +44,10 @@ from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import LinearSVC
 
-from liblinear.liblinearutil import parameter, problem, train
+import _peers
 
 ROOT = Path(__file__).resolve().parent.parent
+LIBC = ctypes.CDLL(None)
 
 
 def dense_problem(seed: int = 0, l: int = 50_000, n: int = 100):
@@ -92,11 +98,16 @@ def run_usvm(exe, data_file, lam, workdir, repeat, gap_tol=None):
     return best, wall_best, w, b, r
 
 
-def run_liblinear(x, y, c, eps, repeat):
+def run_liblinear(lib, x, y, c, eps, repeat):
+    """LIBLINEAR (`lib`: a liblinear.liblinearutil module) -s 3 -B 1 at -e eps."""
+    parameter, problem, train = lib.parameter, lib.problem, lib.train
     prob = problem(y, x)
     best, m = np.inf, None
     for _ in range(repeat):
         param = parameter(f"-s 3 -B 1 -c {c!r} -e {eps} -q")
+        # LIBLINEAR permutes with the C library's rand() and never seeds it: seed it as a fresh process is
+        # (glibc's default seed 1), so that every call, of either build, walks the same permutations.
+        LIBC.srand(1)
         t = time.perf_counter()
         m = train(prob, param)
         best = min(best, time.perf_counter() - t)
@@ -131,14 +142,26 @@ def main() -> None:
     ap.add_argument("--usvm", default=str(ROOT / "target" / "release" / "usvm"))
     ap.add_argument("--workdir", default=None)
     ap.add_argument("--eps", default="0.1,0.01,0.001", help="LIBLINEAR -e values")
+    ap.add_argument("--peers", default=None,
+                    help="folder of bench/build_peers.sh's -O3 build, or 'wheel' for the installed liblinear-official "
+                         "(default: $USVM_PEERS, else /work/peers-o3 if built, else the installed package)")
+    ap.add_argument("--compare-wheel", action="store_true",
+                    help="also time the installed liblinear-official (pip's build of the PyPI sdist) at each point")
     args = ap.parse_args()
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="usvm-peers-"))
     workdir.mkdir(parents=True, exist_ok=True)
-    import liblinear
     import sklearn
 
+    peer_dir = _peers.resolve(args.peers)
+    lib, where = _peers.load("liblinear", "liblinearutil", peer_dir)
+    tag = "-O3" if peer_dir is not None else "wheel"
+    wheel = None
     print(f"== {time.strftime('%Y-%m-%d %H:%M')} UTC, {os.cpu_count()} cores, numpy {np.__version__}, "
-          f"scikit-learn {sklearn.__version__}, liblinear-official {getattr(liblinear, '__version__', '?')}")
+          f"scikit-learn {sklearn.__version__}, liblinear-official 2.50 ({tag}), usvm {args.usvm}")
+    print(f"LIBLINEAR {tag}: {where}")
+    if args.compare_wheel and peer_dir is not None:
+        wheel, where_w = _peers.load("liblinear", "liblinearutil", None, alias="liblinear_installed")
+        print(f"LIBLINEAR wheel: {where_w}")
     makers = {"dense": dense_problem, "sparse": sparse_problem}
     lambdas = [float(v) for v in args.lambdas.split(",")]
     eps_values = [float(v) for v in args.eps.split(",")]
@@ -153,7 +176,7 @@ def main() -> None:
         x.indices, x.indptr = x.indices.astype(np.int32), x.indptr.astype(np.int32)  # LinearSVC wants 32-bit
         l, n = x.shape
         print(f"\n== {name}: {l} × {n}, {x.nnz} non-zeros")
-        print(f"{'lambda':>7} {'solver':<28} {'fit s':>8} {'usvm/peer':>9} {'objective J':>16} {'J rel. to best':>14}  notes")
+        print(f"{'lambda':>7} {'solver':<34} {'fit s':>8} {'usvm/peer':>9} {'objective J':>16} {'J rel. to best':>14}  notes")
         for lam in lambdas:
             c = 1.0 / (lam * l)
             load = os.getloadavg()[0]
@@ -163,10 +186,16 @@ def main() -> None:
             j_usvm = objective(x, y, lam, w, b)
             rows.append(("usvm (gap 1e-10)", t, j_usvm, f"wall {wall:.2f} s, n_iter {r['n_iter']}, "
                          f"gap {r['duality_gap']:.1e}, converged {r['converged']}", None))
-            peers = []
+            peers, wheel_rows = [], []
             for eps in eps_values:
-                t_ll, w, b = run_liblinear(x, y, c, eps, args.repeat)
-                peers.append((f"LIBLINEAR -s 3 -B 1 -e {eps:g}", t_ll, objective(x, y, lam, w, b), ""))
+                t_ll, w, b = run_liblinear(lib, x, y, c, eps, args.repeat)
+                j_ll = objective(x, y, lam, w, b)
+                peers.append((f"LIBLINEAR {tag} -s 3 -B 1 -e {eps:g}", t_ll, j_ll, ""))
+                if wheel is not None:  # the same solver, the installed build, right after: paired
+                    t_w, w, b = run_liblinear(wheel, x, y, c, eps, args.repeat)
+                    j_w = objective(x, y, lam, w, b)
+                    wheel_rows.append((f"LIBLINEAR wheel -e {eps:g}", t_w, j_w,
+                                       f"wheel/-O3 time {t_w / t_ll:.2f}, same objective: {j_w == j_ll}", None))
             t_sk, w, b, it = run_sklearn(x, y, c, args.repeat)
             peers.append(("LinearSVC(loss='hinge')", t_sk, objective(x, y, lam, w, b), f"n_iter {it}"))
             # usvm's optimum (certified to 1e-10) is the reference; each peer is then matched by usvm stopped at
@@ -182,10 +211,11 @@ def main() -> None:
                 rows.append((f"  usvm --gap-tol {gap:.1e}", t_m, j_m,
                              f"certified gap {r['duality_gap']:.1e}, n_iter {r['n_iter']}; no worse: {j_m <= j_p}",
                              t_p))
+            rows += wheel_rows
             best = min(row[2] for row in rows)
             for label, t, obj, note, peer_time in rows:
                 ratio = "" if peer_time is None else f"{t / peer_time:9.2f}"
-                print(f"{lam:>7.0e} {label:<28} {t:8.3f} {ratio:>9} {obj:16.12f} {(obj - best) / best:14.2e}  {note}")
+                print(f"{lam:>7.0e} {label:<34} {t:8.3f} {ratio:>9} {obj:16.12f} {(obj - best) / best:14.2e}  {note}")
             print(f"{'':>7} (C = {c:.6g}, load average {load:.2f} at the start of this point)")
 
 

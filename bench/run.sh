@@ -19,9 +19,12 @@ if python3 -c "import usvm" 2>/dev/null; then
 fi
 echo "== kernel SVM (SMO) on the 20,000-example synthetic problem"
 cargo run --quiet --release -p usvm --example bench_kernel_svm
-if python3 -c "import usvm, libsvm, sklearn" 2>/dev/null; then
-  echo "== kernel SVM: usvm vs LIBSVM vs scikit-learn SVC (CPU seconds)"
-  python3 bench/kernel_svm.py --repeat 1
+if python3 -c "import usvm, scipy, sklearn" 2>/dev/null; then
+  # LIBSVM built -O3 from its sdist (bench/build_peers.sh; downloads the sdists once), not pip's OpenMP build.
+  peers="${USVM_PEERS:-/work/peers-o3}"
+  [[ -f "$peers/BUILD_INFO" ]] || PYTHON=python3 bash bench/build_peers.sh "$peers"
+  echo "== kernel SVM: usvm vs LIBSVM -O3 vs scikit-learn SVC (CPU seconds)"
+  RAYON_NUM_THREADS=1 python3 bench/kernel_svm.py --repeat 1 --peers "$peers"
 fi
 echo "== SVM+ dual: dedicated SMO vs Clarabel (n = 500, 2,000; n = 5,000 SMO only: Clarabel would need hours)"
 cargo run --quiet --release -p usvm-experiments --example bench_svmplus 500 2000 --clarabel-limit 1200
