@@ -2,8 +2,9 @@
 //! objective and the kernels need.
 //!
 //! Both forms either own their storage or borrow it (`Features<'a>`, copy-on-write): a caller holding a
-//! row-major or column-major `f64` matrix (a numpy array, a memory map) fits from it without a copy. Everything the crate
-//! builds and stores — models, selected rows, widened copies — is `Features<'static>`, owned.
+//! row-major or column-major `f64` matrix (a numpy array, a memory map) fits from it without a copy.
+//! Everything the crate builds and stores — models, selected rows, widened copies — is `Features<'static>`,
+//! owned.
 
 use std::borrow::Cow;
 
