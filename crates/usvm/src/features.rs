@@ -293,9 +293,9 @@ impl<'a> DenseMatrix<'a> {
         ArrayViewMut2::from_shape(shape, self.values.to_mut()).expect("n_rows × n_cols values")
     }
 
-    /// An owned ndarray copy.
+    /// An owned row-major (standard layout) ndarray copy, whatever the layout.
     pub fn to_array(&self) -> Array2<f64> {
-        self.view().to_owned()
+        self.view().as_standard_layout().into_owned()
     }
 
     /// The same matrix row-major: itself, or a row-major copy of a column-major matrix.
@@ -612,6 +612,7 @@ mod tests {
         let copy = c.row_major();
         assert!(matches!(&*copy, Features::Dense(m) if !m.is_column_major()) && *copy == r);
         assert_eq!(c.select_rows(&[3, 1]).to_dense(), rows.select(ndarray::Axis(0), &[3, 1]));
+        assert!(c.to_dense().is_standard_layout() && c.to_dense() == rows, "copies are row-major");
     }
 
     #[test]

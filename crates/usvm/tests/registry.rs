@@ -322,13 +322,21 @@ fn column_major_features_are_borrowed_and_fit_as_row_major_ones() {
         let usvm::Features::Dense(m) = &view.features else { unreachable!() };
         assert!(m.is_view() && m.is_column_major(), "borrowed in its own layout");
         assert_eq!(view.features, rows.features, "the same entries");
-        let methods: Vec<&str> = if labels.contains(&2) {
-            vec!["gsu", "hinge", "svm", "logistic", "besvm"]
-        } else {
-            usvm::params::METHODS.iter().map(|(name, _)| *name).collect()
-        };
-        for method in methods {
-            let p = params(method, &[]);
+        // Every method at its defaults and with the fields of its converging case, and the kernel methods
+        // with each kernel (the RBF ones read rows through their own code paths).
+        let mut runs: Vec<(&str, Fields)> = usvm::params::METHODS.iter().map(|(name, _)| (*name, vec![])).collect();
+        runs.extend(cases().into_iter().map(|(method, fields, _)| (method, fields)));
+        for kernel in ["rbf", "linear", "polynomial"] {
+            for method in ["svm", "ksvm-igsu", "svmplus", "rsvm-rhhq"] {
+                runs.push((method, vec![("kernel", json!(kernel))]));
+            }
+            runs.push(("tsvc", vec![("kernel", json!(kernel)), ("delta", json!(0.3))]));
+        }
+        if labels.contains(&2) {
+            runs.retain(|(method, _)| ["gsu", "hinge", "svm", "logistic", "besvm"].contains(method));
+        }
+        for (method, fields) in &runs {
+            let p = params(method, fields);
             let expected = usvm::fit(&p, &rows, &one_thread).unwrap_or_else(|e| panic!("{method}: {e}")).model;
             let model = usvm::fit(&p, &view, &one_thread).unwrap_or_else(|e| panic!("{method}: {e}")).model;
             let a = model.decision_function(&view.features).unwrap();
