@@ -20,12 +20,12 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-DEFAULT_DIR = Path("/work/peers-o3")
+DEFAULT_DIR = Path(__file__).resolve().parent.parent / "target" / "peers-o3"
 
 
 def resolve(arg: str | None) -> Path | None:
     """The peers folder to use: `arg` ("wheel" or "installed" for the installed packages), else $USVM_PEERS,
-    else /work/peers-o3 when bench/build_peers.sh has built there; None means the installed packages."""
+    else target/peers-o3 when bench/build_peers.sh has built there; None means the installed packages."""
     value = arg if arg is not None else os.environ.get("USVM_PEERS")
     if value in ("wheel", "installed"):
         return None

@@ -3,7 +3,7 @@
 # instead of) whatever is installed, so that bench/kernel_svm.py and bench/linear_peers.py can load them
 # (issue #17 item 6, "honest peers").
 #
-# Usage: bash bench/build_peers.sh [DIR]            (DIR defaults to /work/peers-o3)
+# Usage: bash bench/build_peers.sh [DIR]            (DIR defaults to target/peers-o3)
 # Environment: PEER_CFLAGS  optimisation flags (default "-O3 -march=x86-64-v2")
 #              PEER_OPENMP  1 to compile LIBSVM with -fopenmp as the sdist's setup.py does (default 0: off,
 #                           as in LIBSVM's own Makefile; see below)
@@ -26,7 +26,7 @@
 # Idempotent: re-running re-downloads nothing already present and rebuilds the libraries (a few seconds).
 set -euo pipefail
 
-DIR="${1:-/work/peers-o3}"
+DIR="${1:-$(cd "$(dirname "$0")/.." && pwd)/target/peers-o3}"
 LIBSVM_VERSION=3.37.0
 LIBLINEAR_VERSION=2.50.0
 CFLAGS_OPT="${PEER_CFLAGS:--O3 -march=x86-64-v2}"

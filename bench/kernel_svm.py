@@ -2,7 +2,7 @@
 
 Usage: python bench/kernel_svm.py [--repeat N] [--synthetic-n N] [--peers DIR|wheel] [--compare-wheel]
 (needs the usvm wheel in the environment, built with `maturin develop --release`, numpy, scipy, scikit-learn,
-and LIBSVM: the -O3 build of `bash bench/build_peers.sh [DIR]` (--peers DIR, or $USVM_PEERS; /work/peers-o3 is
+and LIBSVM: the -O3 build of `bash bench/build_peers.sh [DIR]` (--peers DIR, or $USVM_PEERS; target/peers-o3 is
 used when it holds a build) or the installed libsvm-official (--peers wheel). --compare-wheel also times the
 installed libsvm-official in the same run. The LIBSVM used is printed with its path and build flags.)
 
@@ -139,7 +139,7 @@ def main() -> None:
     ap.add_argument("--synthetic-n", type=int, default=20000)
     ap.add_argument("--peers", default=None,
                     help="folder of bench/build_peers.sh's -O3 build, or 'wheel' for the installed libsvm-official "
-                         "(default: $USVM_PEERS, else /work/peers-o3 if built, else the installed package)")
+                         "(default: $USVM_PEERS, else target/peers-o3 if built, else the installed package)")
     ap.add_argument("--compare-wheel", action="store_true",
                     help="also time the installed libsvm-official (pip's build of the PyPI sdist) in this run")
     ap.add_argument("--skip-binary", action="store_true", help="skip the digits binary (8 vs rest) problem")

@@ -4,7 +4,7 @@ scikit-learn's LinearSVC(loss="hinge") on the same data, in one run (issue #17).
 Usage: python bench/linear_peers.py [--problems dense,sparse] [--lambdas 1e-2,1e-4,1e-5] [--repeat N]
        [--usvm target/release/usvm] [--workdir DIR] [--peers DIR|wheel] [--compare-wheel]
 (needs numpy, scipy, scikit-learn, e.g. in /work/venv-bench; the release CLI: `cargo build --release -p usvm-cli`;
-and LIBLINEAR: the -O3 build of `bash bench/build_peers.sh [DIR]` (--peers DIR, or $USVM_PEERS; /work/peers-o3 is
+and LIBLINEAR: the -O3 build of `bash bench/build_peers.sh [DIR]` (--peers DIR, or $USVM_PEERS; target/peers-o3 is
 used when it holds a build) or the installed liblinear-official (--peers wheel). --compare-wheel also times the
 installed liblinear-official at each point (rows "LIBLINEAR wheel", no usvm match; their objective must equal
 the -O3 build's). The LIBLINEAR used is printed with its path and build flags.)
@@ -144,7 +144,7 @@ def main() -> None:
     ap.add_argument("--eps", default="0.1,0.01,0.001", help="LIBLINEAR -e values")
     ap.add_argument("--peers", default=None,
                     help="folder of bench/build_peers.sh's -O3 build, or 'wheel' for the installed liblinear-official "
-                         "(default: $USVM_PEERS, else /work/peers-o3 if built, else the installed package)")
+                         "(default: $USVM_PEERS, else target/peers-o3 if built, else the installed package)")
     ap.add_argument("--compare-wheel", action="store_true",
                     help="also time the installed liblinear-official (pip's build of the PyPI sdist) at each point")
     args = ap.parse_args()

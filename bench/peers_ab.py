@@ -5,7 +5,7 @@ alternate call by call (A, B, A, B, ...), CPU seconds of the process; prints eac
 
 Usage: python bench/peers_ab.py [--a DIR|installed] [--b DIR|installed] [--pairs N]
 (DIR: a folder of `bash bench/build_peers.sh DIR`; installed: the pip-installed libsvm-official /
-liblinear-official; defaults --a /work/peers-o3 --b installed.)
+liblinear-official; defaults --a target/peers-o3 --b installed.)
 """
 
 from __future__ import annotations

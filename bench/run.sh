@@ -21,7 +21,7 @@ echo "== kernel SVM (SMO) on the 20,000-example synthetic problem"
 cargo run --quiet --release -p usvm --example bench_kernel_svm
 if python3 -c "import usvm, scipy, sklearn" 2>/dev/null; then
   # LIBSVM built -O3 from its sdist (bench/build_peers.sh; downloads the sdists once), not pip's OpenMP build.
-  peers="${USVM_PEERS:-/work/peers-o3}"
+  peers="${USVM_PEERS:-target/peers-o3}"
   [[ -f "$peers/BUILD_INFO" ]] || PYTHON=python3 bash bench/build_peers.sh "$peers"
   echo "== kernel SVM: usvm vs LIBSVM -O3 vs scikit-learn SVC (CPU seconds)"
   RAYON_NUM_THREADS=1 python3 bench/kernel_svm.py --repeat 1 --peers "$peers"
