@@ -100,7 +100,7 @@ fn generate(l: usize, n: usize, k: usize, seed: u64) -> Dataset<'static> {
         for &j in &cols {
             let v = round3(normal(&mut rng));
             score += v * w_star[j];
-            indices.push(j);
+            indices.push(j as u32);
             values.push(v);
             let u: f64 = StandardUniform.sample(&mut rng);
             variances.push(round3(0.05 + 0.45 * u));
@@ -171,7 +171,7 @@ fn used_columns(data: &Dataset<'static>) -> Dataset<'static> {
         unreachable!("generated sparse")
     };
     let mut new_index = vec![usize::MAX; x.n_cols];
-    x.indices.iter().chain(c.variances.indices.iter()).for_each(|&j| new_index[j] = 0);
+    x.indices.iter().chain(c.variances.indices.iter()).for_each(|&j| new_index[j as usize] = 0);
     let mut k = 0;
     for slot in new_index.iter_mut().filter(|s| **s == 0) {
         *slot = k;

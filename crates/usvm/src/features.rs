@@ -13,8 +13,17 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::error::{Error, Result};
 use crate::linalg::{axpy, dot};
 
+/// Column `j` as a stored `u32` index, or an error naming `what` when `j ≥ 2^32`.
+pub fn column_index(j: usize, what: &'static str) -> Result<u32> {
+    u32::try_from(j).map_err(|_| Error::MalformedSparse {
+        what,
+        detail: format!("column index {j} exceeds the 32-bit column range (at most {})", u32::MAX),
+    })
+}
+
 /// A compressed-sparse-row matrix of `f64` (row `i` holds `indices[indptr[i]..indptr[i+1]]`), owning or
-/// borrowing its three arrays.
+/// borrowing its three arrays. Column indices are `u32` (scipy's default int32 indices are borrowed as they
+/// are; at most 2^32 columns), row pointers `usize` (stored entries may exceed 2^32).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CsrMatrix<'a> {
     /// Number of columns.
@@ -22,14 +31,14 @@ pub struct CsrMatrix<'a> {
     /// Row pointers: row `i` is `indptr[i]..indptr[i+1]` (length `n_rows + 1`).
     pub indptr: Cow<'a, [usize]>,
     /// Column index of each stored entry (increasing within a row).
-    pub indices: Cow<'a, [usize]>,
+    pub indices: Cow<'a, [u32]>,
     /// Value of each stored entry.
     pub values: Cow<'a, [f64]>,
 }
 
 impl CsrMatrix<'static> {
     /// A CSR matrix owning its arrays (checked later by [`CsrMatrix::validate`]).
-    pub fn new(n_cols: usize, indptr: Vec<usize>, indices: Vec<usize>, values: Vec<f64>) -> Self {
+    pub fn new(n_cols: usize, indptr: Vec<usize>, indices: Vec<u32>, values: Vec<f64>) -> Self {
         CsrMatrix { n_cols, indptr: indptr.into(), indices: indices.into(), values: values.into() }
     }
 
@@ -47,7 +56,7 @@ impl CsrMatrix<'static> {
                         found: j + 1,
                     });
                 }
-                indices.push(j);
+                indices.push(column_index(j, "sparse column index")?);
                 values.push(v);
             }
             indptr.push(indices.len());
@@ -58,7 +67,7 @@ impl CsrMatrix<'static> {
 
 impl<'a> CsrMatrix<'a> {
     /// A CSR matrix borrowing its arrays (checked later by [`CsrMatrix::validate`]).
-    pub fn borrowed(n_cols: usize, indptr: &'a [usize], indices: &'a [usize], values: &'a [f64]) -> Self {
+    pub fn borrowed(n_cols: usize, indptr: &'a [usize], indices: &'a [u32], values: &'a [f64]) -> Self {
         CsrMatrix { n_cols, indptr: indptr.into(), indices: indices.into(), values: values.into() }
     }
 
@@ -79,7 +88,7 @@ impl<'a> CsrMatrix<'a> {
 
     /// The stored `(indices, values)` of row `i`.
     #[inline]
-    pub fn row(&self, i: usize) -> (&[usize], &[f64]) {
+    pub fn row(&self, i: usize) -> (&[u32], &[f64]) {
         let r = self.indptr[i]..self.indptr[i + 1];
         (&self.indices[r.clone()], &self.values[r])
     }
@@ -98,7 +107,7 @@ impl<'a> CsrMatrix<'a> {
 
     /// Sets `used[j]` for every stored column `j`.
     pub fn mark_columns(&self, used: &mut [bool]) {
-        self.indices.iter().for_each(|&j| used[j] = true);
+        self.indices.iter().for_each(|&j| used[j as usize] = true);
     }
 
     /// The same matrix on the kept columns: column `j` becomes `new_index[j]` of `n_kept` (every stored
@@ -107,7 +116,7 @@ impl<'a> CsrMatrix<'a> {
         CsrMatrix::new(
             n_kept,
             self.indptr.to_vec(),
-            self.indices.iter().map(|&j| new_index[j]).collect(),
+            self.indices.iter().map(|&j| new_index[j as usize] as u32).collect(),
             self.values.to_vec(),
         )
     }
@@ -118,7 +127,7 @@ impl<'a> CsrMatrix<'a> {
         for i in 0..self.n_rows() {
             let (idx, val) = self.row(i);
             for (&j, &v) in idx.iter().zip(val) {
-                a[[i, j]] += v;
+                a[[i, j as usize]] += v;
             }
         }
         a
@@ -140,8 +149,8 @@ impl<'a> CsrMatrix<'a> {
         for i in 0..self.n_rows() {
             let (idx, val) = self.row(i);
             for (&j, &v) in idx.iter().zip(val) {
-                if j >= self.n_cols {
-                    return Err(Error::DimensionMismatch { what, expected: self.n_cols, found: j + 1 });
+                if j as usize >= self.n_cols {
+                    return Err(Error::DimensionMismatch { what, expected: self.n_cols, found: j as usize + 1 });
                 }
                 if !v.is_finite() {
                     return Err(Error::NonFinite { what, index: i, value: v });
@@ -333,7 +342,7 @@ impl<'a> Features<'a> {
             Features::Dense(a) => dot(a.row(i), w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
-                idx.iter().zip(val).map(|(&j, &v)| v * w[j]).sum()
+                idx.iter().zip(val).map(|(&j, &v)| v * w[j as usize]).sum()
             }
         }
     }
@@ -346,7 +355,7 @@ impl<'a> Features<'a> {
             Features::Dense(a) => dot(a.row(i), w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
-                idx.iter().zip(val).filter(|(j, _)| **j < w.len()).map(|(&j, &v)| v * w[j]).sum()
+                idx.iter().zip(val).filter(|(j, _)| (**j as usize) < w.len()).map(|(&j, &v)| v * w[j as usize]).sum()
             }
         }
     }
@@ -371,7 +380,7 @@ impl<'a> Features<'a> {
             Features::Dense(a) => crate::linalg::dot_norm2(a.row(i), w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
-                let dot = idx.iter().zip(val).map(|(&j, &v)| v * w[j]).sum();
+                let dot = idx.iter().zip(val).map(|(&j, &v)| v * w[j as usize]).sum();
                 (dot, val.iter().map(|v| v * v).sum())
             }
         }
@@ -397,7 +406,7 @@ impl<'a> Features<'a> {
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
                 for (&j, &v) in idx.iter().zip(val) {
-                    out[j] += alpha * v;
+                    out[j as usize] += alpha * v;
                 }
             }
         }
@@ -420,7 +429,7 @@ impl<'a> Features<'a> {
             }
             Features::Sparse(x) => {
                 // (column, position in `rows`, value), sorted by column (then position, then value order).
-                let mut entries: Vec<(usize, usize, f64)> = Vec::new();
+                let mut entries: Vec<(u32, usize, f64)> = Vec::new();
                 for (r, &i) in rows.iter().enumerate() {
                     let (idx, val) = x.row(i);
                     entries.extend(idx.iter().zip(val).map(|(&j, &v)| (j, r, v)));

@@ -96,12 +96,13 @@ impl Covariance for SparseDiagonal {
     #[inline]
     fn bilinear(&self, i: usize, u: &[f64], v: &[f64]) -> f64 {
         let (idx, var) = self.variances.row(i);
-        idx.iter().zip(var).map(|(&j, &s)| s * u[j] * v[j]).sum()
+        idx.iter().zip(var).map(|(&j, &s)| s * u[j as usize] * v[j as usize]).sum()
     }
     #[inline]
     fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]) {
         let (idx, var) = self.variances.row(i);
         for (&j, &s) in idx.iter().zip(var) {
+            let j = j as usize;
             out[j] += alpha * s * v[j];
         }
     }
@@ -119,6 +120,7 @@ impl Covariance for SparseDiagonal {
     ) {
         let (idx, var) = self.variances.row(i);
         for (&j, &s) in idx.iter().zip(var) {
+            let j = j as usize;
             out[j] += alpha * s * (a * u[j] + b * v[j]);
         }
     }
