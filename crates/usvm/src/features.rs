@@ -105,20 +105,21 @@ impl<'a> CsrMatrix<'a> {
         CsrMatrix::new(self.n_cols, indptr, indices, values)
     }
 
-    /// Sets `used[j]` for every stored column `j`.
-    pub fn mark_columns(&self, used: &mut [bool]) {
-        self.indices.iter().for_each(|&j| used[j as usize] = true);
+    /// Adds every stored column to `used`.
+    pub fn mark_columns(&self, used: &mut ColumnSet) {
+        self.indices.iter().for_each(|&j| used.insert(j));
     }
 
-    /// The same matrix on the kept columns: column `j` becomes `new_index[j]` of `n_kept` (every stored
-    /// column must be kept; see [`Self::mark_columns`]).
-    pub fn restrict_columns(&self, new_index: &[usize], n_kept: usize) -> CsrMatrix<'static> {
-        CsrMatrix::new(
-            n_kept,
-            self.indptr.to_vec(),
-            self.indices.iter().map(|&j| new_index[j as usize] as u32).collect(),
-            self.values.to_vec(),
-        )
+    /// The same matrix on the columns of `kept`, column `j` renumbered [`ColumnSet::rank`]`(j)` (every
+    /// stored column must be in `kept`; see [`Self::mark_columns`]). Only the column indices are new: the
+    /// row pointers and values are borrowed from `self`.
+    pub fn restrict_columns(&self, kept: &ColumnSet) -> CsrMatrix<'_> {
+        CsrMatrix {
+            n_cols: kept.len(),
+            indptr: Cow::Borrowed(&self.indptr),
+            indices: self.indices.iter().map(|&j| kept.rank(j)).collect::<Vec<u32>>().into(),
+            values: Cow::Borrowed(&self.values),
+        }
     }
 
     /// The dense `n_rows × n_cols` matrix.
@@ -158,6 +159,80 @@ impl<'a> CsrMatrix<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// A set of columns `j < n` as a bitmap (`n/8` bytes), with each word's rank (the number of members in the
+/// words before it) once [`Self::freeze`] has run: the members numbered in increasing order, `j ↦ rank(j)`,
+/// in O(1) without an `n`-sized index map.
+#[derive(Debug, Clone)]
+pub struct ColumnSet {
+    words: Vec<u64>,
+    /// `ranks[w]` = members in `words[..w]`; empty until [`Self::freeze`].
+    ranks: Vec<u32>,
+}
+
+impl ColumnSet {
+    /// The empty set of columns `0..n` (`n ≤ 2^32`).
+    pub fn new(n: usize) -> Self {
+        ColumnSet { words: vec![0; n.div_ceil(64)], ranks: Vec::new() }
+    }
+
+    /// Adds column `j`.
+    #[inline]
+    pub fn insert(&mut self, j: u32) {
+        self.words[j as usize / 64] |= 1 << (j % 64);
+    }
+
+    /// Whether `j` is a member.
+    #[inline]
+    pub fn contains(&self, j: u32) -> bool {
+        self.words[j as usize / 64] >> (j % 64) & 1 == 1
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether there are no members.
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    /// Computes the ranks [`Self::rank`] reads (after the last [`Self::insert`]).
+    pub fn freeze(&mut self) {
+        let mut total = 0;
+        self.ranks = self
+            .words
+            .iter()
+            .map(|w| {
+                let before = total;
+                total += w.count_ones();
+                before
+            })
+            .collect();
+    }
+
+    /// The position of member `j` among the members in increasing order: the members below it (needs
+    /// [`Self::freeze`]).
+    #[inline]
+    pub fn rank(&self, j: u32) -> u32 {
+        let (w, bit) = (j as usize / 64, j % 64);
+        self.ranks[w] + (self.words[w] & ((1u64 << bit) - 1)).count_ones()
+    }
+
+    /// The members in increasing order.
+    pub fn members(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.len());
+        for (w, &word) in self.words.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                out.push((w * 64) as u32 + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
+        out
     }
 }
 
@@ -487,5 +562,37 @@ impl<'a> Features<'a> {
             }
             Features::Sparse(m) => m.validate(what),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn column_set_ranks_members_in_increasing_order() {
+        let n = 1000;
+        let members: Vec<u32> = vec![0, 1, 63, 64, 65, 127, 128, 500, 998, 999];
+        let mut set = ColumnSet::new(n);
+        members.iter().rev().for_each(|&j| set.insert(j));
+        set.insert(64);
+        set.freeze();
+        assert_eq!(set.len(), members.len());
+        assert_eq!(set.members(), members);
+        for (k, &j) in members.iter().enumerate() {
+            assert_eq!(set.rank(j), k as u32);
+        }
+        assert!((0..n as u32).all(|j| set.contains(j) == members.contains(&j)));
+    }
+
+    #[test]
+    fn restricted_columns_keep_each_row_and_borrow_values() {
+        let m = CsrMatrix::from_rows(10, &[vec![(2, 1.0), (7, 2.0)], vec![], vec![(7, 3.0), (9, 4.0)]]).unwrap();
+        let mut used = ColumnSet::new(10);
+        m.mark_columns(&mut used);
+        used.freeze();
+        let r = m.restrict_columns(&used);
+        assert_eq!((r.n_cols, r.indices.as_ref(), r.values.as_ref()), (3, &[0, 1, 1, 2][..], &m.values[..]));
+        assert!(matches!(r.values, Cow::Borrowed(_)) && matches!(r.indptr, Cow::Borrowed(_)));
     }
 }

@@ -3,7 +3,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Covariance, check_variances, dot3};
 use crate::error::{Error, Result};
-use crate::features::CsrMatrix;
+use crate::features::{ColumnSet, CsrMatrix};
 
 /// `Σ_i = diag(v_i)`, the variances stored densely as an `ℓ × n` array.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -127,12 +127,12 @@ impl Covariance for SparseDiagonal {
     fn apply_entries(&self, i: usize, _: usize) -> usize {
         self.variances.row(i).0.len()
     }
-    fn mark_columns(&self, used: &mut [bool]) -> bool {
+    fn mark_columns(&self, used: &mut ColumnSet) -> bool {
         self.variances.mark_columns(used);
         true
     }
-    fn restrict_columns(&self, new_index: &[usize], n_kept: usize) -> Option<super::Covariances> {
-        Some(super::Covariances::sparse_diagonal(self.variances.restrict_columns(new_index, n_kept)))
+    fn restrict_columns(&self, kept: &ColumnSet) -> Option<super::Covariances> {
+        Some(super::Covariances::sparse_diagonal(self.variances.restrict_columns(kept).into_owned()))
     }
     fn trace(&self, i: usize, _: usize) -> f64 {
         self.variances.row(i).1.iter().sum()
