@@ -236,7 +236,9 @@ impl<'a> IndexView<'a> {
                 match a.to_slice() {
                     // SAFETY: u32 and i32 have the same size and alignment, every entry is non-negative so
                     // reads as the same value, and the slice outlives 'a.
-                    Some(s) => Ok(Cow::Borrowed(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u32>(), s.len()) })),
+                    Some(s) => {
+                        Ok(Cow::Borrowed(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u32>(), s.len()) }))
+                    }
                     None => Ok(Cow::Owned(a.iter().map(|&v| v as u32).collect())),
                 }
             }

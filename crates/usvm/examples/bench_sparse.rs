@@ -16,10 +16,10 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal, StandardUniform};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use usvm::features::ColumnSet;
 use usvm::loss::ExpectedHinge;
 use usvm::objective::{Objective, Problem};
 use usvm::{Covariances, CsrMatrix, Dataset, Features, LinearMethod, LinearSvmParams};
-use usvm::features::ColumnSet;
 
 struct Options {
     rows: usize,

@@ -60,10 +60,28 @@ impl<'a> UsedColumns<'a> {
     /// The inverse of [`Self::restrict`]: zeros on the dropped columns.
     pub(crate) fn expand(&self, theta: &[f64]) -> Vec<f64> {
         let k = self.columns.len();
-        // Zero-allocated (fresh pages read as zeros): only the pages the used columns fall on are written.
-        let mut out = vec![0.0; self.n_features + theta.len() - k];
+        let mut out = zeros(self.n_features + theta.len() - k);
         self.columns.iter().zip(theta).for_each(|(&j, &v)| out[j as usize] = v);
         out[self.n_features..].copy_from_slice(&theta[k..]);
         out
     }
+}
+
+/// `len` zeros, freshly mapped; on Linux a large vector is advised to be backed by transparent huge pages
+/// (`madvise(MADV_HUGEPAGE)`, before any of its pages is touched): its first touch then costs one page fault
+/// per 2 MiB rather than per 4 KiB. On wide data (16 MB at n = 2·10⁶) those faults otherwise take as long
+/// as the solve.
+fn zeros(len: usize) -> Vec<f64> {
+    let out = vec![0.0; len];
+    #[cfg(target_os = "linux")]
+    if len >= 1 << 19 {
+        const PAGE: usize = 4096;
+        let start = (out.as_ptr() as usize).next_multiple_of(PAGE);
+        let end = (out.as_ptr() as usize + len * size_of::<f64>()) / PAGE * PAGE;
+        // SAFETY: [start, end) lies inside `out`'s allocation, page-aligned; MADV_HUGEPAGE is advice on how
+        // its pages are backed and leaves their contents (zeros) unchanged. Its result is ignored: without
+        // huge pages the vector is the same, only slower to touch.
+        unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
+    }
+    out
 }
