@@ -91,8 +91,8 @@ def test_dtype_order_and_sparse_inputs_agree(data):
 
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 def test_borrowed_csr_fits_as_dense_and_bad_indices_are_errors(data, index_dtype):
-    """float64 values with int64 indices reach the core as views (int32 indices are widened): the same fit
-    as from the dense rows; a negative or out-of-range index is a DataError naming the array."""
+    """float64 values with int32 column indices reach the core as views (int64 indices are narrowed to u32):
+    the same fit as from the dense rows; a negative or out-of-range index is a DataError naming the array."""
     X, y, V = data
     S = sp.csr_matrix(X)
     S.indices, S.indptr = S.indices.astype(index_dtype), S.indptr.astype(index_dtype)
@@ -105,6 +105,24 @@ def test_borrowed_csr_fits_as_dense_and_bad_indices_are_errors(data, index_dtype
     bad.indices[0] = X.shape[1]
     with pytest.raises(usvm.DataError, match=f"features: expected {X.shape[1]}, found {X.shape[1] + 1}"):
         GSUClassifier().fit(bad, y, X_cov=V)
+    if index_dtype == np.int64:
+        bad.indices[0] = 2**32
+        with pytest.raises(usvm.DataError, match="CSR indices: column index 4294967296 exceeds the 32-bit"):
+            GSUClassifier().fit(bad, y, X_cov=V)
+
+
+def test_int32_and_int64_indexed_csr_give_identical_models():
+    """The core's columns are u32: int32 indices are borrowed, int64 ones narrowed; on wide data (most
+    columns unused, so the solver renumbers the used ones) both fits are the same bits."""
+    S = sp.random(300, 50_000, density=4e-4, format="csr", random_state=np.random.default_rng(3))
+    y = (S @ np.linspace(-1.0, 1.0, S.shape[1]) > 0).astype(np.int64)
+    assert S.indices.dtype == np.int32
+    S64 = S.copy()
+    S64.indices, S64.indptr = S.indices.astype(np.int64), S.indptr.astype(np.int64)
+    a, b = GSUClassifier(lam=1e-3).fit(S, y), GSUClassifier(lam=1e-3).fit(S64, y)
+    assert_array_equal(a.coef_, b.coef_)
+    assert_array_equal(a.intercept_, b.intercept_)
+    assert np.count_nonzero(a.coef_) > 0
 
 
 def test_covariance_forms_agree(data):

@@ -6,13 +6,14 @@
 //! encoding, metadata routing, Platt cross-validation) lives in Python.
 //!
 //! Features cross without copies where the core can read them as they are: a C- or Fortran-contiguous
-//! float64 `X` (the core reads a column-major matrix's rows with a stride), the
-//! float64 values and int64 indices of a CSR matrix and contiguous int64 labels are borrowed (`Dataset<'a>`
-//! views the numpy memory while `fit` or `predict` runs with the GIL released). Otherwise each array is read
-//! once into the core's row-major `f64` storage: float32 is widened (8 bytes per value: 2× the float32
-//! array), other strides gathered into row-major order (1× the array), int32 CSR indices widened to `usize`, strided
-//! labels gathered (one copy). Covariances, weights and privileged features follow the same rule for `X*`; covariance
-//! arrays are always copied (the core owns them). Errors of the core arrive as `ValueError` carrying the
+//! float64 `X` (the core reads a column-major matrix's rows with a stride), the float64 values and int32
+//! column indices of a CSR matrix (the core's columns are `u32`), int64 row pointers and contiguous int64
+//! labels are borrowed (`Dataset<'a>` views the numpy memory while `fit` or `predict` runs with the GIL
+//! released). Otherwise each array is read once into the core's storage: float32 is widened (8 bytes per
+//! value: 2× the float32 array), other strides gathered into row-major order (1× the array), int64 CSR column
+//! indices narrowed to `u32` (checked: a column ≥ 2^32 is an error), int32 row pointers widened to `usize`
+//! (ℓ + 1 entries), strided labels gathered (one copy). Covariances, weights and privileged features follow
+//! the same rule for `X*`; covariance arrays are always copied (the core owns them). Errors of the core arrive as `ValueError` carrying the
 //! core's message; arrays of an unsupported type as `TypeError`.
 
 mod besvm;
@@ -196,9 +197,9 @@ impl Index<'_> {
 }
 
 impl<'a> IndexView<'a> {
-    /// The indices as `usize`: borrowed for contiguous int64 (the same bytes on a 64-bit target, once no
-    /// entry is negative), else widened.
-    fn to_usize(&self, what: &'static str) -> usvm::Result<Cow<'a, [usize]>> {
+    /// Row pointers as `usize`: borrowed for contiguous int64 (the same bytes on a 64-bit target, once no
+    /// entry is negative), else widened (ℓ + 1 entries).
+    fn to_indptr(&self, what: &'static str) -> usvm::Result<Cow<'a, [usize]>> {
         let bad = |v: i64| usvm::Error::MalformedSparse { what, detail: format!("negative entry {v}") };
         match self {
             IndexView::I32(a) => a.iter().map(|&v| usize::try_from(v).map_err(|_| bad(v.into()))).collect(),
@@ -215,6 +216,34 @@ impl<'a> IndexView<'a> {
                     _ => Ok(Cow::Owned(a.iter().map(|&v| v as usize).collect())),
                 }
             }
+        }
+    }
+
+    /// Column indices as `u32`: borrowed for contiguous int32 (a non-negative i32 has the bits of the same
+    /// u32; checked, not copied), else narrowed once (an entry ≥ 2^32 is an error naming the array).
+    fn to_columns(&self, what: &'static str) -> usvm::Result<Cow<'a, [u32]>> {
+        let bad = |v: i64| usvm::Error::MalformedSparse {
+            what,
+            detail: match v < 0 {
+                true => format!("negative entry {v}"),
+                false => format!("column index {v} exceeds the 32-bit column range (at most {})", u32::MAX),
+            },
+        };
+        match self {
+            IndexView::I32(a) => {
+                if let Some(&v) = a.iter().find(|&&v| v < 0) {
+                    return Err(bad(v.into()));
+                }
+                match a.to_slice() {
+                    // SAFETY: u32 and i32 have the same size and alignment, every entry is non-negative so
+                    // reads as the same value, and the slice outlives 'a.
+                    Some(s) => {
+                        Ok(Cow::Borrowed(unsafe { std::slice::from_raw_parts(s.as_ptr().cast::<u32>(), s.len()) }))
+                    }
+                    None => Ok(Cow::Owned(a.iter().map(|&v| v as u32).collect())),
+                }
+            }
+            IndexView::I64(a) => a.iter().map(|&v| u32::try_from(v).map_err(|_| bad(v))).collect(),
         }
     }
 }
@@ -254,8 +283,8 @@ impl<'a> CsrView<'a> {
     fn to_matrix(&self, what: &'static str) -> usvm::Result<CsrMatrix<'a>> {
         let m = CsrMatrix {
             n_cols: self.n_cols,
-            indptr: self.indptr.to_usize("CSR indptr")?,
-            indices: self.indices.to_usize("CSR indices")?,
+            indptr: self.indptr.to_indptr("CSR indptr")?,
+            indices: self.indices.to_columns("CSR indices")?,
             values: self.data.to_values(),
         };
         m.validate(what)?;

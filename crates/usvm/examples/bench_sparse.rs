@@ -16,6 +16,7 @@ use std::time::Instant;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal, StandardUniform};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use usvm::features::ColumnSet;
 use usvm::loss::ExpectedHinge;
 use usvm::objective::{Objective, Problem};
 use usvm::{Covariances, CsrMatrix, Dataset, Features, LinearMethod, LinearSvmParams};
@@ -100,7 +101,7 @@ fn generate(l: usize, n: usize, k: usize, seed: u64) -> Dataset<'static> {
         for &j in &cols {
             let v = round3(normal(&mut rng));
             score += v * w_star[j];
-            indices.push(j);
+            indices.push(j as u32);
             values.push(v);
             let u: f64 = StandardUniform.sample(&mut rng);
             variances.push(round3(0.05 + 0.45 * u));
@@ -170,14 +171,11 @@ fn used_columns(data: &Dataset<'static>) -> Dataset<'static> {
     let (Features::Sparse(x), Covariances::SparseDiagonal(c)) = (&data.features, &data.covariances) else {
         unreachable!("generated sparse")
     };
-    let mut new_index = vec![usize::MAX; x.n_cols];
-    x.indices.iter().chain(c.variances.indices.iter()).for_each(|&j| new_index[j] = 0);
-    let mut k = 0;
-    for slot in new_index.iter_mut().filter(|s| **s == 0) {
-        *slot = k;
-        k += 1;
-    }
-    let remap = |m: &CsrMatrix| m.restrict_columns(&new_index, k);
+    let mut used = ColumnSet::new(x.n_cols);
+    x.mark_columns(&mut used);
+    c.variances.mark_columns(&mut used);
+    used.freeze();
+    let remap = |m: &CsrMatrix| m.restrict_columns(&used).into_owned();
     Dataset {
         features: Features::Sparse(remap(x)),
         covariances: Covariances::sparse_diagonal(remap(&c.variances)),

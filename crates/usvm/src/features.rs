@@ -14,8 +14,17 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::error::{Error, Result};
 use crate::linalg::{axpy, dot};
 
+/// Column `j` as a stored `u32` index, or an error naming `what` when `j ≥ 2^32`.
+pub fn column_index(j: usize, what: &'static str) -> Result<u32> {
+    u32::try_from(j).map_err(|_| Error::MalformedSparse {
+        what,
+        detail: format!("column index {j} exceeds the 32-bit column range (at most {})", u32::MAX),
+    })
+}
+
 /// A compressed-sparse-row matrix of `f64` (row `i` holds `indices[indptr[i]..indptr[i+1]]`), owning or
-/// borrowing its three arrays.
+/// borrowing its three arrays. Column indices are `u32` (scipy's default int32 indices are borrowed as they
+/// are; at most 2^32 columns), row pointers `usize` (stored entries may exceed 2^32).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CsrMatrix<'a> {
     /// Number of columns.
@@ -23,14 +32,14 @@ pub struct CsrMatrix<'a> {
     /// Row pointers: row `i` is `indptr[i]..indptr[i+1]` (length `n_rows + 1`).
     pub indptr: Cow<'a, [usize]>,
     /// Column index of each stored entry (increasing within a row).
-    pub indices: Cow<'a, [usize]>,
+    pub indices: Cow<'a, [u32]>,
     /// Value of each stored entry.
     pub values: Cow<'a, [f64]>,
 }
 
 impl CsrMatrix<'static> {
     /// A CSR matrix owning its arrays (checked later by [`CsrMatrix::validate`]).
-    pub fn new(n_cols: usize, indptr: Vec<usize>, indices: Vec<usize>, values: Vec<f64>) -> Self {
+    pub fn new(n_cols: usize, indptr: Vec<usize>, indices: Vec<u32>, values: Vec<f64>) -> Self {
         CsrMatrix { n_cols, indptr: indptr.into(), indices: indices.into(), values: values.into() }
     }
 
@@ -48,7 +57,7 @@ impl CsrMatrix<'static> {
                         found: j + 1,
                     });
                 }
-                indices.push(j);
+                indices.push(column_index(j, "sparse column index")?);
                 values.push(v);
             }
             indptr.push(indices.len());
@@ -59,7 +68,7 @@ impl CsrMatrix<'static> {
 
 impl<'a> CsrMatrix<'a> {
     /// A CSR matrix borrowing its arrays (checked later by [`CsrMatrix::validate`]).
-    pub fn borrowed(n_cols: usize, indptr: &'a [usize], indices: &'a [usize], values: &'a [f64]) -> Self {
+    pub fn borrowed(n_cols: usize, indptr: &'a [usize], indices: &'a [u32], values: &'a [f64]) -> Self {
         CsrMatrix { n_cols, indptr: indptr.into(), indices: indices.into(), values: values.into() }
     }
 
@@ -80,7 +89,7 @@ impl<'a> CsrMatrix<'a> {
 
     /// The stored `(indices, values)` of row `i`.
     #[inline]
-    pub fn row(&self, i: usize) -> (&[usize], &[f64]) {
+    pub fn row(&self, i: usize) -> (&[u32], &[f64]) {
         let r = self.indptr[i]..self.indptr[i + 1];
         (&self.indices[r.clone()], &self.values[r])
     }
@@ -97,20 +106,21 @@ impl<'a> CsrMatrix<'a> {
         CsrMatrix::new(self.n_cols, indptr, indices, values)
     }
 
-    /// Sets `used[j]` for every stored column `j`.
-    pub fn mark_columns(&self, used: &mut [bool]) {
-        self.indices.iter().for_each(|&j| used[j] = true);
+    /// Adds every stored column to `used`.
+    pub fn mark_columns(&self, used: &mut ColumnSet) {
+        self.indices.iter().for_each(|&j| used.insert(j));
     }
 
-    /// The same matrix on the kept columns: column `j` becomes `new_index[j]` of `n_kept` (every stored
-    /// column must be kept; see [`Self::mark_columns`]).
-    pub fn restrict_columns(&self, new_index: &[usize], n_kept: usize) -> CsrMatrix<'static> {
-        CsrMatrix::new(
-            n_kept,
-            self.indptr.to_vec(),
-            self.indices.iter().map(|&j| new_index[j]).collect(),
-            self.values.to_vec(),
-        )
+    /// The same matrix on the columns of `kept`, column `j` renumbered [`ColumnSet::rank`]`(j)` (every
+    /// stored column must be in `kept`; see [`Self::mark_columns`]). Only the column indices are new: the
+    /// row pointers and values are borrowed from `self`.
+    pub fn restrict_columns(&self, kept: &ColumnSet) -> CsrMatrix<'_> {
+        CsrMatrix {
+            n_cols: kept.len(),
+            indptr: Cow::Borrowed(&self.indptr),
+            indices: self.indices.iter().map(|&j| kept.rank(j)).collect::<Vec<u32>>().into(),
+            values: Cow::Borrowed(&self.values),
+        }
     }
 
     /// The dense `n_rows × n_cols` matrix.
@@ -119,7 +129,7 @@ impl<'a> CsrMatrix<'a> {
         for i in 0..self.n_rows() {
             let (idx, val) = self.row(i);
             for (&j, &v) in idx.iter().zip(val) {
-                a[[i, j]] += v;
+                a[[i, j as usize]] += v;
             }
         }
         a
@@ -141,8 +151,8 @@ impl<'a> CsrMatrix<'a> {
         for i in 0..self.n_rows() {
             let (idx, val) = self.row(i);
             for (&j, &v) in idx.iter().zip(val) {
-                if j >= self.n_cols {
-                    return Err(Error::DimensionMismatch { what, expected: self.n_cols, found: j + 1 });
+                if j as usize >= self.n_cols {
+                    return Err(Error::DimensionMismatch { what, expected: self.n_cols, found: j as usize + 1 });
                 }
                 if !v.is_finite() {
                     return Err(Error::NonFinite { what, index: i, value: v });
@@ -150,6 +160,80 @@ impl<'a> CsrMatrix<'a> {
             }
         }
         Ok(())
+    }
+}
+
+/// A set of columns `j < n` as a bitmap (`n/8` bytes), with each word's rank (the number of members in the
+/// words before it) once [`Self::freeze`] has run: the members numbered in increasing order, `j ↦ rank(j)`,
+/// in O(1) without an `n`-sized index map.
+#[derive(Debug, Clone)]
+pub struct ColumnSet {
+    words: Vec<u64>,
+    /// `ranks[w]` = members in `words[..w]`; empty until [`Self::freeze`].
+    ranks: Vec<u32>,
+}
+
+impl ColumnSet {
+    /// The empty set of columns `0..n` (`n ≤ 2^32`).
+    pub fn new(n: usize) -> Self {
+        ColumnSet { words: vec![0; n.div_ceil(64)], ranks: Vec::new() }
+    }
+
+    /// Adds column `j`.
+    #[inline]
+    pub fn insert(&mut self, j: u32) {
+        self.words[j as usize / 64] |= 1 << (j % 64);
+    }
+
+    /// Whether `j` is a member.
+    #[inline]
+    pub fn contains(&self, j: u32) -> bool {
+        self.words[j as usize / 64] >> (j % 64) & 1 == 1
+    }
+
+    /// Number of members.
+    pub fn len(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Whether there are no members.
+    pub fn is_empty(&self) -> bool {
+        self.words.iter().all(|&w| w == 0)
+    }
+
+    /// Computes the ranks [`Self::rank`] reads (after the last [`Self::insert`]).
+    pub fn freeze(&mut self) {
+        let mut total = 0;
+        self.ranks = self
+            .words
+            .iter()
+            .map(|w| {
+                let before = total;
+                total += w.count_ones();
+                before
+            })
+            .collect();
+    }
+
+    /// The position of member `j` among the members in increasing order: the members below it (needs
+    /// [`Self::freeze`]).
+    #[inline]
+    pub fn rank(&self, j: u32) -> u32 {
+        let (w, bit) = (j as usize / 64, j % 64);
+        self.ranks[w] + (self.words[w] & ((1u64 << bit) - 1)).count_ones()
+    }
+
+    /// The members in increasing order.
+    pub fn members(&self) -> Vec<u32> {
+        let mut out = Vec::with_capacity(self.len());
+        for (w, &word) in self.words.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                out.push((w * 64) as u32 + bits.trailing_zeros());
+                bits &= bits - 1;
+            }
+        }
+        out
     }
 }
 
@@ -423,7 +507,7 @@ impl<'a> Features<'a> {
             Features::Dense(a) => a.row_dot(i, w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
-                idx.iter().zip(val).map(|(&j, &v)| v * w[j]).sum()
+                idx.iter().zip(val).map(|(&j, &v)| v * w[j as usize]).sum()
             }
         }
     }
@@ -436,7 +520,7 @@ impl<'a> Features<'a> {
             Features::Dense(a) => a.row_dot(i, w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
-                idx.iter().zip(val).filter(|(j, _)| **j < w.len()).map(|(&j, &v)| v * w[j]).sum()
+                idx.iter().zip(val).filter(|(j, _)| (**j as usize) < w.len()).map(|(&j, &v)| v * w[j as usize]).sum()
             }
         }
     }
@@ -461,7 +545,7 @@ impl<'a> Features<'a> {
             Features::Dense(a) => a.row_dot_norm2(i, w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
-                let dot = idx.iter().zip(val).map(|(&j, &v)| v * w[j]).sum();
+                let dot = idx.iter().zip(val).map(|(&j, &v)| v * w[j as usize]).sum();
                 (dot, val.iter().map(|v| v * v).sum())
             }
         }
@@ -484,7 +568,7 @@ impl<'a> Features<'a> {
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
                 for (&j, &v) in idx.iter().zip(val) {
-                    out[j] += alpha * v;
+                    out[j as usize] += alpha * v;
                 }
             }
         }
@@ -511,7 +595,7 @@ impl<'a> Features<'a> {
             }
             Features::Sparse(x) => {
                 // (column, position in `rows`, value), sorted by column (then position, then value order).
-                let mut entries: Vec<(usize, usize, f64)> = Vec::new();
+                let mut entries: Vec<(u32, usize, f64)> = Vec::new();
                 for (r, &i) in rows.iter().enumerate() {
                     let (idx, val) = x.row(i);
                     entries.extend(idx.iter().zip(val).map(|(&j, &v)| (j, r, v)));
@@ -629,5 +713,32 @@ mod tests {
         let every_other = rows.slice(ndarray::s![.., ..;2]);
         let Features::Dense(m) = Features::dense_view(every_other) else { unreachable!() };
         assert!(!m.is_view() && !m.is_column_major() && m.view() == every_other);
+    }
+
+    #[test]
+    fn column_set_ranks_members_in_increasing_order() {
+        let n = 1000;
+        let members: Vec<u32> = vec![0, 1, 63, 64, 65, 127, 128, 500, 998, 999];
+        let mut set = ColumnSet::new(n);
+        members.iter().rev().for_each(|&j| set.insert(j));
+        set.insert(64);
+        set.freeze();
+        assert_eq!(set.len(), members.len());
+        assert_eq!(set.members(), members);
+        for (k, &j) in members.iter().enumerate() {
+            assert_eq!(set.rank(j), k as u32);
+        }
+        assert!((0..n as u32).all(|j| set.contains(j) == members.contains(&j)));
+    }
+
+    #[test]
+    fn restricted_columns_keep_each_row_and_borrow_values() {
+        let m = CsrMatrix::from_rows(10, &[vec![(2, 1.0), (7, 2.0)], vec![], vec![(7, 3.0), (9, 4.0)]]).unwrap();
+        let mut used = ColumnSet::new(10);
+        m.mark_columns(&mut used);
+        used.freeze();
+        let r = m.restrict_columns(&used);
+        assert_eq!((r.n_cols, r.indices.as_ref(), r.values.as_ref()), (3, &[0, 1, 1, 2][..], &m.values[..]));
+        assert!(matches!(r.values, Cow::Borrowed(_)) && matches!(r.indptr, Cow::Borrowed(_)));
     }
 }

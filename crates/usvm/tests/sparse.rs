@@ -162,7 +162,7 @@ fn unused_columns_get_exactly_zero_weight_even_from_a_warm_start() {
     let data = wide_sparse(4, 200, 4000, 5);
     let Features::Sparse(x) = &data.features else { unreachable!() };
     let mut used = vec![false; 4000];
-    x.indices.iter().for_each(|&j| used[j] = true);
+    x.indices.iter().for_each(|&j| used[j as usize] = true);
     for (method, fit_intercept) in [
         (LinearMethod::Hinge, true),
         (LinearMethod::Gsu, true),

@@ -3,7 +3,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Covariance, check_variances, dot3};
 use crate::error::{Error, Result};
-use crate::features::CsrMatrix;
+use crate::features::{ColumnSet, CsrMatrix};
 
 /// `Σ_i = diag(v_i)`, the variances stored densely as an `ℓ × n` array.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -96,12 +96,13 @@ impl Covariance for SparseDiagonal {
     #[inline]
     fn bilinear(&self, i: usize, u: &[f64], v: &[f64]) -> f64 {
         let (idx, var) = self.variances.row(i);
-        idx.iter().zip(var).map(|(&j, &s)| s * u[j] * v[j]).sum()
+        idx.iter().zip(var).map(|(&j, &s)| s * u[j as usize] * v[j as usize]).sum()
     }
     #[inline]
     fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]) {
         let (idx, var) = self.variances.row(i);
         for (&j, &s) in idx.iter().zip(var) {
+            let j = j as usize;
             out[j] += alpha * s * v[j];
         }
     }
@@ -119,18 +120,19 @@ impl Covariance for SparseDiagonal {
     ) {
         let (idx, var) = self.variances.row(i);
         for (&j, &s) in idx.iter().zip(var) {
+            let j = j as usize;
             out[j] += alpha * s * (a * u[j] + b * v[j]);
         }
     }
     fn apply_entries(&self, i: usize, _: usize) -> usize {
         self.variances.row(i).0.len()
     }
-    fn mark_columns(&self, used: &mut [bool]) -> bool {
+    fn mark_columns(&self, used: &mut ColumnSet) -> bool {
         self.variances.mark_columns(used);
         true
     }
-    fn restrict_columns(&self, new_index: &[usize], n_kept: usize) -> Option<super::Covariances> {
-        Some(super::Covariances::sparse_diagonal(self.variances.restrict_columns(new_index, n_kept)))
+    fn restrict_columns(&self, kept: &ColumnSet) -> Option<super::Covariances> {
+        Some(super::Covariances::sparse_diagonal(self.variances.restrict_columns(kept).into_owned()))
     }
     fn trace(&self, i: usize, _: usize) -> f64 {
         self.variances.row(i).1.iter().sum()

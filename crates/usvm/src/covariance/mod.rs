@@ -33,7 +33,7 @@ use ndarray::{Array2, Array3};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::features::CsrMatrix;
+use crate::features::{ColumnSet, CsrMatrix};
 
 /// What to do when dense `ℓ × n × n` covariances do not fit in memory.
 pub const FULL_REMEDY: &str = "use the low-rank or diagonal form of the covariances, or fewer examples or features";
@@ -70,15 +70,15 @@ pub trait Covariance: Sync {
     fn apply_entries(&self, _i: usize, n_features: usize) -> usize {
         n_features
     }
-    /// Marks in `used` every column `j` with `(Σ_i)_jk ≠ 0` for some `i, k`, and returns true; returns false
+    /// Adds to `used` every column `j` with `(Σ_i)_jk ≠ 0` for some `i, k`, and returns true; returns false
     /// (the default, for the dense forms) when any column may be touched.
-    fn mark_columns(&self, _used: &mut [bool]) -> bool {
+    fn mark_columns(&self, _used: &mut ColumnSet) -> bool {
         false
     }
-    /// The same covariances on the columns kept by `new_index` (`new_index[j]` is column `j`'s index among
-    /// the `n_kept` kept ones, `usize::MAX` if dropped; no `Σ_i` touches a dropped column, see
-    /// [`Self::mark_columns`]), or `None` (the default) for forms that cannot drop columns.
-    fn restrict_columns(&self, _new_index: &[usize], _n_kept: usize) -> Option<Covariances> {
+    /// The same covariances on the columns of `kept`, column `j` renumbered `kept.rank(j)` (no `Σ_i` touches
+    /// a column outside it, see [`Self::mark_columns`]), or `None` (the default) for forms that cannot drop
+    /// columns.
+    fn restrict_columns(&self, _kept: &ColumnSet) -> Option<Covariances> {
         None
     }
     /// `tr Σ_i` (`n_features` is needed by the isotropic form only).
@@ -113,10 +113,10 @@ impl Covariance for NoCovariance {
     fn apply_entries(&self, _: usize, _: usize) -> usize {
         0
     }
-    fn mark_columns(&self, _: &mut [bool]) -> bool {
+    fn mark_columns(&self, _: &mut ColumnSet) -> bool {
         true
     }
-    fn restrict_columns(&self, _: &[usize], _: usize) -> Option<Covariances> {
+    fn restrict_columns(&self, _: &ColumnSet) -> Option<Covariances> {
         Some(Covariances::None)
     }
     fn trace(&self, _: usize, _: usize) -> f64 {

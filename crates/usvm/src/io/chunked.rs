@@ -30,7 +30,7 @@ pub(crate) struct Rows<M> {
     meta: Vec<M>,
     lines: Vec<usize>,
     ends: Vec<usize>,
-    indices: Vec<usize>,
+    indices: Vec<u32>,
     values: Vec<f64>,
     /// One past the largest index pushed.
     width: usize,
@@ -49,8 +49,8 @@ impl<M> Rows<M> {
     }
 
     /// Adds entry `j` (0-based) of the current record.
-    pub fn push(&mut self, j: usize, v: f64) {
-        self.width = self.width.max(j + 1);
+    pub fn push(&mut self, j: u32, v: f64) {
+        self.width = self.width.max(j as usize + 1);
         self.indices.push(j);
         self.values.push(v);
     }
@@ -67,7 +67,7 @@ impl<M> Rows<M> {
     }
 
     /// The entries of record `r`.
-    fn row(&self, r: usize) -> (&[usize], &[f64]) {
+    fn row(&self, r: usize) -> (&[u32], &[f64]) {
         let range = if r == 0 { 0 } else { self.ends[r - 1] }..self.ends[r];
         (&self.indices[range.clone()], &self.values[range])
     }
@@ -297,7 +297,7 @@ enum Kind {
     },
     Sparse {
         indptr: Vec<usize>,
-        indices: Vec<usize>,
+        indices: Vec<u32>,
         values: Vec<f64>,
     },
 }
@@ -386,8 +386,9 @@ impl Store {
         indptr.push(0);
         if *stride > 0 {
             for row in cells.chunks_exact(*stride) {
+                // Every present cell was written from a `u32` index (`Rows::push`), so `j` fits.
                 for (j, &v) in row.iter().enumerate().filter(|(_, v)| v.to_bits() != ABSENT) {
-                    indices.push(j);
+                    indices.push(j as u32);
                     values.push(v);
                 }
                 indptr.push(indices.len());
@@ -407,7 +408,7 @@ impl Store {
                 .collect(),
             Kind::Sparse { indptr, indices, values } => {
                 let r = indptr[i]..indptr[i + 1];
-                indices[r.clone()].iter().copied().zip(values[r].iter().copied()).collect()
+                indices[r.clone()].iter().map(|&j| j as usize).zip(values[r].iter().copied()).collect()
             }
             Kind::Undecided => Vec::new(),
         }
@@ -479,7 +480,7 @@ fn push_dense<M: Sync>(
         for (i, row) in part.chunks_exact_mut(stride).enumerate() {
             let (idx, val) = rows.row(i);
             for (&j, &v) in idx.iter().zip(val) {
-                row[j] = v;
+                row[j as usize] = v;
             }
         }
     });

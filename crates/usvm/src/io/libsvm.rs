@@ -221,6 +221,7 @@ fn record<'t, M>(
             continue;
         }
         let (j, v) = parse_pair(loc, token, n_features)?;
+        let (j, v) = (j as usize, v);
         if variances && v < 0.0 {
             return Err(loc.err(token, "negative variance"));
         }
@@ -230,7 +231,7 @@ fn record<'t, M>(
             return Err(loc.err(token, format!("indices must be strictly ascending (previous index {})", p + 1)));
         }
         previous = Some(j);
-        out.push(j, v);
+        out.push(j as u32, v);
     }
     if let Some(factor) = factor {
         check_factor_entries(loc, &mut entries, tokens)?;
@@ -245,7 +246,7 @@ pub fn write_libsvm(data: &Dataset, out: &mut impl Write) -> std::io::Result<()>
         match &data.features {
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
-                write_row(out, label, idx.iter().copied().zip(val.iter().copied()))?;
+                write_row(out, label, idx.iter().map(|&j| j as usize).zip(val.iter().copied()))?;
             }
             Features::Dense(a) => write_row(out, label, a.row(i).iter().copied().enumerate())?,
         }
@@ -265,7 +266,7 @@ pub fn write_libsvm_variances(data: &Dataset, out: &mut impl Write) -> std::io::
             Covariances::Diagonal(c) => write_row(out, label, c.variances.row(i).iter().copied().enumerate())?,
             Covariances::SparseDiagonal(c) => {
                 let (idx, val) = c.variances.row(i);
-                write_row(out, label, idx.iter().copied().zip(val.iter().copied()))?;
+                write_row(out, label, idx.iter().map(|&j| j as usize).zip(val.iter().copied()))?;
             }
             Covariances::LowRank(c) => {
                 let diagonal = c.diagonal_row(i).unwrap_or_default();
@@ -351,6 +352,16 @@ mod tests {
         assert_eq!(m.indices, vec![0, 3, 1]);
         assert_eq!(m.values, vec![0.5, -2.0, 0.3]);
         assert_eq!(d.covariances, Covariances::None);
+    }
+
+    #[test]
+    fn a_column_beyond_32_bits_is_an_error_naming_its_line() {
+        // Columns are stored as u32: 1-based index 2^32 is column u32::MAX, the last one that fits.
+        let d = read_libsvm("1 1:1 4294967296:2\n".as_bytes(), "d.svm", Some(1 << 33)).unwrap();
+        let Features::Sparse(m) = &d.features else { panic!("sparse input") };
+        assert_eq!(m.indices, vec![0, u32::MAX]);
+        let r = read_libsvm("1 1:1\n-1 2:1 4294967297:2\n".as_bytes(), "d.svm", Some(1 << 33));
+        assert_err(r, "d.svm", 2, "4294967297:2", "index 4294967297 exceeds the 32-bit column range");
     }
 
     #[test]

@@ -238,8 +238,8 @@ pub(crate) fn parse_label(loc: Loc, text: &str) -> Result<i64, ParseError> {
 pub const MAX_INFERRED_FEATURES: usize = 1 << 26;
 
 /// A 1-based feature index, returned 0-based; it must be `≤ n_features` when that is given, else
-/// `≤` [`MAX_INFERRED_FEATURES`].
-pub(crate) fn parse_index(loc: Loc, field: &str, text: &str, n_features: Option<usize>) -> Result<usize, ParseError> {
+/// `≤` [`MAX_INFERRED_FEATURES`], and `≤ 2^32` in any case (sparse columns are stored as `u32`).
+pub(crate) fn parse_index(loc: Loc, field: &str, text: &str, n_features: Option<usize>) -> Result<u32, ParseError> {
     let j: usize = match short_integer(text.as_bytes()) {
         Some(j) => j,
         None => text.parse().map_err(|_| loc.err(field, format!("index '{text}' is not a positive integer")))?,
@@ -255,12 +255,14 @@ pub(crate) fn parse_index(loc: Loc, field: &str, text: &str, n_features: Option<
                 "index {j} exceeds {MAX_INFERRED_FEATURES} features; give the dimension (--n-features) to read more"
             ),
         )),
-        _ => Ok(j - 1),
+        _ => u32::try_from(j - 1).map_err(|_| {
+            loc.err(field, format!("index {j} exceeds the 32-bit column range (at most {} features)", 1u64 << 32))
+        }),
     }
 }
 
 /// A sparse `j:v` token: 0-based index and finite value.
-pub(crate) fn parse_pair(loc: Loc, token: &str, n_features: Option<usize>) -> Result<(usize, f64), ParseError> {
+pub(crate) fn parse_pair(loc: Loc, token: &str, n_features: Option<usize>) -> Result<(u32, f64), ParseError> {
     let (j, v) = token.split_once(':').ok_or_else(|| loc.err(token, "expected INDEX:VALUE"))?;
     Ok((parse_index(loc, token, j, n_features)?, parse_value(loc, token, v)?))
 }
@@ -292,8 +294,8 @@ pub(crate) fn parse_factor_entry(
         return Err(loc.err(token, format!("factor column {k} exceeds the number of features ({n}): rank ≤ n")));
     }
     let v = parse_value(loc, token, v)?;
-    match (u32::try_from(k - 1), u32::try_from(j)) {
-        (Ok(k), Ok(j)) => Ok((k, j, v)),
+    match u32::try_from(k - 1) {
+        Ok(k) => Ok((k, j, v)),
         _ => Err(loc.err(token, "index too large")),
     }
 }
@@ -345,7 +347,7 @@ pub(crate) fn try_dense(loc: Loc, what: &str, m: &crate::data::CsrMatrix) -> Res
     for i in 0..shape.0 {
         let (idx, val) = m.row(i);
         for (&j, &v) in idx.iter().zip(val) {
-            a[[i, j]] += v;
+            a[[i, j as usize]] += v;
         }
     }
     Ok(a)

@@ -45,6 +45,7 @@ pub fn read_libsvm_precomputed(data: impl BufRead, source: &str) -> Result<Datas
         let mut row = vec![(0, serial)];
         for token in tokens {
             let (j, v) = parse_pair(loc, token, None)?;
+            let j = j as usize;
             if row.last().is_some_and(|&(p, _)| j < p) {
                 return Err(loc.err(token, "indices must be strictly ascending"));
             }

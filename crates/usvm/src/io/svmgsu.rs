@@ -322,7 +322,7 @@ impl LineParser for MeanLine {
             entries.sort_by_key(|e| (e.0, e.2));
         }
         if let Some(w) = entries.windows(2).find(|w| w[0].0 == w[1].0) {
-            return Err(loc.err(tokens[w[1].2], format!("index {} repeated", w[1].0 + 1)));
+            return Err(loc.err(tokens[w[1].2], format!("index {} repeated", w[1].0 as usize + 1)));
         }
         entries.iter().for_each(|&(j, v, _)| out.push(j, v));
         out.end(loc.line, id.to_string());
@@ -372,7 +372,7 @@ impl LineParser for CovLine {
         let (entries, width) = cov_entries(loc, tokens, self.options)?;
         let other = match entries {
             CovEntries::Matrix(e) if e.iter().all(|&(i, j, _)| i == j) => {
-                e.iter().for_each(|&(j, _, v)| out.push(j as usize, v));
+                e.iter().for_each(|&(j, _, v)| out.push(j, v));
                 None
             }
             other => Some(Box::new((other, width))),
@@ -488,8 +488,8 @@ fn parse_cov_entry(loc: Loc, token: &str, n_features: Option<usize>) -> Result<(
     let malformed = || loc.err(token, "expected ROW,COL:VALUE");
     let (ij, v) = token.split_once(':').ok_or_else(malformed)?;
     let (i, j) = ij.split_once(',').ok_or_else(malformed)?;
-    let i = parse_index(loc, token, i, n_features)?;
-    let j = parse_index(loc, token, j, n_features)?;
+    let i = parse_index(loc, token, i, n_features)? as usize;
+    let j = parse_index(loc, token, j, n_features)? as usize;
     let v = parse_value(loc, token, v)?;
     if i == j && v < 0.0 {
         return Err(loc.err(token, "negative variance"));

@@ -43,7 +43,7 @@ pub fn write_svmgsu_means(data: &Dataset, ids: Option<&[String]>, out: &mut impl
             Features::Dense(a) => a.row(i).iter().copied().enumerate().collect(),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
-                idx.iter().copied().zip(val.iter().copied()).collect()
+                idx.iter().map(|&j| j as usize).zip(val.iter().copied()).collect()
             }
         };
         let mut last_written = false;
@@ -189,7 +189,7 @@ pub fn write_csv_variances(data: &Dataset, names: Option<&[String]>, out: &mut i
             Covariances::SparseDiagonal(c) => {
                 let mut row = vec![0.0; n];
                 let (idx, val) = c.variances.row(i);
-                idx.iter().zip(val).for_each(|(&j, &v)| row[j] = v);
+                idx.iter().zip(val).for_each(|(&j, &v)| row[j as usize] = v);
                 row
             }
             Covariances::LowRank(c) => c.diagonal_row(i).map(<[f64]>::to_vec).unwrap_or_default(),

@@ -616,7 +616,7 @@ fn feasible_dual(setup: &Setup<'_>, alpha: impl Fn(usize) -> f64, w: &mut [f64],
         for (i, a) in positive().filter(|(i, _)| y[*i] == class) {
             x.row_axpy(i, a * y[i], scratch);
             if let Features::Sparse(m) = x {
-                support.extend_from_slice(m.row(i).0);
+                support.extend(m.row(i).0.iter().map(|&j| j as usize));
             }
         }
         if matches!(x, Features::Dense(_)) {

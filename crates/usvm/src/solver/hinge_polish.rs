@@ -258,14 +258,14 @@ impl MarginSystem<'_> {
             for (r, &i) in margin.iter().enumerate() {
                 let (idx, val) = rows.row(i);
                 let a = ym[r] * p[r];
-                idx.iter().zip(val).for_each(|(&j, &v)| scratch[j] += a * v);
+                idx.iter().zip(val).for_each(|(&j, &v)| scratch[j as usize] += a * v);
             }
             for (r, &i) in margin.iter().enumerate() {
                 let (idx, val) = rows.row(i);
-                let s: f64 = idx.iter().zip(val).map(|(&j, &v)| v * scratch[j]).sum();
+                let s: f64 = idx.iter().zip(val).map(|(&j, &v)| v * scratch[j as usize]).sum();
                 out[r] = ym[r] * s / lambda + ridge * p[r];
             }
-            margin.iter().for_each(|&i| rows.row(i).0.iter().for_each(|&j| scratch[j] = 0.0));
+            margin.iter().for_each(|&i| rows.row(i).0.iter().for_each(|&j| scratch[j as usize] = 0.0));
         };
         // Removes the component along y (the constraint's normal).
         let project = |v: &mut [f64]| {
@@ -402,7 +402,7 @@ pub fn reduced_solve(
                 let mut position = vec![usize::MAX; n];
                 let mut cols = Vec::new();
                 for &i in &u {
-                    for &j in m.row(i).0 {
+                    for j in m.row(i).0.iter().map(|&j| j as usize) {
                         if position[j] == usize::MAX {
                             position[j] = cols.len();
                             cols.push(j);
@@ -441,7 +441,7 @@ pub fn reduced_solve(
                     let (idx, val) = m.row(i);
                     for (&j, &v) in idx.iter().zip(val) {
                         ai.push(r);
-                        aj.push(position[j]);
+                        aj.push(position[j as usize]);
                         av.push(-y[i] * v);
                     }
                 }

@@ -431,7 +431,7 @@ fn precomputed_entry(x: &Features, r: usize, s: f64) -> f64 {
         Features::Dense(m) => m.row(r).get(s).copied().unwrap_or(0.0),
         Features::Sparse(m) => {
             let (idx, val) = m.row(r);
-            idx.binary_search(&s).map_or(0.0, |k| val[k])
+            u32::try_from(s).ok().and_then(|s| idx.binary_search(&s).ok()).map_or(0.0, |k| val[k])
         }
     }
 }
