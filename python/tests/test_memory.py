@@ -119,10 +119,11 @@ print(json.dumps({"extra": (peak - before) * 1024, "indices": X.indices.nbytes, 
 
 
 def test_a_csr_matrix_with_int32_indices_is_not_copied() -> None:
-    # 400,000 × 3,000, 30 entries a row: int32 indices 48 MB, float64 values 96 MB. Every column is used, so
+    # 40,000 × 60,000, 300 entries a row: int32 indices 48 MB, float64 values 96 MB. Every column is used, so
     # the solver works on the matrix as given (no restriction to the used columns, which renumbers them).
+    # Measured 2.2 MiB = 0.05 × the indices (before #19 a widened copy alone was 2 ×).
     out = subprocess.run(
-        [sys.executable, "-c", CHILD_CSR, "400000", "3000", "30"],
+        [sys.executable, "-c", CHILD_CSR, "40000", "60000", "300"],
         capture_output=True,
         text=True,
         timeout=900,
@@ -131,5 +132,5 @@ def test_a_csr_matrix_with_int32_indices_is_not_copied() -> None:
     r = json.loads(out.stdout.strip().splitlines()[-1])
     ratio = r["extra"] / r["indices"]
     print(f"CSR int32: peak extra {r['extra'] / 2**20:.1f} MiB = {ratio:.3f} × the {r['indices'] / 2**20:.0f} MiB indices")
-    assert ratio < 0.5, r
+    assert ratio < 0.3, r
     assert r["score"] > 0.8, r

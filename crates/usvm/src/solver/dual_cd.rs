@@ -612,24 +612,21 @@ fn feasible_dual(setup: &Setup<'_>, alpha: impl Fn(usize) -> f64, w: &mut [f64],
     let (t, class) = if t_pos < 1.0 { (t_pos, 1.0) } else { (t_neg, -1.0) };
     if t < 1.0 {
         scratch.resize(n, 0.0);
-        let mut support = Vec::new();
-        for (i, a) in positive().filter(|(i, _)| y[*i] == class) {
+        let scaled = || positive().filter(|(i, _)| y[*i] == class);
+        for (i, a) in scaled() {
             x.row_axpy(i, a * y[i], scratch);
-            if let Features::Sparse(m) = x {
-                support.extend(m.row(i).0.iter().map(|&j| j as usize));
-            }
-        }
-        if matches!(x, Features::Dense(_)) {
-            support.extend(0..n);
-        } else {
-            support.sort_unstable();
-            support.dedup();
         }
         let (mut wv, mut vv) = (0.0, 0.0);
-        for &j in &support {
+        let mut take = |j: usize| {
             wv += w[j] * scratch[j];
             vv += scratch[j] * scratch[j];
             scratch[j] = 0.0;
+        };
+        match x {
+            Features::Dense(_) => (0..n).for_each(take),
+            // v's support is the columns of its rows: each column is counted at its first visit and zeroed,
+            // so a later visit adds nothing (no list of the rows' columns, which is as long as the rows).
+            Features::Sparse(m) => scaled().for_each(|(i, _)| m.row(i).0.iter().for_each(|&j| take(j as usize))),
         }
         let s = 1.0 - t;
         quad = (quad - 2.0 * s * wv + s * s * vv).max(0.0);
