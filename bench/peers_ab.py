@@ -45,36 +45,42 @@ def main() -> None:
 
     x, y = dense_problem()
     probs = [lin.problem(y, x) for lin, _ in builds]
-    ratios = []
-    for _ in range(args.pairs):
-        t = []
-        for (lin, _), prob in zip(builds, probs):
-            param = lin.parameter("-s 3 -B 1 -c 0.2 -e 0.1 -q")
-            libc.srand(1)  # the same permutations in both builds
-            s = time.process_time()
-            lin.train(prob, param)
-            t.append(time.process_time() - s)
-        ratios.append(t[1] / t[0])
-        print(f"  LIBLINEAR A {t[0]:.3f} s  B {t[1]:.3f} s  B/A {ratios[-1]:.2f}  load {os.getloadavg()[0]:.2f}")
-    print(f"LIBLINEAR B/A: median {np.median(ratios):.2f} of {args.pairs} pairs, range {min(ratios):.2f}-{max(ratios):.2f}")
+
+    lin_params = [lin.parameter("-s 3 -B 1 -c 0.2 -e 0.1 -q") for lin, _ in builds]
+
+    def liblinear(k: int) -> None:
+        libc.srand(1)  # the same permutations in both builds
+        builds[k][0].train(probs[k], lin_params[k])
 
     rng = np.random.default_rng(0)
     xs = rng.normal(size=(5000, 10))
     ys = np.where(np.linalg.norm(xs, axis=1) + 0.4 * rng.normal(size=5000) > np.sqrt(10), 1, -1)
     rows, labels = xs.tolist(), ys.tolist()
+
+    svm_probs = [svm.svm_problem(labels, rows) for _, svm in builds]
+    svm_params = [svm.svm_parameter("-s 0 -t 2 -g 0.1 -c 1 -e 0.001 -m 200 -h 1 -q") for _, svm in builds]
+
+    def libsvm(k: int) -> None:
+        builds[k][1].svm_train(svm_probs[k], svm_params[k])
+
+    paired("LIBLINEAR", liblinear, args.pairs)
+    print()
+    paired("LIBSVM", libsvm, args.pairs)
+
+
+def paired(name: str, run, pairs: int) -> None:
+    """`run(0)` (build A) and `run(1)` (build B) alternated `pairs` times (only the calls timed); each
+    pair's B/A of CPU seconds, then the median."""
     ratios = []
-    for _ in range(args.pairs):
+    for _ in range(pairs):
         t = []
-        for _, svm in builds:
-            prob = svm.svm_problem(labels, rows)
-            param = svm.svm_parameter("-s 0 -t 2 -g 0.1 -c 1 -e 0.001 -m 200 -h 1 -q")
+        for k in (0, 1):
             s = time.process_time()
-            svm.svm_train(prob, param)
+            run(k)
             t.append(time.process_time() - s)
         ratios.append(t[1] / t[0])
-        print(f"  LIBSVM A {t[0]:.3f} s  B {t[1]:.3f} s  B/A {ratios[-1]:.2f}  load {os.getloadavg()[0]:.2f}")
-    print(f"LIBSVM B/A: median {np.median(ratios):.2f} of {args.pairs} pairs, range {min(ratios):.2f}-{max(ratios):.2f}")
-
+        print(f"  {name} A {t[0]:.3f} s  B {t[1]:.3f} s  B/A {ratios[-1]:.2f}  load {os.getloadavg()[0]:.2f}")
+    print(f"{name} B/A: median {np.median(ratios):.2f} of {pairs} pairs, range {min(ratios):.2f}-{max(ratios):.2f}")
 
 if __name__ == "__main__":
     main()

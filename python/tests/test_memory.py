@@ -28,7 +28,9 @@ pytestmark = pytest.mark.skipif(
     reason="needs Linux's /proc/self/status and a resettable peak RSS",
 )
 
-CHILD = r"""
+# Both children: the imports and the resident-set reader; then, once X and y exist, one warm-up fit on 2,000
+# rows, the peak reset, the fit on all of X, and `extra`, the peak above the resident size before it.
+PRELUDE = r"""
 import json, sys
 import numpy as np
 import usvm
@@ -36,7 +38,19 @@ import usvm
 def kib(field):
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) for l in f if l.startswith(field + ":"))
+"""
 
+MEASURE = r"""
+est = usvm.GSUClassifier(lam=1e-3)
+est.fit(X[:2000], y[:2000])
+with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")
+before = kib("VmRSS")
+est.fit(X, y)
+extra = (kib("VmHWM") - before) * 1024
+"""
+
+CHILD = PRELUDE + r"""
 dtype, order, n, d = np.dtype(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 X = np.empty((n, d), dtype=dtype, order=order)
 rng = np.random.default_rng(0)
@@ -46,14 +60,8 @@ w = np.linspace(-1.0, 1.0, d)
 y = np.empty(n, dtype=np.int64)
 for s in range(0, n, 65536):
     y[s : s + 65536] = X[s : s + 65536] @ w + 0.3 * rng.standard_normal(len(y[s : s + 65536])) > 0
-est = usvm.GSUClassifier(lam=1e-3)
-est.fit(X[:2000], y[:2000])
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")
-before = kib("VmRSS")
-est.fit(X, y)
-peak = kib("VmHWM")
-print(json.dumps({"extra": (peak - before) * 1024, "array": X.nbytes, "score": est.score(X[:20000], y[:20000])}))
+""" + MEASURE + r"""
+print(json.dumps({"extra": extra, "array": X.nbytes, "score": est.score(X[:20000], y[:20000])}))
 """
 
 
@@ -82,15 +90,8 @@ def test_fit_from_a_million_rows_stays_within_its_memory_bound(dtype: str, order
     assert r["score"] > 0.9, r
 
 
-CHILD_CSR = r"""
-import json, sys
-import numpy as np
+CHILD_CSR = PRELUDE + r"""
 import scipy.sparse as sp
-import usvm
-
-def kib(field):
-    with open("/proc/self/status") as f:
-        return next(int(l.split()[1]) for l in f if l.startswith(field + ":"))
 
 n, d, k = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 rng = np.random.default_rng(0)
@@ -106,14 +107,8 @@ X = sp.csr_matrix((values, indices, np.arange(0, n * k + 1, k, dtype=np.int32)),
 assert X.indices.dtype == np.int32 and np.shares_memory(X.indices, indices) and np.shares_memory(X.data, values)
 w = np.linspace(-1.0, 1.0, d)
 y = (X @ w + 0.3 * rng.standard_normal(n) > 0).astype(np.int64)
-est = usvm.GSUClassifier(lam=1e-3)
-est.fit(X[:2000], y[:2000])
-with open("/proc/self/clear_refs", "w") as f:
-    f.write("5")
-before = kib("VmRSS")
-est.fit(X, y)
-peak = kib("VmHWM")
-print(json.dumps({"extra": (peak - before) * 1024, "indices": X.indices.nbytes, "values": X.data.nbytes,
+""" + MEASURE + r"""
+print(json.dumps({"extra": extra, "indices": X.indices.nbytes, "values": X.data.nbytes,
                   "score": est.score(X[:20000], y[:20000])}))
 """
 

@@ -6,20 +6,16 @@
 //! --example bench_simd; done` (the level is chosen once per process).
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use ndarray::Array2;
 use usvm::Features;
 use usvm::linalg::{axpy, dot, dot_norm2, simd_level};
 
-fn best(mut f: impl FnMut()) -> f64 {
-    (0..5)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::INFINITY, f64::min)
+#[path = "shared/timing.rs"]
+mod timing;
+
+fn best(f: impl FnMut()) -> f64 {
+    timing::best_of(5, f)
 }
 
 fn main() {

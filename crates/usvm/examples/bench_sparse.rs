@@ -183,16 +183,9 @@ fn used_columns(data: &Dataset<'static>) -> Dataset<'static> {
     }
 }
 
-/// The best time of `runs` calls, in seconds.
-fn best_of(runs: usize, mut f: impl FnMut()) -> f64 {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        })
-        .fold(f64::INFINITY, f64::min)
-}
+#[path = "shared/timing.rs"]
+mod timing;
+use timing::best_of;
 
 fn main() {
     let o = options();
