@@ -384,10 +384,7 @@ impl<'a> DenseMatrix<'a> {
 
     /// The same matrix row-major: itself, or a row-major copy of a column-major matrix.
     pub fn row_major(&self) -> Cow<'_, DenseMatrix<'a>> {
-        match self.column_major {
-            false => Cow::Borrowed(self),
-            true => Cow::Owned(DenseMatrix::from_array(self.view().as_standard_layout().into_owned())),
-        }
+        if self.column_major { Cow::Owned(DenseMatrix::from_array(self.to_array())) } else { Cow::Borrowed(self) }
     }
 
     /// Whether the values are borrowed.

@@ -215,7 +215,7 @@ impl Similarity for Invariant {
 fn dense<'a>(x: &'a Features) -> ndarray::CowArray<'a, f64, ndarray::Ix2> {
     match x {
         Features::Dense(a) if !a.is_column_major() => a.view().into(),
-        Features::Dense(a) => a.view().as_standard_layout().into_owned().into(),
+        Features::Dense(a) => a.to_array().into(),
         Features::Sparse(m) => m.to_dense().into(),
     }
 }
