@@ -2,8 +2,8 @@
 scikit-learn's LinearSVC(loss="hinge") on the same data, in one run (issue #17).
 
 Usage: python bench/linear_peers.py [--problems dense,sparse] [--lambdas 1e-2,1e-4,1e-5] [--repeat N]
-       [--usvm target/release/usvm] [--workdir DIR] [--peers DIR|wheel] [--compare-wheel]
-(needs numpy, scipy, scikit-learn, e.g. in /work/venv-bench; the release CLI: `cargo build --release -p usvm-cli`;
+       [--usvm target/release/usvm] [--api cli|python|both] [--workdir DIR] [--peers DIR|wheel] [--compare-wheel]
+(needs numpy, scipy, scikit-learn; for --api python the usvm package (`maturin develop --release` in python/); the release CLI: `cargo build --release -p usvm-cli`;
 and LIBLINEAR: the -O3 build of `bash bench/build_peers.sh [DIR]` (--peers DIR, or $USVM_PEERS; target/peers-o3 is
 used when it holds a build) or the installed liblinear-official (--peers wheel). --compare-wheel also times the
 installed liblinear-official at each point (rows "LIBLINEAR wheel", no usvm match; their objective must equal
@@ -17,7 +17,11 @@ For each λ, C = 1/(λℓ). Each peer's row is followed by usvm stopped at the r
 certifies an objective no worse than that peer's (`--gap-tol r/(1+r)`, r the peer's distance to usvm's
 optimum); "usvm/peer" is that run's time over the peer's. usvm: `usvm train --method hinge --data F --lambda L --model m.json --report r.json`,
 timed by the report's `train_seconds` (the fit, without reading the file; the wall time of the whole process
-is printed too). LIBLINEAR: `train(prob, "-s 3 -B 1 -c C -e E")` on a prebuilt problem (only the call is
+is printed too); with `--api python` (or `both`, the default when `import usvm` works) also
+`usvm.GSUClassifier(method="hinge", gap_tol=…).fit(x, y)` in this process on the prebuilt CSR (the dense
+problem as a numpy array), the call
+timed like the peers' (a CLI fit is a fresh process, whose first touch of every new page LIBLINEAR's warm
+process does not pay). LIBLINEAR: `train(prob, "-s 3 -B 1 -c C -e E")` on a prebuilt problem (only the call is
 timed; the C library's rand(), which LIBLINEAR permutes with, is seeded with 1 before each call, as in a fresh
 process) at its default E = 0.1 and tighter; scikit-learn: `LinearSVC(loss="hinge", C=C, intercept_scaling=1)`
 with its defaults (tol 1e-4, max_iter 1000), `fit` timed. Every solution's objective is evaluated under
@@ -98,6 +102,23 @@ def run_usvm(exe, data_file, lam, workdir, repeat, gap_tol=None):
     return best, wall_best, w, b, r
 
 
+def run_usvm_python(x, y, lam, repeat, gap_tol=None):
+    """usvm in this process, like the peers: `GSUClassifier(method="hinge").fit(x, y)` on the prebuilt CSR
+    (the fit timed, its input checks included), best of `repeat`."""
+    import usvm
+
+    best, clf = np.inf, None
+    for _ in range(repeat):
+        clf = usvm.GSUClassifier(method="hinge", lam=lam, gap_tol=1e-10 if gap_tol is None else gap_tol, n_jobs=1)
+        t = time.perf_counter()
+        clf.fit(x, y)
+        best = min(best, time.perf_counter() - t)
+    w, b = clf.coef_.ravel().copy(), float(np.ravel(clf.intercept_)[0])
+    if clf.classes_[1] != 1:
+        w, b = -w, -b
+    return best, w, b, clf.reports_[0]
+
+
 def run_liblinear(lib, x, y, c, eps, repeat):
     """LIBLINEAR (`lib`: a liblinear.liblinearutil module) -s 3 -B 1 at -e eps."""
     parameter, problem, train = lib.parameter, lib.problem, lib.train
@@ -145,9 +166,21 @@ def main() -> None:
     ap.add_argument("--peers", default=None,
                     help="folder of bench/build_peers.sh's -O3 build, or 'wheel' for the installed liblinear-official "
                          "(default: $USVM_PEERS, else target/peers-o3 if built, else the installed package)")
+    ap.add_argument("--api", choices=["cli", "python", "both"], default=None,
+                    help="how usvm is run: the CLI (a fresh process per fit, timed by its report's train_seconds), "
+                         "the Python package in this process (like the peers), or both (default: both when "
+                         "`import usvm` works, else cli)")
     ap.add_argument("--compare-wheel", action="store_true",
                     help="also time the installed liblinear-official (pip's build of the PyPI sdist) at each point")
     args = ap.parse_args()
+    if args.api is None:
+        try:
+            import usvm  # noqa: F401
+
+            args.api = "both"
+        except ImportError:
+            args.api = "cli"
+    apis = ["cli", "python"] if args.api == "both" else [args.api]
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="usvm-peers-"))
     workdir.mkdir(parents=True, exist_ok=True)
     import sklearn
@@ -175,6 +208,8 @@ def main() -> None:
         x = sp.csr_matrix(x, dtype=np.float64)
         x.indices, x.indptr = x.indices.astype(np.int32), x.indptr.astype(np.int32)  # LinearSVC wants 32-bit
         l, n = x.shape
+        # The Python API gets dense data as an array (as the CLI's reader keeps a filled file dense).
+        x_usvm = x.toarray() if name == "dense" else x
         print(f"\n== {name}: {l} × {n}, {x.nnz} non-zeros")
         print(f"{'lambda':>7} {'solver':<34} {'fit s':>8} {'usvm/peer':>9} {'objective J':>16} {'J rel. to best':>14}  notes")
         for lam in lambdas:
@@ -205,12 +240,18 @@ def main() -> None:
                 rows.append((label, t_p, j_p, note, None))
                 rel = max((j_p - j_usvm) / j_usvm, 0.0)
                 gap = min(max(rel / (1.0 + rel), 1e-10), 0.5)
-                t_m, _, w, b, r = run_usvm(args.usvm, path, lam, workdir, args.repeat, gap_tol=gap)
-                w = np.pad(w, (0, n - len(w)))
-                j_m = objective(x, y, lam, w, b)
-                rows.append((f"  usvm --gap-tol {gap:.1e}", t_m, j_m,
-                             f"certified gap {r['duality_gap']:.1e}, n_iter {r['n_iter']}; no worse: {j_m <= j_p}",
-                             t_p))
+                for api in apis:
+                    if api == "cli":
+                        t_m, _, w, b, r = run_usvm(args.usvm, path, lam, workdir, args.repeat, gap_tol=gap)
+                        w = np.pad(w, (0, n - len(w)))
+                        how = f"  usvm --gap-tol {gap:.1e}"
+                    else:
+                        t_m, w, b, r = run_usvm_python(x_usvm, y, lam, args.repeat, gap_tol=gap)
+                        how = f"  usvm (Python) gap_tol={gap:.1e}"
+                    j_m = objective(x, y, lam, w, b)
+                    rows.append((how, t_m, j_m,
+                                 f"certified gap {r['duality_gap']:.1e}, n_iter {r['n_iter']}; no worse: {j_m <= j_p}",
+                                 t_p))
             rows += wheel_rows
             best = min(row[2] for row in rows)
             for label, t, obj, note, peer_time in rows:

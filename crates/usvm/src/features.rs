@@ -504,7 +504,7 @@ impl<'a> Features<'a> {
             Features::Dense(a) => a.row_dot(i, w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
-                idx.iter().zip(val).map(|(&j, &v)| v * w[j as usize]).sum()
+                crate::linalg::gather_dot(idx, val, w)
             }
         }
     }
@@ -542,8 +542,7 @@ impl<'a> Features<'a> {
             Features::Dense(a) => a.row_dot_norm2(i, w),
             Features::Sparse(m) => {
                 let (idx, val) = m.row(i);
-                let dot = idx.iter().zip(val).map(|(&j, &v)| v * w[j as usize]).sum();
-                (dot, val.iter().map(|v| v * v).sum())
+                (crate::linalg::gather_dot(idx, val, w), crate::linalg::dot(val, val))
             }
         }
     }

@@ -53,6 +53,28 @@ fn dot_portable(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
+/// `Σ_k values_k · w[indices_k]`, a sparse row times a dense vector, with four independent accumulators: the
+/// gathers are independent, and one running sum would chain every addition behind the previous one (a
+/// 30-entry row: 30 dependent additions). Panics if an index is out of `w`'s range.
+#[inline]
+pub fn gather_dot(indices: &[u32], values: &[f64], w: &[f64]) -> f64 {
+    let n = indices.len().min(values.len());
+    let (indices, values) = (&indices[..n], &values[..n]);
+    let mut acc = [0.0; 4];
+    let (idx4, idx_tail) = indices.as_chunks::<4>();
+    let (val4, val_tail) = values.as_chunks::<4>();
+    for (i, v) in idx4.iter().zip(val4) {
+        for l in 0..4 {
+            acc[l] += v[l] * w[i[l] as usize];
+        }
+    }
+    let mut tail = 0.0;
+    for (&j, &v) in idx_tail.iter().zip(val_tail) {
+        tail += v * w[j as usize];
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
 /// `(aᵀb, aᵀa)` over the common length in one pass over `a`; each equal to [`dot`]'s value bit for bit.
 #[inline]
 pub fn dot_norm2(a: &[f64], b: &[f64]) -> (f64, f64) {

@@ -120,9 +120,13 @@ pub struct DualCdResult {
     pub bias_updates: usize,
     /// Whether the duality gap reached `tol` within the limits.
     pub converged: bool,
-    /// The KKT residual of the exact active-set solve on the margin set when that gave the solution
-    /// (hinge only; see [`hinge_polish::Polished`]), else `None`.
-    pub kkt_residual: Option<f64>,
+    /// The residual at `θ`: the KKT residual of the exact active-set solve on the margin set when that gave
+    /// the solution (hinge only; see [`hinge_polish::Polished`]), else the norm of the primal gradient
+    /// `λw - (1/ℓ) Σ c_i ξ'(d_i) y_i x_i` (and its bias part `-(1/ℓ) Σ c_i ξ'(d_i) y_i`), with the
+    /// sub-gradient `ξ'(d) = 1_{d > 0}` for the hinge and `ξ'(d) = 2 max(0, d)` for the squared hinge.
+    pub gradient_norm: f64,
+    /// `‖∇J(0)‖`, the same gradient at `θ = 0`.
+    pub initial_gradient_norm: f64,
 }
 
 impl DualCdResult {
@@ -177,6 +181,15 @@ impl Setup<'_> {
             DualLoss::Hinge => c,
             DualLoss::SquaredHinge if c > 0.0 => f64::INFINITY,
             DualLoss::SquaredHinge => 0.0,
+        }
+    }
+
+    /// `ξ'(d)`, the loss' slope: the sub-gradient `1_{d > 0}` for the hinge, `2 max(0, d)` for the squared hinge.
+    #[inline]
+    fn slope(&self, d: f64) -> f64 {
+        match self.loss {
+            DualLoss::Hinge => f64::from(u8::from(d > 0.0)),
+            DualLoss::SquaredHinge => 2.0 * d.max(0.0),
         }
     }
 
@@ -247,10 +260,23 @@ fn run(
     // after α.
     assert!(l <= u32::MAX as usize, "dual coordinate descent indexes at most 2³² - 1 examples");
     let mut index: Vec<u32> = (0..l).filter(|&i| setup.cost(i) > 0.0).map(|i| i as u32).collect();
+    // One pass over the rows for `ρ = mean ‖x_i‖²` and `‖∇J(0)‖`: at `θ = 0` every `d_i = 1`, so
+    // `∇J(0) = -λ Σ C c_i ξ'(1) y_i [x_i; 1]` (`1/ℓ = λC`), accumulated in `w` (zero until the start).
+    let mut w = vec![0.0; n];
+    let (mut norms, mut bias_part) = (0.0, 0.0);
+    for i in index.iter().map(|&i| i as usize) {
+        norms += x.row_norm2(i);
+        let s = setup.cost(i) * setup.slope(1.0) * y[i];
+        x.row_axpy(i, s, &mut w);
+        bias_part += s;
+    }
+    let bias_part = if fit_intercept { bias_part } else { 0.0 };
+    let initial_gradient_norm = lambda * (dot(&w, &w) + bias_part * bias_part).sqrt();
+    w.fill(0.0);
     // The curvature of coordinate i is `‖x_i‖² + ρ + D_ii`, computed when visited (the row is then in
     // cache) rather than stored; a zero (an empty row, no intercept, L1) makes the step a jump to a bound.
     let rho = if fit_intercept && !index.is_empty() {
-        let mean = index.iter().map(|&i| x.row_norm2(i as usize)).sum::<f64>() / index.len() as f64;
+        let mean = norms / index.len() as f64;
         if mean > 0.0 { mean } else { 1.0 }
     } else {
         0.0
@@ -258,8 +284,9 @@ fn run(
 
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
     let mut alpha = vec![0.0; l];
-    let mut w = vec![0.0; n];
     let mut scratch = Vec::new();
+    // `x_iᵀw` at the last certificate.
+    let mut margins = Vec::new();
     let mut ya = 0.0; // yᵀα
     let mut mu = 0.0; // the multiplier: the bias is μ + ρ yᵀα
     if let Some(start) = start {
@@ -346,7 +373,7 @@ fn run(
                 bias_updates += 1;
                 continue;
             }
-            let cert = certify(setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
+            let cert = certify(setup, &alpha, &mut w, &mut scratch, &mut margins, mu + rho * ya);
             let gap = relative_gap(cert.primal, cert.dual);
             if monitor.iteration(epochs, Quantity::DualityGap, || (cert.primal * lambda, gap)) {
                 break;
@@ -373,7 +400,7 @@ fn run(
         // Slow convergence on the free set (large C, n ≪ ℓ): try the exact solve at doubling amounts of work.
         if settings.polish && loss == DualLoss::Hinge && work >= next_attempt {
             next_attempt = work + work / 2;
-            let cert = certify(setup, &alpha, &mut w, &mut scratch, mu + rho * ya);
+            let cert = certify(setup, &alpha, &mut w, &mut scratch, &mut margins, mu + rho * ya);
             let gap = relative_gap(cert.primal, cert.dual);
             if monitor.iteration(epochs, Quantity::DualityGap, || (cert.primal * lambda, gap)) {
                 break;
@@ -398,11 +425,24 @@ fn run(
         }
     }
     if let Some(p) = polished {
-        return DualCdResult { epochs, bias_updates, converged: true, ..p };
+        let Exact { theta, beta, primal, dual, residual } = p;
+        let gradient_norm = residual;
+        return DualCdResult {
+            theta,
+            beta,
+            primal,
+            dual,
+            epochs,
+            bias_updates,
+            converged: true,
+            gradient_norm,
+            initial_gradient_norm,
+        };
     }
     drop(index);
-    let cert = finished.unwrap_or_else(|| certify(setup, &alpha, &mut w, &mut scratch, mu + rho * ya));
+    let cert = finished.unwrap_or_else(|| certify(setup, &alpha, &mut w, &mut scratch, &mut margins, mu + rho * ya));
     let converged = relative_gap(cert.primal, cert.dual) <= settings.tol;
+    let gradient_norm = lambda * gradient_norm(setup, &alpha, &margins, cert.bias, &mut scratch);
     let mut theta = w;
     if fit_intercept {
         theta.push(cert.bias);
@@ -417,7 +457,8 @@ fn run(
         epochs,
         bias_updates,
         converged,
-        kkt_residual: None,
+        gradient_norm,
+        initial_gradient_norm,
     }
 }
 
@@ -425,7 +466,7 @@ fn run(
 /// [`hinge_polish::polish_sides`], with its primal value and dual bound; `None` when that set is larger than
 /// a consistent system allows (`n + 1` equations for `n + 1` unknowns, dense rows) or than
 /// [`hinge_polish::size_limit`], or when the active-set solve does not settle.
-fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<DualCdResult> {
+fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<Exact> {
     let (x, y) = (setup.x, setup.y);
     let sides: Vec<Side> = (0..y.len())
         .map(|i| {
@@ -453,21 +494,22 @@ fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64) -> Option<DualCdResult>
     Some(certified(setup, lambda, p))
 }
 
-/// An exact finish as a result: its primal value and the dual bound of its multipliers `α = β/λ`.
-fn certified(setup: &Setup<'_>, lambda: f64, p: hinge_polish::Polished) -> DualCdResult {
+/// An exact finish ([`hinge_polish`]): `[w; b]`, the λ-form multipliers, `J(θ)`, the λ-form dual bound of the
+/// multipliers and the KKT residual.
+struct Exact {
+    theta: Vec<f64>,
+    beta: Vec<f64>,
+    primal: f64,
+    dual: f64,
+    residual: f64,
+}
+
+/// An exact finish with its primal value and the dual bound of its multipliers `α = β/λ`.
+fn certified(setup: &Setup<'_>, lambda: f64, p: hinge_polish::Polished) -> Exact {
     let dual =
         lambda * feasible_dual(setup, |i| p.beta[i] / lambda, &mut vec![0.0; setup.x.n_features()], &mut Vec::new());
     let primal = primal_value(setup, lambda, &p.theta);
-    DualCdResult {
-        theta: p.theta,
-        beta: p.beta,
-        primal,
-        dual,
-        epochs: 0,
-        bias_updates: 0,
-        converged: true,
-        kkt_residual: Some(p.residual),
-    }
+    Exact { theta: p.theta, beta: p.beta, primal, dual, residual: p.residual }
 }
 
 /// [`hinge_polish::reduced_solve`] from `theta` (`[w; b]` in any case; `b` is ignored without intercept) on
@@ -475,7 +517,7 @@ fn certified(setup: &Setup<'_>, lambda: f64, p: hinge_polish::Polished) -> DualC
 /// for sparse rows (at least 200, at most [`hinge_polish::MAX_MARGIN`]), with its primal value and dual bound;
 /// `None` if the solve fails, or if `2(n + 1) > ℓ`: the working-set QP is for the regime `n ≪ ℓ`, where
 /// the free set is rank-deficient and coordinate descent stalls.
-fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Option<DualCdResult> {
+fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Option<Exact> {
     let (x, y) = (setup.x, setup.y);
     let l = y.len();
     if 2 * (x.n_features() + 1) > l {
@@ -557,26 +599,67 @@ struct Certificate {
     bias: f64,
 }
 
-/// Recomputes `w = Σ α_i y_i x_i` (in place), evaluates `P(w, b*)` with the exactly optimal bias `b*` for
-/// this `w` (ties broken towards `hint`), and `D` at `α` made feasible for `yᵀα = 0`.
-fn certify(setup: &Setup<'_>, alpha: &[f64], w: &mut [f64], scratch: &mut Vec<f64>, hint: f64) -> Certificate {
+/// Recomputes `w = Σ α_i y_i x_i` (in place) and the margins `f_i = x_iᵀw` (into `margins`; 0 for an example
+/// left out), evaluates `P(w, b*)` with the exactly optimal bias `b*` for this `w` (ties broken towards
+/// `hint`), and `D` at `α` made feasible for `yᵀα = 0`.
+fn certify(
+    setup: &Setup<'_>,
+    alpha: &[f64],
+    w: &mut [f64],
+    scratch: &mut Vec<f64>,
+    margins: &mut Vec<f64>,
+    hint: f64,
+) -> Certificate {
     let (x, y) = (setup.x, setup.y);
     let dual = feasible_dual(setup, |i| alpha[i], w, scratch);
+    margins.clear();
+    margins.extend((0..y.len()).map(|i| if setup.cost(i) > 0.0 { x.row_dot(i, w) } else { 0.0 }));
     let xi = |d: f64| {
         let d = d.max(0.0);
         if setup.loss == DualLoss::Hinge { d } else { d * d }
     };
     let (bias, risk) = if setup.fit_intercept {
         // d_i = 1 - y_i(f_i + b) = y_i(t_i - b) with t_i = y_i - f_i.
-        let points = Breakpoints::new(setup, |i| x.row_dot(i, w));
+        let points = Breakpoints::new(setup, |i| margins[i]);
         let bias = best_bias(setup, &points, hint);
         (bias, points.iter(setup).map(|(t, u, yi)| u * xi(yi * (t - bias))).sum::<f64>())
     } else {
-        let risk =
-            (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| setup.cost(i) * xi(1.0 - y[i] * x.row_dot(i, w)));
+        let risk = (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| setup.cost(i) * xi(1.0 - y[i] * margins[i]));
         (0.0, risk.sum())
     };
     Certificate { primal: 0.5 * dot(w, w) + risk, dual, bias }
+}
+
+/// The C-form gradient norm `‖w - Σ C c_i ξ'(d_i) y_i [x_i; 1]‖` at `w = Σ α_i y_i x_i`, the margins `f_i`
+/// of [`certify`] and the bias `b` (`d_i = 1 - y_i(f_i + b)`; without intercept the bias part is left out).
+/// As `w - Σ C c_i ξ'(d_i) y_i x_i = Σ κ_i y_i x_i` with `κ_i = α_i - C c_i ξ'(d_i)`, only the rows where the
+/// multiplier and the loss' slope disagree are read (near the optimum, the margin set). `scratch` is a
+/// zero vector of `n` floats, or empty (then it is allocated), and is left zero.
+fn gradient_norm(setup: &Setup<'_>, alpha: &[f64], margins: &[f64], bias: f64, scratch: &mut Vec<f64>) -> f64 {
+    let (x, y) = (setup.x, setup.y);
+    let n = x.n_features();
+    scratch.resize(n, 0.0);
+    let slope = |i: usize| setup.cost(i) * setup.slope(1.0 - y[i] * (margins[i] + bias));
+    let kappa = |i: usize| if setup.cost(i) > 0.0 { alpha[i] - slope(i) } else { 0.0 };
+    let mismatched = || (0..y.len()).filter(|&i| kappa(i) != 0.0);
+    for i in mismatched() {
+        x.row_axpy(i, kappa(i) * y[i], scratch);
+    }
+    let mut squares = 0.0;
+    let mut take = |j: usize| {
+        squares += scratch[j] * scratch[j];
+        scratch[j] = 0.0;
+    };
+    match x {
+        Features::Dense(_) => (0..n).for_each(take),
+        // Each column is counted at its first visit and zeroed, as in `feasible_dual`.
+        Features::Sparse(m) => mismatched().for_each(|i| m.row(i).0.iter().for_each(|&j| take(j as usize))),
+    }
+    if setup.fit_intercept {
+        let bias_part: f64 = (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| slope(i) * y[i]).sum();
+        squares += bias_part * bias_part;
+    }
+    squares.sqrt()
 }
 
 /// The C-form dual `D(α')` at `α' = α` with the larger class' multipliers scaled down so that `yᵀα' = 0`
@@ -588,10 +671,8 @@ fn feasible_dual(setup: &Setup<'_>, alpha: impl Fn(usize) -> f64, w: &mut [f64],
     let n = x.n_features();
     // (i, α_i) of the positive multipliers, read from `alpha` (no vector of ℓ).
     let positive = || (0..y.len()).map(|i| (i, alpha(i))).filter(|(_, a)| *a > 0.0);
-    w.fill(0.0);
     let (mut sum_pos, mut sum_neg) = (0.0, 0.0);
     for (i, a) in positive() {
-        x.row_axpy(i, a * y[i], w);
         if y[i] > 0.0 {
             sum_pos += a;
         } else {
@@ -608,29 +689,38 @@ fn feasible_dual(setup: &Setup<'_>, alpha: impl Fn(usize) -> f64, w: &mut [f64],
     } else {
         (1.0, 1.0)
     };
-    let mut quad = dot(w, w);
     let (t, class) = if t_pos < 1.0 { (t_pos, 1.0) } else { (t_neg, -1.0) };
-    if t < 1.0 {
+    w.fill(0.0);
+    let quad = if t < 1.0 {
+        // One pass over the rows: the scaled class' part `v` into `scratch`, the rest `u` into `w`; then
+        // `‖u + t v‖² = ‖u‖² + 2t uᵀv + t²‖v‖²`, and `w = u + v`.
         scratch.resize(n, 0.0);
-        let scaled = || positive().filter(|(i, _)| y[*i] == class);
-        for (i, a) in scaled() {
-            x.row_axpy(i, a * y[i], scratch);
+        for (i, a) in positive() {
+            x.row_axpy(i, a * y[i], if y[i] == class { &mut *scratch } else { &mut *w });
         }
-        let (mut wv, mut vv) = (0.0, 0.0);
+        let uu = dot(w, w);
+        let (mut uv, mut vv) = (0.0, 0.0);
         let mut take = |j: usize| {
-            wv += w[j] * scratch[j];
+            uv += w[j] * scratch[j];
             vv += scratch[j] * scratch[j];
+            w[j] += scratch[j];
             scratch[j] = 0.0;
         };
         match x {
             Features::Dense(_) => (0..n).for_each(take),
             // v's support is the columns of its rows: each column is counted at its first visit and zeroed,
             // so a later visit adds nothing (no list of the rows' columns, which is as long as the rows).
-            Features::Sparse(m) => scaled().for_each(|(i, _)| m.row(i).0.iter().for_each(|&j| take(j as usize))),
+            Features::Sparse(m) => positive()
+                .filter(|(i, _)| y[*i] == class)
+                .for_each(|(i, _)| m.row(i).0.iter().for_each(|&j| take(j as usize))),
         }
-        let s = 1.0 - t;
-        quad = (quad - 2.0 * s * wv + s * s * vv).max(0.0);
-    }
+        (uu + 2.0 * t * uv + t * t * vv).max(0.0)
+    } else {
+        for (i, a) in positive() {
+            x.row_axpy(i, a * y[i], w);
+        }
+        dot(w, w)
+    };
     let mut dual = t_pos * sum_pos + t_neg * sum_neg - 0.5 * quad;
     if setup.loss == DualLoss::SquaredHinge {
         for (i, a) in positive() {

@@ -48,6 +48,8 @@ pub struct HingeNewtonResult {
     pub converged: bool,
     /// The multipliers of the best dual bound (λ-form, `λw ≈ Σ β_i y_i x_i`).
     pub beta: Vec<f64>,
+    /// `‖∇J(0)‖`, the reference of the stages' gradient tolerance.
+    pub initial_gradient_norm: f64,
 }
 
 impl HingeNewtonResult {
@@ -76,6 +78,7 @@ pub fn solve(
         n_iter: 0,
         converged: false,
         beta: Vec::new(),
+        initial_gradient_norm: reference,
     };
     let mut theta = best.theta.clone();
     let mut floor = FIRST_FLOOR;

@@ -123,13 +123,15 @@ fn primal_is_faster(x: &Features, weights: Option<&[f64]>, lambda: f64) -> bool 
 }
 
 /// A plain-hinge solution with its certificate: `J(θ)`, the best dual lower bound found, the iterations
-/// (Newton steps and epochs) and the KKT residual of an exact active-set solve if one gave `θ`.
+/// (Newton steps and epochs), the residual at `θ` if the solver has it (dual coordinate descent: the
+/// sub-gradient norm, or the KKT residual of an exact active-set solve) and `‖∇J(0)‖`.
 struct Certified {
     theta: Vec<f64>,
     value: f64,
     dual: f64,
     n_iter: usize,
-    kkt: Option<f64>,
+    residual: Option<f64>,
+    initial: f64,
 }
 
 impl Certified {
@@ -379,17 +381,17 @@ impl LinearSvmParams {
         let objective = self.objective(problem, ExpectedHinge, lambda);
         let (x, y, c) = (problem.features, problem.y, problem.weights);
         let subgradient = |theta: &[f64]| dual_cd::hinge_subgradient_norm(x, y, c, lambda, self.fit_intercept, theta);
-        let initial = subgradient(&vec![0.0; objective.dim()]);
         let cd_settings = DualCdSettings { tol: settings.gap_tol, ..DualCdSettings::default() };
         let cd = |start: Option<dual_cd::Start<'_>>, monitor: Monitor<'_>| {
             dual_cd::solve_monitored(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings, start, monitor)
         };
         let from_dual = |fit: dual_cd::DualCdResult| Certified {
-            value: objective.value(&fit.theta),
+            value: fit.primal,
             theta: fit.theta,
             dual: fit.dual,
             n_iter: fit.epochs,
-            kkt: fit.kkt_residual,
+            residual: Some(fit.gradient_norm),
+            initial: fit.initial_gradient_norm,
         };
         let run = if primal_is_faster(x, c, lambda) {
             let newton = hinge_newton::solve(&objective, settings.gap_tol, settings.max_iter, monitor);
@@ -398,7 +400,8 @@ impl LinearSvmParams {
                 value: newton.primal,
                 dual: newton.dual,
                 n_iter: newton.n_iter,
-                kkt: None,
+                residual: None,
+                initial: newton.initial_gradient_norm,
                 theta: newton.theta,
             };
             if !newton.converged && !monitor.stopped() {
@@ -423,8 +426,8 @@ impl LinearSvmParams {
             objective: run.value,
             n_iter: run.n_iter,
             termination: Termination::from_converged(gap <= settings.gap_tol),
-            gradient_norm: run.kkt.unwrap_or_else(|| subgradient(&run.theta)),
-            initial_gradient_norm: Some(initial),
+            gradient_norm: run.residual.unwrap_or_else(|| subgradient(&run.theta)),
+            initial_gradient_norm: Some(run.initial),
             sigma_floor: Some(0.0),
             objective_trace: vec![run.value],
             duality_gap: Some(gap),
