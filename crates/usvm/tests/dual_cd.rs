@@ -372,3 +372,45 @@ fn the_smoothed_newton_certificate_brackets_the_optimum() {
     );
     assert!(warm.converged && common::rel_diff(warm.primal, optimum) <= 1e-9, "{warm:?} vs {optimum}");
 }
+
+#[test]
+fn the_reported_gradient_norms_equal_a_direct_evaluation() {
+    // The solver reads only the rows whose multiplier and loss slope disagree; the reference sums every
+    // row: `hinge_subgradient_norm` for the hinge, the objective's gradient for the squared hinge.
+    let dense = common::random_dataset(61, "none", 300, 6);
+    let weighted = Dataset { weights: Some((0..300).map(|i| 0.5 + (i % 4) as f64 * 0.5).collect()), ..dense.clone() };
+    let wide = sparse_dataset(62, 300, 2000);
+    let sparse = Dataset { features: to_sparse(&dense.features), ..dense.clone() };
+    for (name, data) in [("dense", &dense), ("weighted", &weighted), ("sparse", &sparse), ("wide", &wide)] {
+        let y = common::labels_pm1(data);
+        let (x, c) = (&data.features, data.weights.as_deref());
+        for (loss, fit_intercept, tol) in [
+            (DualLoss::Hinge, true, 1e-2),
+            (DualLoss::Hinge, true, 1e-8),
+            (DualLoss::Hinge, false, 1e-3),
+            (DualLoss::SquaredHinge, true, 1e-2),
+            (DualLoss::SquaredHinge, false, 1e-8),
+        ] {
+            let lambda = 1e-2;
+            let settings = DualCdSettings { tol, polish: false, ..DualCdSettings::default() };
+            let fit = dual_cd::solve(x, &y, c, lambda, loss, fit_intercept, &settings);
+            let reference = |theta: &[f64]| match loss {
+                DualLoss::Hinge => dual_cd::hinge_subgradient_norm(x, &y, c, lambda, fit_intercept, theta),
+                DualLoss::SquaredHinge => {
+                    let p = Problem { features: x, y: &y, weights: c, covariances: &NoCovariance };
+                    let o = Objective { fit_intercept, ..Objective::new(p, SquaredHinge, lambda) };
+                    o.gradient(theta).iter().map(|g| g * g).sum::<f64>().sqrt()
+                }
+            };
+            let what = format!("{name}, {loss:?}, intercept {fit_intercept}, tol {tol}");
+            let initial = reference(&vec![0.0; fit.theta.len()]);
+            assert!(common::rel_diff(fit.initial_gradient_norm, initial) <= 1e-12, "{what}: {fit:?} vs {initial}");
+            let at_theta = reference(&fit.theta);
+            assert!(
+                (fit.gradient_norm - at_theta).abs() <= 1e-10 * initial,
+                "{what}: {} vs {at_theta}",
+                fit.gradient_norm
+            );
+        }
+    }
+}
