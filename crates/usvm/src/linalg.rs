@@ -53,6 +53,13 @@ fn dot_portable(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
+/// Whether every entry is finite, in blocks of 64 without an early exit inside a block (the compiler
+/// vectorises the block; `Iterator::all` alone stops at every entry).
+#[inline]
+pub fn all_finite(values: &[f64]) -> bool {
+    values.chunks(64).all(|block| block.iter().fold(true, |ok, v| ok & v.is_finite()))
+}
+
 /// `Σ_k values_k · w[indices_k]`, a sparse row times a dense vector, with four independent accumulators: the
 /// gathers are independent, and one running sum would chain every addition behind the previous one (a
 /// 30-entry row: 30 dependent additions). Panics if an index is out of `w`'s range.

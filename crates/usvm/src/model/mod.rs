@@ -77,7 +77,8 @@ impl Model {
     /// Whether every coefficient and intercept is finite.
     pub fn is_finite(&self) -> bool {
         let (coef, intercept) = self.coef_intercept();
-        coef.iter().chain(intercept).all(|v| v.is_finite())
+        let finite = |v: &[f64]| crate::linalg::all_finite(v);
+        coef.as_slice().map_or_else(|| coef.iter().all(|v| v.is_finite()), finite) && finite(intercept)
     }
 
     /// `f_k(x)` per row (columns: one output, or one per class).
