@@ -2,7 +2,7 @@
 //! [`usvm::MethodParams`], one `Model` class, and typed exceptions for the core's errors.
 
 use ndarray::Array1;
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -158,9 +158,15 @@ impl PyModel {
     /// The coefficients, one row per output: the hyperplanes `w_k` of a linear model (K × d), the
     /// expansion coefficients `α_j y_j` of a kernel model (K × n_SV), the hyperplanes on the mapped
     /// features otherwise (K × D).
+    /// A read-only view of the model's own array (no copy: 16 MB for a hyperplane in 2·10⁶ features).
     #[getter]
-    fn coef<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        self.model.coef_intercept().0.clone().into_pyarray(py)
+    fn coef<'py>(slf: Bound<'py, Self>) -> Bound<'py, PyArray2<f64>> {
+        let coef = slf.get().model.coef_intercept().0;
+        // SAFETY: the model is frozen (never mutated, so `coef` is never reallocated) and the view holds
+        // `slf` as its base, so the model outlives it; the view is made read-only below.
+        let view = unsafe { PyArray2::borrow_from_array(coef, slf.clone().into_any()) };
+        view.readwrite().make_nonwriteable();
+        view
     }
 
     /// The intercepts `b_k`, one per output.

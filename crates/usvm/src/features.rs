@@ -229,16 +229,17 @@ impl ColumnSet {
     }
 
     /// The members in increasing order.
-    pub fn members(&self) -> Vec<u32> {
-        let mut out = Vec::with_capacity(self.len());
-        for (w, &word) in self.words.iter().enumerate() {
+    pub fn members(&self) -> impl Iterator<Item = u32> + '_ {
+        self.words.iter().enumerate().flat_map(|(w, &word)| {
             let mut bits = word;
-            while bits != 0 {
-                out.push((w * 64) as u32 + bits.trailing_zeros());
-                bits &= bits - 1;
-            }
-        }
-        out
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
+                    let j = (w * 64) as u32 + bits.trailing_zeros();
+                    bits &= bits - 1;
+                    j
+                })
+            })
+        })
     }
 }
 
@@ -725,7 +726,7 @@ mod tests {
         set.insert(64);
         set.freeze();
         assert_eq!(set.len(), members.len());
-        assert_eq!(set.members(), members);
+        assert_eq!(set.members().collect::<Vec<_>>(), members);
         for (k, &j) in members.iter().enumerate() {
             assert_eq!(set.rank(j), k as u32);
         }

@@ -19,8 +19,10 @@ const MAX_USED_FRACTION: f64 = 0.5;
 /// A problem's sparse features and covariances on its used columns, with the map back. The restricted
 /// features borrow the row pointers and values of the problem's; only the column indices are renumbered.
 pub(crate) struct UsedColumns<'a> {
-    /// The used columns, ascending.
-    columns: Vec<u32>,
+    /// The used columns (frozen: ranked).
+    columns: ColumnSet,
+    /// How many there are.
+    used: usize,
     n_features: usize,
     features: Features<'a>,
     covariances: Covariances,
@@ -37,13 +39,14 @@ impl<'a> UsedColumns<'a> {
         if !problem.covariances.mark_columns(&mut used) {
             return None;
         }
-        if used.len() as f64 > MAX_USED_FRACTION * n as f64 {
+        let count = used.len();
+        if count as f64 > MAX_USED_FRACTION * n as f64 {
             return None;
         }
         used.freeze();
         let covariances = problem.covariances.restrict_columns(&used)?;
         let features = Features::Sparse(x.restrict_columns(&used));
-        Some(UsedColumns { columns: used.members(), n_features: n, features, covariances })
+        Some(UsedColumns { used: count, columns: used, n_features: n, features, covariances })
     }
 
     /// The same problem (labels and weights borrowed from `problem`) on the used columns.
@@ -54,14 +57,14 @@ impl<'a> UsedColumns<'a> {
     /// `θ = [w; b…]` on the used columns (the trailing entries after `w`, e.g. the intercept, are kept).
     pub(crate) fn restrict(&self, theta: &[f64]) -> Vec<f64> {
         let tail = &theta[self.n_features..];
-        self.columns.iter().map(|&j| theta[j as usize]).chain(tail.iter().copied()).collect()
+        self.columns.members().map(|j| theta[j as usize]).chain(tail.iter().copied()).collect()
     }
 
     /// The inverse of [`Self::restrict`]: zeros on the dropped columns.
     pub(crate) fn expand(&self, theta: &[f64]) -> Vec<f64> {
-        let k = self.columns.len();
+        let k = self.used;
         let mut out = zeros(self.n_features + theta.len() - k);
-        self.columns.iter().zip(theta).for_each(|(&j, &v)| out[j as usize] = v);
+        self.columns.members().zip(theta).for_each(|(j, &v)| out[j as usize] = v);
         out[self.n_features..].copy_from_slice(&theta[k..]);
         out
     }

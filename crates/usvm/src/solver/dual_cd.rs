@@ -454,7 +454,7 @@ fn run(
     }
     if let Some(p) = polished {
         let Exact { theta, beta, primal, dual, residual } = p;
-        let gradient_norm = residual;
+        let converged = true;
         return DualCdResult {
             theta,
             beta,
@@ -462,8 +462,8 @@ fn run(
             dual,
             epochs,
             bias_updates,
-            converged: true,
-            gradient_norm,
+            converged,
+            gradient_norm: residual,
             initial_gradient_norm,
         };
     }
