@@ -25,6 +25,8 @@ if python3 -c "import usvm, scipy, sklearn" 2>/dev/null; then
   [[ -f "$peers/BUILD_INFO" ]] || PYTHON=python3 bash bench/build_peers.sh "$peers"
   echo "== kernel SVM: usvm vs LIBSVM -O3 vs scikit-learn SVC (CPU seconds)"
   RAYON_NUM_THREADS=1 python3 bench/kernel_svm.py --repeat 1 --peers "$peers"
+  echo "== plain hinge: usvm (CLI and Python) vs LIBLINEAR -O3 vs LinearSVC, dense 50,000 x 100 and sparse 5,000 x 2,000,000"
+  python3 bench/linear_peers.py --repeat 3 --peers "$peers"
 fi
 echo "== SVM+ dual: dedicated SMO vs Clarabel (n = 500, 2,000; n = 5,000 SMO only: Clarabel would need hours)"
 cargo run --quiet --release -p usvm-experiments --example bench_svmplus 500 2000 --clarabel-limit 1200
