@@ -41,6 +41,16 @@ pub(super) fn certify(
     Certificate { primal: 0.5 * dot(w, w) + risk, dual, bias }
 }
 
+/// Calls `take(j)` for every column `j` that the rows `rows` may store: all `n` of dense rows, the stored
+/// columns of sparse rows, a column once per row storing it. `take` reads and zeroes a scratch entry, so a
+/// later visit adds nothing: the support of a sum of rows without a list of their columns.
+fn drain_columns(x: &Features, rows: impl Iterator<Item = usize>, mut take: impl FnMut(usize)) {
+    match x {
+        Features::Dense(_) => (0..x.n_features()).for_each(take),
+        Features::Sparse(m) => rows.for_each(|i| m.row(i).0.iter().for_each(|&j| take(j as usize))),
+    }
+}
+
 /// The C-form gradient norm `‖w - Σ C c_i ξ'(d_i) y_i [x_i; 1]‖` at `w = Σ α_i y_i x_i`, the margins `f_i`
 /// of [`certify`] and the bias `b` (`d_i = 1 - y_i(f_i + b)`; without intercept the bias part is left out).
 /// As `w - Σ C c_i ξ'(d_i) y_i x_i = Σ κ_i y_i x_i` with `κ_i = α_i - C c_i ξ'(d_i)`, only the rows where the
@@ -63,15 +73,11 @@ pub(super) fn gradient_norm(
         x.row_axpy(i, kappa(i) * y[i], scratch);
     }
     let mut squares = 0.0;
-    let mut take = |j: usize| {
+    let take = |j: usize| {
         squares += scratch[j] * scratch[j];
         scratch[j] = 0.0;
     };
-    match x {
-        Features::Dense(_) => (0..n).for_each(take),
-        // Each column is counted at its first visit and zeroed, as in `feasible_dual`.
-        Features::Sparse(m) => mismatched().for_each(|i| m.row(i).0.iter().for_each(|&j| take(j as usize))),
-    }
+    drain_columns(x, mismatched(), take);
     if setup.fit_intercept {
         let bias_part: f64 = (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| slope(i) * y[i]).sum();
         squares += bias_part * bias_part;
@@ -122,20 +128,13 @@ pub(super) fn feasible_dual(
         }
         let uu = dot(w, w);
         let (mut uv, mut vv) = (0.0, 0.0);
-        let mut take = |j: usize| {
+        let take = |j: usize| {
             uv += w[j] * scratch[j];
             vv += scratch[j] * scratch[j];
             w[j] += scratch[j];
             scratch[j] = 0.0;
         };
-        match x {
-            Features::Dense(_) => (0..n).for_each(take),
-            // v's support is the columns of its rows: each column is counted at its first visit and zeroed,
-            // so a later visit adds nothing (no list of the rows' columns, which is as long as the rows).
-            Features::Sparse(m) => positive()
-                .filter(|(i, _)| y[*i] == class)
-                .for_each(|(i, _)| m.row(i).0.iter().for_each(|&j| take(j as usize))),
-        }
+        drain_columns(x, positive().filter(|(i, _)| y[*i] == class).map(|(i, _)| i), take);
         (uu + 2.0 * t * uv + t * t * vv).max(0.0)
     } else {
         for (i, a) in positive() {

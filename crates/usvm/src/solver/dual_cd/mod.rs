@@ -207,7 +207,13 @@ impl Setup<'_> {
     #[inline]
     fn slope(&self, d: f64) -> f64 {
         match self.loss {
-            DualLoss::Hinge => f64::from(u8::from(d > 0.0)),
+            DualLoss::Hinge => {
+                if d > 0.0 {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
             DualLoss::SquaredHinge => 2.0 * d.max(0.0),
         }
     }
