@@ -121,6 +121,7 @@ class GSUClassifier(RegistryClassifier):
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        Read-only: a view of the fitted model's own coefficients (``coef_.copy()`` to change them).
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray of shape (n_classes,)
         The distinct labels of ``y``, sorted.
