@@ -503,6 +503,40 @@ pub(crate) fn cholesky_solve_columns(m: ArrayView2<'_, f64>, b: ArrayView2<'_, f
     Some(out)
 }
 
+/// A Cholesky factorisation `M = LLᵀ`, for several solves with one symmetric positive definite matrix.
+pub(crate) struct Cholesky {
+    llt: faer::linalg::solvers::Llt<f64>,
+    size: usize,
+}
+
+impl Cholesky {
+    /// Factors the normal matrix `diag(ridge) + Aᵀ diag(θ) A` of a row-major `A` (`m × p`, `θ_i ≥ 0`);
+    /// `None` if it is not numerically positive definite.
+    pub(crate) fn normal(a: ArrayView2<'_, f64>, theta: &[f64], ridge: &[f64]) -> Option<Self> {
+        let _state = VectorState;
+        let mut scaled = a.to_owned();
+        for (mut row, &t) in scaled.rows_mut().into_iter().zip(theta) {
+            row *= t.sqrt();
+        }
+        let view = scaled.view();
+        let b = faer_ref(&view);
+        let mut matrix = b.transpose() * b;
+        for (j, &r) in ridge.iter().enumerate() {
+            matrix[(j, j)] += r;
+        }
+        let size = ridge.len();
+        Some(Cholesky { llt: matrix.llt(faer::Side::Lower).ok()?, size })
+    }
+
+    /// `x` with `M x = r`.
+    pub(crate) fn solve(&self, r: &[f64]) -> Vec<f64> {
+        use faer::linalg::solvers::Solve;
+        let _state = VectorState;
+        let x = self.llt.solve(faer::Mat::<f64>::from_fn(self.size, 1, |i, _| r[i]));
+        (0..self.size).map(|i| x[(i, 0)]).collect()
+    }
+}
+
 /// Solves `M x = r` for the `size × size` matrix `M[i, j] = entry(i, j)` by a fully pivoted LU.
 pub(crate) fn full_piv_lu_solve(
     size: usize,

@@ -16,7 +16,10 @@ use std::collections::BinaryHeap;
 use clarabel::algebra::CscMatrix;
 use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, NonnegativeConeT, SolverStatus};
 
+use ndarray::{Array2, s};
+
 use crate::data::{CsrMatrix, Features, dot, norm2};
+use crate::solver::hinge_qp::WorkingQp;
 
 /// Where an example stands at the optimum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -341,22 +344,24 @@ fn kkt_residual(
     if fit_intercept { (dot(&r, &r) + bias * bias).sqrt() } else { norm2(&r) }
 }
 
-/// Rounds of the working-set QP before giving up.
-const REDUCED_ROUNDS: usize = 3;
+/// Working-set QPs solved at most (each round adds the fixed examples that crossed the margin).
+const REDUCED_ROUNDS: usize = 4;
 
 /// The exact hinge-SVM solution from an approximate `theta` when the margin set is not yet known well
 /// enough for [`polish_sides`] (a first-order method converging slowly on a rank-deficient free set):
 ///
 /// 1. a working set `U` of the `working` examples nearest the margin (smallest `|d_i|`); the others are
 ///    fixed on their side (`d_i > 0`: weight `c_i/ℓ`, a linear term; else weight 0);
-/// 2. the primal QP on `U`, `min λ/2‖w‖² - gᵀw - g_b b + (1/ℓ) Σ_U c_i ξ_i`, `ξ_i ≥ d_i`, `ξ_i ≥ 0`, by
-///    Clarabel over `b`, `ξ_U` and the coordinates of `w` that rows of `U` touch (the others are
-///    `w_j = g_j/λ` in closed form);
-/// 3. [`polish_sides`] from the interior-point solution's sides (`|d_i| ≤ 1e-7` on the margin) makes it
-///    exact to round-off, correcting the few fixed examples that may have crossed;
-/// 4. if that does not settle, the fixed examples that crossed join `U` and step 2 repeats.
+/// 2. the primal QP on `U`, `min λ/2‖w‖² - gᵀw - g_b b + (1/ℓ) Σ_U c_i ξ_i`, `ξ_i ≥ d_i`, `ξ_i ≥ 0`, over `b`,
+///    `ξ_U` and the coordinates of `w` that rows of `U` touch (the others are `w_j = g_j/λ` in closed form):
+///    by the interior-point method `hinge_qp::WorkingQp` (normal equations the size of `[w; b]`) when `U` has at
+///    least as many examples as there are such coordinates, else by Clarabel;
+/// 3. if fixed examples crossed the margin at that solution, they join `U` and step 2 repeats (for at most
+///    four QPs);
+/// 4. [`polish_sides`] from the interior-point solution's sides (`|d_i| ≤ 1e-7` on the margin) makes it
+///    exact to round-off.
 ///
-/// `None` if the rounds do not settle, Clarabel fails, or the final active-set solve does not settle.
+/// `None` if the rounds do not settle, a QP solve fails, or the final active-set solve does not settle.
 pub fn reduced_solve(
     x: &Features,
     y: &[f64],
@@ -387,7 +392,7 @@ pub fn reduced_solve(
     for (_, i) in nearest {
         in_u[i] = true;
     }
-    for _ in 0..REDUCED_ROUNDS {
+    for round in 0..REDUCED_ROUNDS {
         let u: Vec<usize> = (0..l).filter(|&i| in_u[i]).collect();
         let mut g = vec![0.0; n];
         let mut g_bias = 0.0;
@@ -414,79 +419,36 @@ pub fn reduced_solve(
         };
         let k = cols.len();
         let nb = usize::from(fit_intercept);
-        let dim = k + nb + u.len();
-        let (pi, pj, pv): (Vec<usize>, Vec<usize>, Vec<f64>) = (0..k).map(|j| (j, j, lambda)).collect();
-        let mut q = vec![0.0; dim];
-        for (j, &c) in cols.iter().enumerate() {
-            q[j] = -g[c];
-        }
-        if fit_intercept {
-            q[k] = -g_bias;
-        }
-        for (r, &i) in u.iter().enumerate() {
-            q[k + nb + r] = upper(i);
-        }
-        // Rows r: -y_i x_iᵀw - y_i b - ξ_r ≤ -1; rows |U| + r: -ξ_r ≤ 0.
-        let (mut ai, mut aj, mut av) = (Vec::new(), Vec::new(), Vec::new());
-        for (r, &i) in u.iter().enumerate() {
-            match x {
-                Features::Dense(a) => {
-                    for (j, &v) in a.row(i).iter().enumerate().filter(|(_, v)| **v != 0.0) {
-                        ai.push(r);
-                        aj.push(j);
-                        av.push(-y[i] * v);
-                    }
-                }
-                Features::Sparse(m) => {
-                    let (idx, val) = m.row(i);
-                    for (&j, &v) in idx.iter().zip(val) {
-                        ai.push(r);
-                        aj.push(position[j as usize]);
-                        av.push(-y[i] * v);
-                    }
-                }
-            }
-            if fit_intercept {
-                ai.push(r);
-                aj.push(k);
-                av.push(-y[i]);
-            }
-            ai.push(r);
-            aj.push(k + nb + r);
-            av.push(-1.0);
-            ai.push(u.len() + r);
-            aj.push(k + nb + r);
-            av.push(-1.0);
-        }
-        let mut rhs = vec![-1.0; u.len()];
-        rhs.extend(std::iter::repeat_n(0.0, u.len()));
-        let p = CscMatrix::new_from_triplets(dim, dim, pi, pj, pv);
-        let a = CscMatrix::new_from_triplets(2 * u.len(), dim, ai, aj, av);
-        let cones = [NonnegativeConeT(2 * u.len())];
-        let settings = DefaultSettingsBuilder::default()
-            .verbose(false)
-            .max_iter(200)
-            .tol_gap_abs(1e-12)
-            .tol_gap_rel(1e-12)
-            .tol_feas(1e-12)
-            .build()
-            .expect("valid Clarabel settings");
-        let mut solver = DefaultSolver::new(&p, &q, &a, &rhs, &cones, settings).ok()?;
-        {
-            // Clarabel's kernels may leave the upper vector state dirty too (see `crate::linalg`).
-            let _state = crate::linalg::VectorState;
-            solver.solve();
-        }
-        let sol = &solver.solution;
-        if !matches!(sol.status, SolverStatus::Solved | SolverStatus::AlmostSolved) {
-            return None;
-        }
+        let solution = if k + nb <= u.len() {
+            working_qp(x, y, lambda, fit_intercept, theta, &u, &cols, &position, &g, g_bias, &upper)?
+        } else {
+            clarabel_qp(x, y, lambda, fit_intercept, &u, &cols, &position, &g, g_bias, &upper)?
+        };
         let mut theta: Vec<f64> = g.iter().map(|v| v / lambda).collect();
         for (j, &c) in cols.iter().enumerate() {
-            theta[c] = sol.x[j];
+            theta[c] = solution[j];
         }
         if fit_intercept {
-            theta.push(sol.x[k]);
+            theta.push(solution[k]);
+        }
+        // Fixed examples that crossed join the working set, and the QP is solved again.
+        let tol = 1e-9 * (1.0 + norm2(&theta));
+        let mut moved = false;
+        for i in 0..l {
+            if in_u[i] || upper(i) == 0.0 {
+                continue;
+            }
+            let d = margin_of(&theta, i);
+            if (fixed_active[i] && d < -tol) || (!fixed_active[i] && d > tol) {
+                in_u[i] = true;
+                moved = true;
+            }
+        }
+        if moved && round + 1 < REDUCED_ROUNDS {
+            if in_u.iter().filter(|&&b| b).count() > MAX_MARGIN {
+                return None; // the fixed sides were far off
+            }
+            continue;
         }
         // The interior-point solution's sides, made exact by the active-set solve (which also moves the
         // few fixed examples that may have crossed).
@@ -503,25 +465,223 @@ pub fn reduced_solve(
                 }
             })
             .collect();
-        if let Some(p) = polish_sides(x, y, weights, lambda, fit_intercept, sides, true) {
-            return Some(p);
-        }
-        // Otherwise fixed examples that crossed join the working set, and the QP is solved again.
-        let tol = 1e-9 * (1.0 + norm2(&theta));
-        let mut moved = false;
-        for i in 0..l {
-            if in_u[i] || upper(i) == 0.0 {
-                continue;
-            }
-            let d = margin_of(&theta, i);
-            if (fixed_active[i] && d < -tol) || (!fixed_active[i] && d > tol) {
-                in_u[i] = true;
-                moved = true;
-            }
-        }
-        if !moved || in_u.iter().filter(|&&b| b).count() > MAX_MARGIN {
-            return None; // settled without an exact solve, or the fixed sides were far off
-        }
+        return polish_sides(x, y, weights, lambda, fit_intercept, sides, true);
     }
     None
+}
+
+/// The working-set QP of [`reduced_solve`] by [`WorkingQp`] (normal equations of size `k + 1`, for working
+/// sets of at least as many examples as coordinates): `[w_cols; b]`, from `theta`.
+#[allow(clippy::too_many_arguments)]
+fn working_qp(
+    x: &Features,
+    y: &[f64],
+    lambda: f64,
+    fit_intercept: bool,
+    theta: &[f64],
+    u: &[usize],
+    cols: &[usize],
+    position: &[usize],
+    g: &[f64],
+    g_bias: f64,
+    upper: &impl Fn(usize) -> f64,
+) -> Option<Vec<f64>> {
+    let (k, nb) = (cols.len(), usize::from(fit_intercept));
+    // ã_i = y_i [x_i; 1] on the touched coordinates.
+    let mut rows = Array2::zeros((u.len(), k + nb));
+    for (mut row, &i) in rows.rows_mut().into_iter().zip(u) {
+        match x {
+            Features::Dense(a) => row.slice_mut(s![..k]).assign(&(&a.row(i) * y[i])),
+            Features::Sparse(m) => {
+                let (idx, val) = m.row(i);
+                for (&j, &v) in idx.iter().zip(val) {
+                    row[position[j as usize]] = y[i] * v;
+                }
+            }
+        }
+        if fit_intercept {
+            row[k] = y[i];
+        }
+    }
+    let upper: Vec<f64> = u.iter().map(|&i| upper(i)).collect();
+    let mut q: Vec<f64> = cols.iter().map(|&c| -g[c]).collect();
+    let mut ridge = vec![lambda; k];
+    let mut start: Vec<f64> = cols.iter().map(|&c| theta[c]).collect();
+    if fit_intercept {
+        q.push(-g_bias);
+        ridge.push(0.0);
+        start.push(theta[x.n_features()]);
+    }
+    WorkingQp { rows: rows.view(), upper: &upper, q: &q, ridge: &ridge }.solve(&start)
+}
+
+/// The working-set QP of [`reduced_solve`] by Clarabel, over `b`, `ξ_U` and the touched coordinates of `w`
+/// (for working sets with more coordinates than examples): `[w_cols; b]`.
+#[allow(clippy::too_many_arguments)]
+fn clarabel_qp(
+    x: &Features,
+    y: &[f64],
+    lambda: f64,
+    fit_intercept: bool,
+    u: &[usize],
+    cols: &[usize],
+    position: &[usize],
+    g: &[f64],
+    g_bias: f64,
+    upper: &impl Fn(usize) -> f64,
+) -> Option<Vec<f64>> {
+    let (k, nb) = (cols.len(), usize::from(fit_intercept));
+    let dim = k + nb + u.len();
+    let (pi, pj, pv): (Vec<usize>, Vec<usize>, Vec<f64>) = (0..k).map(|j| (j, j, lambda)).collect();
+    let mut q = vec![0.0; dim];
+    for (j, &c) in cols.iter().enumerate() {
+        q[j] = -g[c];
+    }
+    if fit_intercept {
+        q[k] = -g_bias;
+    }
+    for (r, &i) in u.iter().enumerate() {
+        q[k + nb + r] = upper(i);
+    }
+    // Rows r: -y_i x_iᵀw - y_i b - ξ_r ≤ -1; rows |U| + r: -ξ_r ≤ 0.
+    let (mut ai, mut aj, mut av) = (Vec::new(), Vec::new(), Vec::new());
+    for (r, &i) in u.iter().enumerate() {
+        match x {
+            Features::Dense(a) => {
+                for (j, &v) in a.row(i).iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                    ai.push(r);
+                    aj.push(j);
+                    av.push(-y[i] * v);
+                }
+            }
+            Features::Sparse(m) => {
+                let (idx, val) = m.row(i);
+                for (&j, &v) in idx.iter().zip(val) {
+                    ai.push(r);
+                    aj.push(position[j as usize]);
+                    av.push(-y[i] * v);
+                }
+            }
+        }
+        if fit_intercept {
+            ai.push(r);
+            aj.push(k);
+            av.push(-y[i]);
+        }
+        ai.push(r);
+        aj.push(k + nb + r);
+        av.push(-1.0);
+        ai.push(u.len() + r);
+        aj.push(k + nb + r);
+        av.push(-1.0);
+    }
+    let mut rhs = vec![-1.0; u.len()];
+    rhs.extend(std::iter::repeat_n(0.0, u.len()));
+    let p = CscMatrix::new_from_triplets(dim, dim, pi, pj, pv);
+    let a = CscMatrix::new_from_triplets(2 * u.len(), dim, ai, aj, av);
+    let cones = [NonnegativeConeT(2 * u.len())];
+    let settings = DefaultSettingsBuilder::default()
+        .verbose(false)
+        .max_iter(200)
+        .tol_gap_abs(1e-12)
+        .tol_gap_rel(1e-12)
+        .tol_feas(1e-12)
+        .build()
+        .expect("valid Clarabel settings");
+    let mut solver = DefaultSolver::new(&p, &q, &a, &rhs, &cones, settings).ok()?;
+    {
+        // Clarabel's kernels may leave the upper vector state dirty too (see `crate::linalg`).
+        let _state = crate::linalg::VectorState;
+        solver.solve();
+    }
+    let sol = &solver.solution;
+    matches!(sol.status, SolverStatus::Solved | SolverStatus::AlmostSolved).then(|| sol.x[..k + nb].to_vec())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use rand_distr::{Distribution, StandardNormal};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    /// The working-set QP's objective `½λ‖w‖² - gᵀw - g_b b + Σ_U u_i max(0, 1 - ã_iᵀ[w; b])` on the coordinates
+    /// `cols`.
+    #[allow(clippy::too_many_arguments)]
+    fn qp_objective(
+        x: &Features,
+        y: &[f64],
+        lambda: f64,
+        u: &[usize],
+        cols: &[usize],
+        g: &[f64],
+        g_bias: f64,
+        upper: &impl Fn(usize) -> f64,
+        v: &[f64],
+    ) -> f64 {
+        let n = x.n_features();
+        let mut w = vec![0.0; n];
+        for (j, &c) in cols.iter().enumerate() {
+            w[c] = v[j];
+        }
+        let b = v.get(cols.len()).copied();
+        let linear: f64 = cols.iter().map(|&c| g[c] * w[c]).sum::<f64>() + g_bias * b.unwrap_or(0.0);
+        let hinge: f64 =
+            u.iter().map(|&i| upper(i) * (1.0 - y[i] * (x.row_dot(i, &w) + b.unwrap_or(0.0))).max(0.0)).sum();
+        0.5 * lambda * dot(&w, &w) - linear + hinge
+    }
+
+    /// The interior-point QP ([`WorkingQp`], normal equations) and Clarabel solve the same working-set QP
+    /// to the same minimum, with and without intercept, weights and sparse rows, at a large and a small λ.
+    #[test]
+    fn the_interior_point_working_set_qp_matches_clarabel() {
+        let (l, n, m) = (400, 12, 150);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let y: Vec<f64> = (0..l).map(|i| if i % 3 == 0 { 1.0 } else { -1.0 }).collect();
+        let mut a = Array2::<f64>::zeros((l, n));
+        for ((i, _), v) in a.indexed_iter_mut() {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            *v = z + 0.3 * y[i];
+        }
+        // Sparse rows: about a third of the entries kept.
+        let sparse_rows: Vec<Vec<(usize, f64)>> =
+            (0..l).map(|i| (0..n).filter(|j| (i * 7 + j * 5) % 3 == 0).map(|j| (j, a[[i, j]])).collect()).collect();
+        let sparse = Features::Sparse(CsrMatrix::from_rows(n, &sparse_rows).unwrap());
+        let dense = Features::dense(a);
+        let weights: Vec<f64> = (0..l).map(|i| 0.5 + (i % 4) as f64 * 0.5).collect();
+        let u: Vec<usize> = (0..m).collect();
+        for x in [&dense, &sparse] {
+            for fit_intercept in [true, false] {
+                for weighted in [false, true] {
+                    for lambda in [1e-1, 1e-4] {
+                        let upper = |i: usize| if weighted { weights[i] } else { 1.0 } / l as f64;
+                        // The fixed examples: every third one beyond U on the active side.
+                        let mut g = vec![0.0; n];
+                        let mut g_bias = 0.0;
+                        for i in (m..l).filter(|i| i % 3 != 1) {
+                            x.row_axpy(i, upper(i) * y[i], &mut g);
+                            g_bias += upper(i) * y[i];
+                        }
+                        let cols: Vec<usize> = (0..n).collect();
+                        let start = vec![0.0; n + 1];
+                        let ipm =
+                            working_qp(x, &y, lambda, fit_intercept, &start, &u, &cols, &cols, &g, g_bias, &upper)
+                                .expect("the interior-point QP converges");
+                        let reference = clarabel_qp(x, &y, lambda, fit_intercept, &u, &cols, &cols, &g, g_bias, &upper)
+                            .expect("Clarabel solves the QP");
+                        let value = |v: &[f64]| qp_objective(x, &y, lambda, &u, &cols, &g, g_bias, &upper, v);
+                        let (f, f_ref) = (value(&ipm), value(&reference));
+                        let case = format!(
+                            "sparse {} intercept {fit_intercept} weighted {weighted} λ {lambda}",
+                            matches!(x, Features::Sparse(_))
+                        );
+                        assert!((f - f_ref).abs() <= 1e-9 * f_ref.abs().max(1e-12), "{case}: {f} vs {f_ref}");
+                        // λ > 0 makes w unique.
+                        let dw = (0..n).map(|j| (ipm[j] - reference[j]).abs()).fold(0.0, f64::max);
+                        assert!(dw <= 1e-5 * (1.0 + norm2(&reference[..n])), "{case}: w differs by {dw}");
+                    }
+                }
+            }
+        }
+    }
 }

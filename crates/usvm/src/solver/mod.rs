@@ -13,7 +13,8 @@
 //!   with an unregularised bias kept by an augmented Lagrangian, certified by a duality gap;
 //! - [`hinge_newton`]: the plain hinge in the primal (Newton on the smoothed hinge, stage by stage) with a
 //!   duality-gap certificate from the smoothed loss' slopes, for many more examples than features;
-//! - [`hinge_polish`]: the exact hinge-SVM solution on a guessed margin set (an active-set solve);
+//! - [`hinge_polish`]: the exact hinge-SVM solution on a guessed margin set (an active-set solve), or from a
+//!   working set's QP (`hinge_qp`: an interior-point method on normal equations the size of `[w; b]`);
 //! - [`smo`]: LIBSVM's SMO (second-order working sets, shrinking, column cache) for SVM-type duals.
 //!
 //! Internal to the crate (its interface is [`crate::fit`]); the `internals` feature makes it public for
@@ -27,6 +28,7 @@ pub mod dual_cd;
 pub mod exact;
 pub mod hinge_newton;
 pub mod hinge_polish;
+pub(crate) mod hinge_qp;
 pub mod lbfgs;
 pub mod newton;
 pub mod pegasos;
