@@ -228,6 +228,22 @@ impl ColumnSet {
         self.ranks[w] + (self.words[w] & ((1u64 << bit) - 1)).count_ones()
     }
 
+    /// Appends the `n` entries of the vector that holds `values[r]` at the `r`-th member and 0 elsewhere
+    /// (`values` has one value per member, `n` covers every member), in one sequential pass.
+    pub fn spread(&self, values: &[f64], n: usize, out: &mut Vec<f64>) {
+        const ZEROS: [f64; 64] = [0.0; 64];
+        let mut values = values.iter();
+        for (w, &word) in self.words.iter().enumerate() {
+            let base = out.len();
+            out.extend_from_slice(&ZEROS[..(n - (w * 64).min(n)).min(64)]);
+            let mut bits = word;
+            while bits != 0 {
+                out[base + bits.trailing_zeros() as usize] = *values.next().expect("a value per member");
+                bits &= bits - 1;
+            }
+        }
+    }
+
     /// The members in increasing order.
     pub fn members(&self) -> impl Iterator<Item = u32> + '_ {
         self.words.iter().enumerate().flat_map(|(w, &word)| {
@@ -665,6 +681,29 @@ impl<'a> Features<'a> {
 mod tests {
     use super::*;
     use ndarray::ShapeBuilder;
+
+    /// `spread` puts the `r`-th value at the `r`-th member and zeros elsewhere, across word boundaries and a
+    /// last partial word; `members` and `rank` agree with it.
+    #[test]
+    fn spread_inverts_the_ranking_of_the_members() {
+        for n in [1, 63, 64, 65, 200] {
+            let members: Vec<u32> = [0, 5, 63, 64, 127, 128, 199].into_iter().filter(|&j| j < n as u32).collect();
+            let mut set = ColumnSet::new(n);
+            members.iter().for_each(|&j| set.insert(j));
+            set.freeze();
+            let values: Vec<f64> = (1..=members.len()).map(|v| v as f64).collect();
+            let mut out = vec![-1.0]; // appended to, not overwritten
+            set.spread(&values, n, &mut out);
+            let mut expected = vec![0.0; n];
+            for (r, &j) in members.iter().enumerate() {
+                expected[j as usize] = values[r];
+                assert_eq!(set.rank(j) as usize, r);
+            }
+            assert_eq!(out[0], -1.0);
+            assert_eq!(&out[1..], &expected[..], "n = {n}");
+            assert_eq!(set.members().collect::<Vec<_>>(), members);
+        }
+    }
 
     /// The same 5 × 19 matrix row-major and borrowed column-major (19 columns: past the SIMD width).
     fn both() -> (Array2<f64>, Array2<f64>) {

@@ -6,7 +6,7 @@
 //! the solver from O(n) into O(used columns).
 //!
 //! The used columns are found with a bitmap of the `n` columns (`n/8` bytes) and renumbered by rank, so the
-//! only `n`-sized work left is the zero-filled `w` that [`UsedColumns::expand`] returns.
+//! only `n`-sized work left is writing the full `w` that [`UsedColumns::expand`] returns.
 
 use crate::covariance::Covariances;
 use crate::data::Features;
@@ -60,30 +60,31 @@ impl<'a> UsedColumns<'a> {
         self.columns.members().map(|j| theta[j as usize]).chain(tail.iter().copied()).collect()
     }
 
-    /// The inverse of [`Self::restrict`]: zeros on the dropped columns.
+    /// The inverse of [`Self::restrict`]: zeros on the dropped columns, written in one sequential pass
+    /// ([`ColumnSet::spread`]; no zero-fill followed by a scatter).
     pub(crate) fn expand(&self, theta: &[f64]) -> Vec<f64> {
         let k = self.used;
-        let mut out = zeros(self.n_features + theta.len() - k);
-        self.columns.members().zip(theta).for_each(|(j, &v)| out[j as usize] = v);
-        out[self.n_features..].copy_from_slice(&theta[k..]);
+        let mut out = huge_vec(self.n_features + theta.len() - k);
+        self.columns.spread(&theta[..k], self.n_features, &mut out);
+        out.extend_from_slice(&theta[k..]);
         out
     }
 }
 
-/// `len` zeros, freshly mapped; on Linux a large vector is advised to be backed by transparent huge pages
-/// (`madvise(MADV_HUGEPAGE)`, before any of its pages is touched): its first touch then costs one page fault
-/// per 2 MiB rather than per 4 KiB. On wide data (16 MB at n = 2·10⁶) those faults otherwise take as long
-/// as the solve.
-fn zeros(len: usize) -> Vec<f64> {
-    let out = vec![0.0; len];
+/// An empty vector with room for `len` values; on Linux a large one is advised to be backed by transparent
+/// huge pages (`madvise(MADV_HUGEPAGE)`, before any of its pages is touched): its first touch then costs one
+/// page fault per 2 MiB rather than per 4 KiB. On wide data (16 MB at n = 2·10⁶) those faults otherwise take
+/// as long as the solve.
+fn huge_vec(len: usize) -> Vec<f64> {
+    let out = Vec::with_capacity(len);
     #[cfg(target_os = "linux")]
     if len >= 1 << 19 {
         const PAGE: usize = 4096;
         let start = (out.as_ptr() as usize).next_multiple_of(PAGE);
         let end = (out.as_ptr() as usize + len * size_of::<f64>()) / PAGE * PAGE;
         // SAFETY: [start, end) lies inside `out`'s allocation, page-aligned; MADV_HUGEPAGE is advice on how
-        // its pages are backed and leaves their contents (zeros) unchanged. Its result is ignored: without
-        // huge pages the vector is the same, only slower to touch.
+        // its pages are backed and leaves their contents unchanged. Its result is ignored: without huge
+        // pages the vector is the same, only slower to touch.
         unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE) };
     }
     out
