@@ -131,7 +131,8 @@ pub enum SimdLevel {
 
 /// The level this process runs, decided once: AVX2 + FMA when the CPU has them, else portable. The
 /// environment variable `USVM_SIMD` chooses another (`portable`, `avx2`, or `avx512` on CPUs with
-/// AVX-512F), e.g. to compare levels on one machine. AVX-512 is not the default: on the benchmark machine
+/// AVX-512F), e.g. to compare levels on one machine; a value that is not a level, or a level the CPU lacks,
+/// is reported on stderr (once) and the default runs. AVX-512 is not the default: on the benchmark machine
 /// (AMD EPYC with AVX-512) its 8-lane kernels were no faster than AVX2's on vectors in cache and 10–25 %
 /// slower over a 50,000 × 100 matrix (`examples/bench_simd.rs`, bench/RESULTS.md).
 pub fn simd_level() -> SimdLevel {
@@ -149,24 +150,40 @@ pub fn simd_level() -> SimdLevel {
 }
 
 fn detect_simd_level() -> SimdLevel {
-    let cap = match std::env::var("USVM_SIMD").as_deref() {
-        Ok("portable") => SimdLevel::Portable,
-        Ok("avx512") => SimdLevel::Avx512,
-        _ => SimdLevel::Avx2,
-    };
     #[cfg(target_arch = "x86_64")]
-    {
+    let (avx2, avx512) = {
         use std::arch::is_x86_feature_detected as has;
         let avx2 = has!("avx2") && has!("fma");
-        if cap == SimdLevel::Avx512 && avx2 && has!("avx512f") {
-            return SimdLevel::Avx512;
-        }
-        if cap != SimdLevel::Portable && avx2 {
-            return SimdLevel::Avx2;
-        }
+        (avx2, avx2 && has!("avx512f"))
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let (avx2, avx512) = (false, false);
+    let requested = std::env::var("USVM_SIMD").ok();
+    let (level, warning) = choose_simd_level(requested.as_deref(), avx2, avx512);
+    if let Some(warning) = warning {
+        // Once per process: the level is decided once.
+        eprintln!("usvm: {warning}");
     }
-    let _ = cap;
-    SimdLevel::Portable
+    level
+}
+
+/// The level for a `USVM_SIMD` value (`None`: unset) on a CPU with or without AVX2 + FMA and AVX-512F, and
+/// what to tell the user when the value is not a level or the CPU lacks the level asked for.
+fn choose_simd_level(requested: Option<&str>, avx2: bool, avx512: bool) -> (SimdLevel, Option<String>) {
+    let best = if avx2 { SimdLevel::Avx2 } else { SimdLevel::Portable };
+    match requested {
+        None | Some("avx2") if avx2 => (SimdLevel::Avx2, None),
+        None => (best, None),
+        Some("portable") => (SimdLevel::Portable, None),
+        Some("avx512") if avx512 => (SimdLevel::Avx512, None),
+        Some(level @ ("avx2" | "avx512")) => {
+            (best, Some(format!("USVM_SIMD={level}: this CPU does not have it; running {best:?} kernels")))
+        }
+        Some(other) => (
+            best,
+            Some(format!("USVM_SIMD={other:?} is not a level (portable, avx2 or avx512); running {best:?} kernels")),
+        ),
+    }
 }
 
 /// AVX2 + FMA kernels for [`dot`], [`dot_norm2`] and [`axpy`]. LLVM ends each with `vzeroupper` (see the
@@ -593,6 +610,29 @@ pub(crate) fn symmetric_eigen(a: ArrayView2<'_, f64>) -> Result<(Vec<f64>, Array
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `USVM_SIMD`: unset gives the best default level; a level the CPU lacks, or a value that is not a
+    /// level, falls back to that default with a message saying so.
+    #[test]
+    fn simd_level_choice_says_when_it_cannot_follow_usvm_simd() {
+        use SimdLevel::*;
+        let quiet = |r, a2, a5| choose_simd_level(r, a2, a5);
+        assert_eq!(quiet(None, true, true), (Avx2, None));
+        assert_eq!(quiet(None, false, false), (Portable, None));
+        assert_eq!(quiet(Some("portable"), true, true), (Portable, None));
+        assert_eq!(quiet(Some("avx2"), true, false), (Avx2, None));
+        assert_eq!(quiet(Some("avx512"), true, true), (Avx512, None));
+        for (requested, avx2, avx512, level) in [
+            (Some("avx512"), true, false, Avx2),
+            (Some("avx2"), false, false, Portable),
+            (Some("AVX2"), true, true, Avx2),
+        ] {
+            let (chosen, warning) = choose_simd_level(requested, avx2, avx512);
+            assert_eq!(chosen, level);
+            let warning = warning.expect("a message");
+            assert!(warning.contains("USVM_SIMD") && warning.contains(&format!("{level:?}")), "{warning}");
+        }
+    }
 
     /// Entries that are multiples of 1/8 in [-4, 4): every product and partial sum is exact in f64, so
     /// every kernel, whatever its order of summation, must return the exact value.
