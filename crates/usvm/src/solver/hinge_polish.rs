@@ -81,9 +81,14 @@ pub fn polish(
     theta: &[f64],
     band: f64,
 ) -> Option<Polished> {
+    polish_sides(x, y, weights, lambda, fit_intercept, sides_at(x, y, fit_intercept, theta, band), false)
+}
+
+/// Each example's side at `theta` (`[w; b]`, or `w` without intercept): `|d_i| ≤ band` on the margin.
+fn sides_at(x: &Features, y: &[f64], fit_intercept: bool, theta: &[f64], band: f64) -> Vec<Side> {
     let n = x.n_features();
     let b = if fit_intercept { theta[n] } else { 0.0 };
-    let side = (0..x.n_samples())
+    (0..x.n_samples())
         .map(|i| {
             let d = 1.0 - y[i] * (x.row_dot(i, &theta[..n]) + b);
             if d > band {
@@ -94,8 +99,7 @@ pub fn polish(
                 Side::Margin
             }
         })
-        .collect();
-    polish_sides(x, y, weights, lambda, fit_intercept, side, false)
+        .collect()
 }
 
 /// [`polish`] from a guess of every example's side (e.g. from dual multipliers: free ones on the margin).
@@ -419,11 +423,9 @@ pub fn reduced_solve(
         };
         let k = cols.len();
         let nb = usize::from(fit_intercept);
-        let solution = if k + nb <= u.len() {
-            working_qp(x, y, lambda, fit_intercept, theta, &u, &cols, &position, &g, g_bias, &upper)?
-        } else {
-            clarabel_qp(x, y, lambda, fit_intercept, &u, &cols, &position, &g, g_bias, &upper)?
-        };
+        let set =
+            WorkingSet { x, y, lambda, fit_intercept, u: &u, cols: &cols, position: &position, g: &g, g_bias, upper };
+        let solution = if k + nb <= u.len() { set.interior_point(theta)? } else { set.clarabel()? };
         let mut theta: Vec<f64> = g.iter().map(|v| v / lambda).collect();
         for (j, &c) in cols.iter().enumerate() {
             theta[c] = solution[j];
@@ -450,152 +452,134 @@ pub fn reduced_solve(
             }
             continue;
         }
-        // The interior-point solution's sides, made exact by the active-set solve (which also moves the
-        // few fixed examples that may have crossed).
-        let band = 1e-7 * (1.0 + norm2(&theta));
-        let sides = (0..l)
-            .map(|i| {
-                let d = margin_of(&theta, i);
-                if d > band {
-                    Side::Active
-                } else if d < -band {
-                    Side::Inactive
-                } else {
-                    Side::Margin
-                }
-            })
-            .collect();
+        // The QP solution's sides, made exact by the active-set solve.
+        let sides = sides_at(x, y, fit_intercept, &theta, 1e-7 * (1.0 + norm2(&theta)));
         return polish_sides(x, y, weights, lambda, fit_intercept, sides, true);
     }
     None
 }
 
-/// The working-set QP of [`reduced_solve`] by [`WorkingQp`] (normal equations of size `k + 1`, for working
-/// sets of at least as many examples as coordinates): `[w_cols; b]`, from `theta`.
-#[allow(clippy::too_many_arguments)]
-fn working_qp(
-    x: &Features,
-    y: &[f64],
+/// The QP of one round of [`reduced_solve`]: the working rows `u`, the coordinates `cols` of `w` they touch
+/// (column `j` is number `position[j]` among them; the identity for dense rows), the fixed examples' share
+/// `g`, `g_bias`, and the bounds `upper(i) = c_i/ℓ`.
+struct WorkingSet<'a, U> {
+    x: &'a Features<'a>,
+    y: &'a [f64],
     lambda: f64,
     fit_intercept: bool,
-    theta: &[f64],
-    u: &[usize],
-    cols: &[usize],
-    position: &[usize],
-    g: &[f64],
+    u: &'a [usize],
+    cols: &'a [usize],
+    position: &'a [usize],
+    g: &'a [f64],
     g_bias: f64,
-    upper: &impl Fn(usize) -> f64,
-) -> Option<Vec<f64>> {
-    let (k, nb) = (cols.len(), usize::from(fit_intercept));
-    // ã_i = y_i [x_i; 1] on the touched coordinates.
-    let mut rows = Array2::zeros((u.len(), k + nb));
-    for (mut row, &i) in rows.rows_mut().into_iter().zip(u) {
-        match x {
-            Features::Dense(a) => row.slice_mut(s![..k]).assign(&(&a.row(i) * y[i])),
-            Features::Sparse(m) => {
-                let (idx, val) = m.row(i);
-                for (&j, &v) in idx.iter().zip(val) {
-                    row[position[j as usize]] = y[i] * v;
-                }
-            }
-        }
-        if fit_intercept {
-            row[k] = y[i];
-        }
-    }
-    let upper: Vec<f64> = u.iter().map(|&i| upper(i)).collect();
-    let mut q: Vec<f64> = cols.iter().map(|&c| -g[c]).collect();
-    let mut ridge = vec![lambda; k];
-    let mut start: Vec<f64> = cols.iter().map(|&c| theta[c]).collect();
-    if fit_intercept {
-        q.push(-g_bias);
-        ridge.push(0.0);
-        start.push(theta[x.n_features()]);
-    }
-    WorkingQp { rows: rows.view(), upper: &upper, q: &q, ridge: &ridge }.solve(&start)
+    upper: U,
 }
 
-/// The working-set QP of [`reduced_solve`] by Clarabel, over `b`, `ξ_U` and the touched coordinates of `w`
-/// (for working sets with more coordinates than examples): `[w_cols; b]`.
-#[allow(clippy::too_many_arguments)]
-fn clarabel_qp(
-    x: &Features,
-    y: &[f64],
-    lambda: f64,
-    fit_intercept: bool,
-    u: &[usize],
-    cols: &[usize],
-    position: &[usize],
-    g: &[f64],
-    g_bias: f64,
-    upper: &impl Fn(usize) -> f64,
-) -> Option<Vec<f64>> {
-    let (k, nb) = (cols.len(), usize::from(fit_intercept));
-    let dim = k + nb + u.len();
-    let (pi, pj, pv): (Vec<usize>, Vec<usize>, Vec<f64>) = (0..k).map(|j| (j, j, lambda)).collect();
-    let mut q = vec![0.0; dim];
-    for (j, &c) in cols.iter().enumerate() {
-        q[j] = -g[c];
-    }
-    if fit_intercept {
-        q[k] = -g_bias;
-    }
-    for (r, &i) in u.iter().enumerate() {
-        q[k + nb + r] = upper(i);
-    }
-    // Rows r: -y_i x_iᵀw - y_i b - ξ_r ≤ -1; rows |U| + r: -ξ_r ≤ 0.
-    let (mut ai, mut aj, mut av) = (Vec::new(), Vec::new(), Vec::new());
-    for (r, &i) in u.iter().enumerate() {
-        match x {
-            Features::Dense(a) => {
-                for (j, &v) in a.row(i).iter().enumerate().filter(|(_, v)| **v != 0.0) {
-                    ai.push(r);
-                    aj.push(j);
-                    av.push(-y[i] * v);
+impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
+    /// `[w_cols; b]` by `hinge_qp::WorkingQp` (normal equations of size `k + 1`, for working sets of at least
+    /// as many examples as coordinates), from `theta`.
+    fn interior_point(&self, theta: &[f64]) -> Option<Vec<f64>> {
+        let &WorkingSet { x, y, lambda, fit_intercept, u, cols, position, g, g_bias, ref upper } = self;
+        let (k, nb) = (cols.len(), usize::from(fit_intercept));
+        // ã_i = y_i [x_i; 1] on the touched coordinates.
+        let mut rows = Array2::zeros((u.len(), k + nb));
+        for (mut row, &i) in rows.rows_mut().into_iter().zip(u) {
+            match x {
+                Features::Dense(a) => row.slice_mut(s![..k]).assign(&(&a.row(i) * y[i])),
+                Features::Sparse(m) => {
+                    let (idx, val) = m.row(i);
+                    for (&j, &v) in idx.iter().zip(val) {
+                        row[position[j as usize]] = y[i] * v;
+                    }
                 }
             }
-            Features::Sparse(m) => {
-                let (idx, val) = m.row(i);
-                for (&j, &v) in idx.iter().zip(val) {
-                    ai.push(r);
-                    aj.push(position[j as usize]);
-                    av.push(-y[i] * v);
-                }
+            if fit_intercept {
+                row[k] = y[i];
             }
+        }
+        let upper: Vec<f64> = u.iter().map(|&i| upper(i)).collect();
+        let mut q: Vec<f64> = cols.iter().map(|&c| -g[c]).collect();
+        let mut ridge = vec![lambda; k];
+        let mut start: Vec<f64> = cols.iter().map(|&c| theta[c]).collect();
+        if fit_intercept {
+            q.push(-g_bias);
+            ridge.push(0.0);
+            start.push(theta[x.n_features()]);
+        }
+        WorkingQp { rows: rows.view(), upper: &upper, q: &q, ridge: &ridge }.solve(&start)
+    }
+
+    /// `[w_cols; b]` by Clarabel, over `b`, `ξ_U` and the touched coordinates of `w` (for working sets with
+    /// more coordinates than examples).
+    fn clarabel(&self) -> Option<Vec<f64>> {
+        let &WorkingSet { x, y, lambda, fit_intercept, u, cols, position, g, g_bias, ref upper } = self;
+        let (k, nb) = (cols.len(), usize::from(fit_intercept));
+        let dim = k + nb + u.len();
+        let (pi, pj, pv): (Vec<usize>, Vec<usize>, Vec<f64>) = (0..k).map(|j| (j, j, lambda)).collect();
+        let mut q = vec![0.0; dim];
+        for (j, &c) in cols.iter().enumerate() {
+            q[j] = -g[c];
         }
         if fit_intercept {
-            ai.push(r);
-            aj.push(k);
-            av.push(-y[i]);
+            q[k] = -g_bias;
         }
-        ai.push(r);
-        aj.push(k + nb + r);
-        av.push(-1.0);
-        ai.push(u.len() + r);
-        aj.push(k + nb + r);
-        av.push(-1.0);
+        for (r, &i) in u.iter().enumerate() {
+            q[k + nb + r] = upper(i);
+        }
+        // Rows r: -y_i x_iᵀw - y_i b - ξ_r ≤ -1; rows |U| + r: -ξ_r ≤ 0.
+        let (mut ai, mut aj, mut av) = (Vec::new(), Vec::new(), Vec::new());
+        for (r, &i) in u.iter().enumerate() {
+            match x {
+                Features::Dense(a) => {
+                    for (j, &v) in a.row(i).iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                        ai.push(r);
+                        aj.push(j);
+                        av.push(-y[i] * v);
+                    }
+                }
+                Features::Sparse(m) => {
+                    let (idx, val) = m.row(i);
+                    for (&j, &v) in idx.iter().zip(val) {
+                        ai.push(r);
+                        aj.push(position[j as usize]);
+                        av.push(-y[i] * v);
+                    }
+                }
+            }
+            if fit_intercept {
+                ai.push(r);
+                aj.push(k);
+                av.push(-y[i]);
+            }
+            ai.push(r);
+            aj.push(k + nb + r);
+            av.push(-1.0);
+            ai.push(u.len() + r);
+            aj.push(k + nb + r);
+            av.push(-1.0);
+        }
+        let mut rhs = vec![-1.0; u.len()];
+        rhs.extend(std::iter::repeat_n(0.0, u.len()));
+        let p = CscMatrix::new_from_triplets(dim, dim, pi, pj, pv);
+        let a = CscMatrix::new_from_triplets(2 * u.len(), dim, ai, aj, av);
+        let cones = [NonnegativeConeT(2 * u.len())];
+        let settings = DefaultSettingsBuilder::default()
+            .verbose(false)
+            .max_iter(200)
+            .tol_gap_abs(1e-12)
+            .tol_gap_rel(1e-12)
+            .tol_feas(1e-12)
+            .build()
+            .expect("valid Clarabel settings");
+        let mut solver = DefaultSolver::new(&p, &q, &a, &rhs, &cones, settings).ok()?;
+        {
+            // Clarabel's kernels may leave the upper vector state dirty too (see `crate::linalg`).
+            let _state = crate::linalg::VectorState;
+            solver.solve();
+        }
+        let sol = &solver.solution;
+        matches!(sol.status, SolverStatus::Solved | SolverStatus::AlmostSolved).then(|| sol.x[..k + nb].to_vec())
     }
-    let mut rhs = vec![-1.0; u.len()];
-    rhs.extend(std::iter::repeat_n(0.0, u.len()));
-    let p = CscMatrix::new_from_triplets(dim, dim, pi, pj, pv);
-    let a = CscMatrix::new_from_triplets(2 * u.len(), dim, ai, aj, av);
-    let cones = [NonnegativeConeT(2 * u.len())];
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .max_iter(200)
-        .tol_gap_abs(1e-12)
-        .tol_gap_rel(1e-12)
-        .tol_feas(1e-12)
-        .build()
-        .expect("valid Clarabel settings");
-    let mut solver = DefaultSolver::new(&p, &q, &a, &rhs, &cones, settings).ok()?;
-    {
-        // Clarabel's kernels may leave the upper vector state dirty too (see `crate::linalg`).
-        let _state = crate::linalg::VectorState;
-        solver.solve();
-    }
-    let sol = &solver.solution;
-    matches!(sol.status, SolverStatus::Solved | SolverStatus::AlmostSolved).then(|| sol.x[..k + nb].to_vec())
 }
 
 #[cfg(test)]
@@ -605,33 +589,25 @@ mod tests {
     use rand_distr::{Distribution, StandardNormal};
     use rand_xoshiro::Xoshiro256PlusPlus;
 
-    /// The working-set QP's objective `½λ‖w‖² - gᵀw - g_b b + Σ_U u_i max(0, 1 - ã_iᵀ[w; b])` on the coordinates
-    /// `cols`.
-    #[allow(clippy::too_many_arguments)]
-    fn qp_objective(
-        x: &Features,
-        y: &[f64],
-        lambda: f64,
-        u: &[usize],
-        cols: &[usize],
-        g: &[f64],
-        g_bias: f64,
-        upper: &impl Fn(usize) -> f64,
-        v: &[f64],
-    ) -> f64 {
-        let n = x.n_features();
-        let mut w = vec![0.0; n];
-        for (j, &c) in cols.iter().enumerate() {
-            w[c] = v[j];
+    impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
+        /// The QP's objective `½λ‖w‖² - gᵀw - g_b b + Σ_U u_i max(0, 1 - ã_iᵀ[w; b])` at `v = [w_cols; b]`.
+        fn objective(&self, v: &[f64]) -> f64 {
+            let mut w = vec![0.0; self.x.n_features()];
+            for (j, &c) in self.cols.iter().enumerate() {
+                w[c] = v[j];
+            }
+            let b = if self.fit_intercept { v[self.cols.len()] } else { 0.0 };
+            let linear = dot(self.g, &w) + self.g_bias * b;
+            let hinge: f64 = self
+                .u
+                .iter()
+                .map(|&i| (self.upper)(i) * (1.0 - self.y[i] * (self.x.row_dot(i, &w) + b)).max(0.0))
+                .sum();
+            0.5 * self.lambda * dot(&w, &w) - linear + hinge
         }
-        let b = v.get(cols.len()).copied();
-        let linear: f64 = cols.iter().map(|&c| g[c] * w[c]).sum::<f64>() + g_bias * b.unwrap_or(0.0);
-        let hinge: f64 =
-            u.iter().map(|&i| upper(i) * (1.0 - y[i] * (x.row_dot(i, &w) + b.unwrap_or(0.0))).max(0.0)).sum();
-        0.5 * lambda * dot(&w, &w) - linear + hinge
     }
 
-    /// The interior-point QP ([`WorkingQp`], normal equations) and Clarabel solve the same working-set QP
+    /// The interior-point QP (`WorkingQp`, normal equations) and Clarabel solve the same working-set QP
     /// to the same minimum, with and without intercept, weights and sparse rows, at a large and a small λ.
     #[test]
     fn the_interior_point_working_set_qp_matches_clarabel() {
@@ -664,12 +640,21 @@ mod tests {
                         }
                         let cols: Vec<usize> = (0..n).collect();
                         let start = vec![0.0; n + 1];
-                        let ipm =
-                            working_qp(x, &y, lambda, fit_intercept, &start, &u, &cols, &cols, &g, g_bias, &upper)
-                                .expect("the interior-point QP converges");
-                        let reference = clarabel_qp(x, &y, lambda, fit_intercept, &u, &cols, &cols, &g, g_bias, &upper)
-                            .expect("Clarabel solves the QP");
-                        let value = |v: &[f64]| qp_objective(x, &y, lambda, &u, &cols, &g, g_bias, &upper, v);
+                        let set = WorkingSet {
+                            x,
+                            y: &y,
+                            lambda,
+                            fit_intercept,
+                            u: &u,
+                            cols: &cols,
+                            position: &cols,
+                            g: &g,
+                            g_bias,
+                            upper,
+                        };
+                        let ipm = set.interior_point(&start).expect("the interior-point QP converges");
+                        let reference = set.clarabel().expect("Clarabel solves the QP");
+                        let value = |v: &[f64]| set.objective(v);
                         let (f, f_ref) = (value(&ipm), value(&reference));
                         let case = format!(
                             "sparse {} intercept {fit_intercept} weighted {weighted} λ {lambda}",
