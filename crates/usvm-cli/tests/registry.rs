@@ -1,7 +1,8 @@
 //! The method registry seen from the CLI: version-1 model files (tests/golden/v1, written by usvm 0.1.0
 //! before the registry) still load and predict their stored scores, training with the same flags gives
-//! the same coefficients (1e-12 relative), `--params FILE.json` equals the flags, version-2 files
-//! round-trip bit for bit, and unknown or misplaced parameters are errors that name them.
+//! the same coefficients (1e-12 relative; 5e-11 for the plain-hinge models, see below), `--params FILE.json`
+//! equals the flags, version-2 files round-trip bit for bit, and unknown or misplaced parameters are errors
+//! that name them.
 
 mod common;
 
@@ -134,7 +135,18 @@ fn every_method_trains_the_same_model_as_before_the_registry() {
                 // columns), and SMO stops at another point within its tolerance: 2.6e-7 (svm-ovr) to
                 // 2.3e-5 (SVM+) relative, 8e-8 absolute on a coefficient of 3e-4 (svm-ovr).
                 let smo = name.starts_with("svm") || name.contains("svmplus");
-                let (rel, floor) = if smo { (1e-4, 1.0) } else { (1e-12, 0.0) };
+                // The golden plain-hinge models (and Power SVM's, a hinge per round) kept the active-set
+                // solve's ridge: their margin examples at |d| ≈ 1e-13–2e-12, gap 5e-13. The exact finish now
+                // refines it away (|d| ≤ 5e-15, gap ≤ 2e-15), which moves coefficients by up to 1.7e-11
+                // relative (hinge-ovr).
+                let ridge = matches!(name.as_str(), "hinge" | "hinge-ovr" | "power");
+                let (rel, floor) = if smo {
+                    (1e-4, 1.0)
+                } else if ridge {
+                    (5e-11, 0.0)
+                } else {
+                    (1e-12, 0.0)
+                };
                 numbers_close(&got, &want, rel, floor, &format!("{name}.{key}"));
             }
         }

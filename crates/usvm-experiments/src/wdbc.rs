@@ -208,6 +208,28 @@ impl WdbcProtocol {
 mod tests {
     use super::*;
 
+    /// Power SVM at small λ, where the shifted points are nearly separable and `J ≈ 4·10⁻⁵`: every inner hinge
+    /// problem reaches the 1e-10 gap and the rounds settle. The exact finish's margin system used to keep
+    /// its ridge (`d_i ≈ 10⁻¹³` on the margin): its certificate stalled at a gap of 1.07e-10 and each round
+    /// ran dual coordinate descent to its 100,000-epoch limit.
+    #[test]
+    fn power_svm_converges_at_small_lambda() {
+        let (x, labels) = load();
+        let (train, _) = stratified_split(&labels, 0.1, 0);
+        let data = uncertain_dataset(&x, &labels, &train, SeRule::Paper).select(&train);
+        for exponent in [-11, -12] {
+            let lambda = 2f64.powi(exponent);
+            let params = usvm::params::MethodParams::from_json(&format!(
+                r#"{{"method": "power", "radius_scale": 1.0, "regularization": {{"lambda": {lambda}}}}}"#
+            ))
+            .unwrap();
+            let fit = usvm::fit(&params, &data, &Default::default()).unwrap();
+            let report = &fit.reports[0];
+            assert!(report.converged(), "λ = 2^{exponent}: {report:?}");
+            assert!(report.duality_gap.is_some_and(|g| g <= 1e-10), "λ = 2^{exponent}: {report:?}");
+        }
+    }
+
     #[test]
     fn embedded_data_is_wdbc() {
         let (x, labels) = load();

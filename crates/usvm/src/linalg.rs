@@ -554,17 +554,29 @@ impl Cholesky {
     }
 }
 
-/// Solves `M x = r` for the `size × size` matrix `M[i, j] = entry(i, j)` by a fully pivoted LU.
-pub(crate) fn full_piv_lu_solve(
+/// A fully pivoted LU factorisation, for several solves with one (possibly ill-conditioned) matrix.
+pub(crate) struct FullPivLu {
+    lu: faer::linalg::solvers::FullPivLu<f64>,
     size: usize,
-    entry: impl Fn(usize, usize) -> f64,
-    r: impl Fn(usize) -> f64,
-) -> Vec<f64> {
-    use faer::linalg::solvers::Solve;
-    let _state = VectorState;
-    let rhs = faer::Mat::<f64>::from_fn(size, 1, |i, _| r(i));
-    let x = if size > 0 { faer::Mat::<f64>::from_fn(size, size, entry).full_piv_lu().solve(&rhs) } else { rhs };
-    (0..size).map(|i| x[(i, 0)]).collect()
+}
+
+impl FullPivLu {
+    /// Factors the `size × size` matrix `M[i, j] = entry(i, j)`.
+    pub(crate) fn new(size: usize, entry: impl Fn(usize, usize) -> f64) -> Self {
+        let _state = VectorState;
+        FullPivLu { lu: faer::Mat::<f64>::from_fn(size, size, entry).full_piv_lu(), size }
+    }
+
+    /// `x` with `M x = r`.
+    pub(crate) fn solve(&self, r: impl Fn(usize) -> f64) -> Vec<f64> {
+        use faer::linalg::solvers::Solve;
+        let _state = VectorState;
+        if self.size == 0 {
+            return Vec::new();
+        }
+        let x = self.lu.solve(faer::Mat::<f64>::from_fn(self.size, 1, |i, _| r(i)));
+        (0..self.size).map(|i| x[(i, 0)]).collect()
+    }
 }
 
 /// A partially pivoted LU factorisation, for several solves with one matrix.
