@@ -554,50 +554,43 @@ impl Cholesky {
     }
 }
 
-/// A fully pivoted LU factorisation, for several solves with one (possibly ill-conditioned) matrix.
-pub(crate) struct FullPivLu {
-    lu: faer::linalg::solvers::FullPivLu<f64>,
-    size: usize,
-}
-
-impl FullPivLu {
-    /// Factors the `size × size` matrix `M[i, j] = entry(i, j)`.
-    pub(crate) fn new(size: usize, entry: impl Fn(usize, usize) -> f64) -> Self {
-        let _state = VectorState;
-        FullPivLu { lu: faer::Mat::<f64>::from_fn(size, size, entry).full_piv_lu(), size }
-    }
-
-    /// `x` with `M x = r`.
-    pub(crate) fn solve(&self, r: impl Fn(usize) -> f64) -> Vec<f64> {
-        use faer::linalg::solvers::Solve;
-        let _state = VectorState;
-        if self.size == 0 {
-            return Vec::new();
-        }
-        let x = self.lu.solve(faer::Mat::<f64>::from_fn(self.size, 1, |i, _| r(i)));
-        (0..self.size).map(|i| x[(i, 0)]).collect()
-    }
-}
-
-/// A partially pivoted LU factorisation, for several solves with one matrix.
-pub(crate) struct Lu {
-    lu: faer::linalg::solvers::PartialPivLu<f64>,
-    size: usize,
+/// An LU factorisation, for several solves with one matrix: partially pivoted, or fully pivoted for
+/// possibly ill-conditioned ones.
+pub(crate) enum Lu {
+    Partial(faer::linalg::solvers::PartialPivLu<f64>),
+    Full(faer::linalg::solvers::FullPivLu<f64>),
 }
 
 impl Lu {
-    /// Factors the `size × size` matrix `M[i, j] = entry(i, j)`.
+    /// Factors the `size × size` matrix `M[i, j] = entry(i, j)` with partial pivoting.
     pub(crate) fn new(size: usize, entry: impl Fn(usize, usize) -> f64) -> Self {
         let _state = VectorState;
-        Lu { lu: faer::Mat::<f64>::from_fn(size, size, entry).partial_piv_lu(), size }
+        Lu::Partial(faer::Mat::<f64>::from_fn(size, size, entry).partial_piv_lu())
+    }
+
+    /// Factors the `size × size` matrix `M[i, j] = entry(i, j)` with full pivoting.
+    pub(crate) fn full(size: usize, entry: impl Fn(usize, usize) -> f64) -> Self {
+        let _state = VectorState;
+        Lu::Full(faer::Mat::<f64>::from_fn(size, size, entry).full_piv_lu())
     }
 
     /// `x` with `M x = r`.
     pub(crate) fn solve(&self, r: impl Fn(usize) -> f64) -> Vec<f64> {
-        use faer::linalg::solvers::Solve;
+        use faer::linalg::solvers::{ShapeCore, Solve};
         let _state = VectorState;
-        let x = self.lu.solve(faer::Mat::<f64>::from_fn(self.size, 1, |i, _| r(i)));
-        (0..self.size).map(|i| x[(i, 0)]).collect()
+        let size = match self {
+            Lu::Partial(lu) => lu.nrows(),
+            Lu::Full(lu) => lu.nrows(),
+        };
+        if size == 0 {
+            return Vec::new();
+        }
+        let rhs = faer::Mat::<f64>::from_fn(size, 1, |i, _| r(i));
+        let x = match self {
+            Lu::Partial(lu) => lu.solve(rhs),
+            Lu::Full(lu) => lu.solve(rhs),
+        };
+        (0..size).map(|i| x[(i, 0)]).collect()
     }
 }
 

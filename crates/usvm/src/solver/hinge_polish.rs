@@ -248,7 +248,7 @@ impl MarginSystem<'_> {
         let entry = |r: usize, c: usize| plain(r, c) + if r == c && r < m { ridge } else { 0.0 };
         let mut rhs = self.rhs(g);
         rhs.push(-g_bias);
-        let lu = crate::linalg::FullPivLu::new(size, entry);
+        let lu = crate::linalg::Lu::full(size, entry);
         let mut solution = lu.solve(|r| rhs[r]);
         if solution.iter().any(|v| !v.is_finite()) {
             return None;
