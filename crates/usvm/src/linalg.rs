@@ -563,7 +563,7 @@ pub(crate) enum Lu {
 
 impl Lu {
     /// Factors the `size × size` matrix `M[i, j] = entry(i, j)` with partial pivoting.
-    pub(crate) fn new(size: usize, entry: impl Fn(usize, usize) -> f64) -> Self {
+    pub(crate) fn partial(size: usize, entry: impl Fn(usize, usize) -> f64) -> Self {
         let _state = VectorState;
         Lu::Partial(faer::Mat::<f64>::from_fn(size, size, entry).partial_piv_lu())
     }

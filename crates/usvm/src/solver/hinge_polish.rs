@@ -90,18 +90,18 @@ pub fn polish(
 fn sides_at(x: &Features, y: &[f64], fit_intercept: bool, theta: &[f64], band: f64) -> Vec<Side> {
     let n = x.n_features();
     let b = if fit_intercept { theta[n] } else { 0.0 };
-    (0..x.n_samples())
-        .map(|i| {
-            let d = 1.0 - y[i] * (x.row_dot(i, &theta[..n]) + b);
-            if d > band {
-                Side::Active
-            } else if d < -band {
-                Side::Inactive
-            } else {
-                Side::Margin
-            }
-        })
-        .collect()
+    (0..x.n_samples()).map(|i| side_of(1.0 - y[i] * (x.row_dot(i, &theta[..n]) + b), band)).collect()
+}
+
+/// The side of an example with `d_i = d`: `|d| ≤ band` on the margin.
+fn side_of(d: f64, band: f64) -> Side {
+    if d > band {
+        Side::Active
+    } else if d < -band {
+        Side::Inactive
+    } else {
+        Side::Margin
+    }
 }
 
 /// [`polish`] from a guess of every example's side (e.g. from dual multipliers: free ones on the margin).
@@ -458,14 +458,14 @@ pub fn reduced_solve(
             theta.push(solution[k]);
         }
         // Fixed examples that crossed join the working set, and the QP is solved again.
+        let d: Vec<f64> = (0..l).map(|i| margin_of(&theta, i)).collect();
         let tol = 1e-9 * (1.0 + norm2(&theta));
         let mut moved = false;
         for i in 0..l {
             if in_u[i] || upper(i) == 0.0 {
                 continue;
             }
-            let d = margin_of(&theta, i);
-            if (fixed_active[i] && d < -tol) || (!fixed_active[i] && d > tol) {
+            if (fixed_active[i] && d[i] < -tol) || (!fixed_active[i] && d[i] > tol) {
                 in_u[i] = true;
                 moved = true;
             }
@@ -476,8 +476,9 @@ pub fn reduced_solve(
             }
             continue;
         }
-        // The QP solution's sides, made exact by the active-set solve.
-        let sides = sides_at(x, y, fit_intercept, &theta, 1e-7 * (1.0 + norm2(&theta)));
+        // The QP solution's sides (from the same margins), made exact by the active-set solve.
+        let band = 1e-7 * (1.0 + norm2(&theta));
+        let sides = d.iter().map(|&d| side_of(d, band)).collect();
         return polish_sides(x, y, weights, lambda, fit_intercept, sides, true);
     }
     None

@@ -107,7 +107,7 @@ pub(super) fn newton_step(ctx: &Ctx<'_>, s: &State<'_>, free: &[Var]) -> Option<
             u.clone()
         } else {
             let k = pinned.len();
-            let mu = Lu::new(k, |a, b| w[b][pinned[a]]).solve(|a| u[pinned[a]] - x[pinned[a]]);
+            let mu = Lu::partial(k, |a, b| w[b][pinned[a]]).solve(|a| u[pinned[a]] - x[pinned[a]]);
             if mu.iter().any(|v| !v.is_finite()) {
                 break;
             }
