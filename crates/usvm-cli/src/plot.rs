@@ -144,7 +144,7 @@ fn boundary(args: &BoundaryArgs) -> Result<()> {
     for (i, path) in args.model.iter().enumerate() {
         let (model, _) = read_model(path)?;
         let m = match &model {
-            Model::Linear(m) if m.coef.nrows() == 1 && m.n_features() == 2 => m,
+            Model::Linear(m) if m.coef.n_outputs() == 1 && m.n_features() == 2 => m,
             _ => bail!(
                 "{}: a boundary plot needs a binary linear model with 2 features (this one: {} output(s), {} feature(s){})",
                 path.display(),
@@ -153,11 +153,8 @@ fn boundary(args: &BoundaryArgs) -> Result<()> {
                 if matches!(model, Model::Linear(_)) { "" } else { ", kernel" }
             ),
         };
-        lines.push(Line {
-            label: name_of(&args.label, i, path),
-            w: [m.coef[[0, 0]], m.coef[[0, 1]]],
-            b: m.intercept[0],
-        });
+        let coef = m.coef.dense();
+        lines.push(Line { label: name_of(&args.label, i, path), w: [coef[[0, 0]], coef[[0, 1]]], b: m.intercept[0] });
     }
     let plot =
         BoundaryPlot { gaussians, lines, sigmas: args.sigmas, title: args.canvas.title.clone(), ..Default::default() };

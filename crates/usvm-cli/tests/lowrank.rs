@@ -8,11 +8,20 @@ use common::*;
 
 use std::path::Path;
 
+/// The first hyperplane of a model file, `[w; b]`, with `w` over all `n_features` (zeros off its `columns`).
 fn coef(model: &Path) -> Vec<f64> {
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(model).unwrap()).unwrap();
     let c = &v["coef"];
     let row = if c[0].is_array() { &c[0] } else { c };
-    let mut w: Vec<f64> = row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect();
+    let stored = row.as_array().unwrap().iter().map(|x| x.as_f64().unwrap());
+    let mut w: Vec<f64> = match v["columns"].as_array() {
+        Some(columns) => {
+            let mut w = vec![0.0; v["n_features"].as_u64().unwrap() as usize];
+            columns.iter().zip(stored).for_each(|(j, x)| w[j.as_u64().unwrap() as usize] = x);
+            w
+        }
+        None => stored.collect(),
+    };
     w.push(v["intercept"].as_f64().or_else(|| v["intercept"][0].as_f64()).unwrap());
     w
 }
@@ -195,4 +204,7 @@ fn predict_with_more_features_than_the_model() {
     let w = coef(&model);
     assert_eq!(w.len(), 6);
     assert_eq!(&w[2..5], &[0.0, 0.0, 0.0]);
+    // The three unused columns are not stored (version 3, `columns`).
+    let file: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!((&file["version"], &file["columns"]), (&serde_json::json!(3), &serde_json::json!([0, 1])));
 }

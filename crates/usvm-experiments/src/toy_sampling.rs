@@ -175,8 +175,8 @@ impl SamplingExperiment {
         let params = |method| LinearSvmParams { method, lambda: self.lambda, ..Default::default() };
         let gsu = params(LinearMethod::Gsu).fit(&data)?.model;
         let hinge = params(LinearMethod::Hinge).fit(&data)?.model;
-        let w_gsu = gsu.coef.row(0).to_vec();
-        let angle_to_gsu = |m: &LinearModel| hyperplane_angle(&w_gsu, &m.coef.row(0).to_vec());
+        let w_gsu = gsu.coef.dense().row(0).to_vec();
+        let angle_to_gsu = |m: &LinearModel| hyperplane_angle(&w_gsu, &m.coef.dense().row(0).to_vec());
         let jobs: Vec<(usize, u64)> =
             self.samples.iter().flat_map(|&n| (0..self.repeats).map(move |seed| (n, seed))).collect();
         let angles: Vec<f64> = jobs

@@ -107,7 +107,7 @@ fn fit_squared_hinge<'py>(
     let data = dataset(py, x, y, sample_weight)?;
     let fit = py.detach(|| params.fit(&data)).map_err(value_error)?;
     let out = PyDict::new(py);
-    out.set_item("coef", fit.model.coef.into_pyarray(py))?;
+    out.set_item("coef", fit.model.coef.dense().into_owned().into_pyarray(py))?;
     out.set_item("intercept", Array1::from(fit.model.intercept).into_pyarray(py))?;
     out.set_item("classes", fit.model.classes)?;
     reports(py, &fit.reports, &out)?;

@@ -1,7 +1,10 @@
 //! The registry from Python: one `fit(params_json, X, y, ...)` for every method of
 //! [`usvm::MethodParams`], one `Model` class, and typed exceptions for the core's errors.
 
-use ndarray::Array1;
+use std::borrow::Cow;
+use std::sync::OnceLock;
+
+use ndarray::{Array1, Array2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
@@ -42,12 +45,25 @@ pub struct PyModel {
     params: serde_json::Value,
     seed: Option<u64>,
     platt: Option<Platt>,
+    /// The full coefficient matrix of a linear model that stores only its used columns, made on the first
+    /// read of `coef`.
+    dense_coef: OnceLock<Array2<f64>>,
 }
 
 impl PyModel {
     /// A model just fitted with `params`.
     pub(crate) fn fitted(model: usvm::Model, params: &MethodParams, seed: Option<u64>) -> PyModel {
-        PyModel { model, method: params.name().to_string(), params: params.to_json(), seed, platt: None }
+        PyModel::new(model, params.name().to_string(), params.to_json(), seed, None)
+    }
+
+    fn new(
+        model: usvm::Model,
+        method: String,
+        params: serde_json::Value,
+        seed: Option<u64>,
+        platt: Option<Platt>,
+    ) -> PyModel {
+        PyModel { model, method, params, seed, platt, dense_coef: OnceLock::new() }
     }
 
     /// The fitted model itself.
@@ -110,13 +126,7 @@ impl PyModel {
 
     /// This model with Platt scaling `P(y = 1 | f) = 1/(1 + exp(a f + b))`.
     fn with_platt(&self, a: f64, b: f64) -> PyModel {
-        PyModel {
-            model: self.model.clone(),
-            method: self.method.clone(),
-            params: self.params.clone(),
-            seed: self.seed,
-            platt: Some(Platt { a, b }),
-        }
+        PyModel::new(self.model.clone(), self.method.clone(), self.params.clone(), self.seed, Some(Platt { a, b }))
     }
 
     /// The class labels, in the order of the decision function's columns.
@@ -158,10 +168,15 @@ impl PyModel {
     /// The coefficients, one row per output: the hyperplanes `w_k` of a linear model (K × d), the
     /// expansion coefficients `α_j y_j` of a kernel model (K × n_SV), the hyperplanes on the mapped
     /// features otherwise (K × D).
-    /// A read-only view of the model's own array (no copy: 16 MB for a hyperplane in 2·10⁶ features).
+    /// A read-only view of the model's own array (no copy: 16 MB for a hyperplane in 2·10⁶ features);
+    /// for a linear model that stores only its used columns, of its full matrix, made on the first read.
     #[getter]
     fn coef<'py>(slf: Bound<'py, Self>) -> Bound<'py, PyArray2<f64>> {
-        let coef = slf.get().model.coef_intercept().0;
+        let this = slf.get();
+        let coef = match this.model.coef_intercept().0 {
+            Cow::Borrowed(coef) => coef,
+            Cow::Owned(coef) => this.dense_coef.get_or_init(|| coef),
+        };
         // SAFETY: the model is frozen (never mutated, so `coef` is never reallocated) and the view holds
         // `slf` as its base, so the model outlives it; the view is made read-only below.
         let view = unsafe { PyArray2::borrow_from_array(coef, slf.clone().into_any()) };
@@ -208,9 +223,9 @@ impl PyModel {
     fn n_parameters(&self) -> usize {
         match &self.model {
             usvm::Model::BasisExpansion(m) => m.n_parameters(),
-            usvm::Model::Linear(m) => m.coef.len() + m.intercept.len(),
+            usvm::Model::Linear(m) => m.coef.stored().len() + m.intercept.len(),
             usvm::Model::Kernel(m) => m.coef.len() + m.intercept.len() + m.support.n_samples() * m.n_features(),
-            usvm::Model::Mapped(m) => m.linear.coef.len() + m.linear.intercept.len(),
+            usvm::Model::Mapped(m) => m.linear.coef.stored().len() + m.linear.intercept.len(),
         }
     }
 
@@ -227,7 +242,7 @@ impl PyModel {
         Ok((py.get_type::<PyModel>().getattr("from_json")?, (self.to_json(None)?,)))
     }
 
-    /// The model file (version 2), the same text `usvm train` writes; `classes`, one per class, replace
+    /// The model file (version 2, or 3 for a linear model that stores its used columns only), the same text `usvm train` writes; `classes`, one per class, replace
     /// the model's labels.
     #[pyo3(signature = (classes=None))]
     fn to_json(&self, classes: Option<Vec<i64>>) -> PyResult<String> {
@@ -251,7 +266,7 @@ impl PyModel {
         let file = ModelFile::from_json(text).map_err(to_py_err)?;
         let model = file.to_model().map_err(to_py_err)?;
         let params = file.params.clone().or_else(|| file.hyperparameters.clone()).unwrap_or_default();
-        Ok(PyModel { model, method: file.method, params, seed: file.seed, platt: file.platt })
+        Ok(PyModel::new(model, file.method, params, file.seed, file.platt))
     }
 
     fn __repr__(&self) -> String {

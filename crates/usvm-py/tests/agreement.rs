@@ -73,7 +73,7 @@ fn fit_all() -> Vec<Value> {
                 "name": name,
                 "cov": cov,
                 "objective": fit.reports[0].objective,
-                "coef": fit.model.coef.row(0).to_vec(),
+                "coef": fit.model.coef.dense().row(0).to_vec(),
                 "intercept": fit.model.intercept[0],
             })
         })

@@ -244,7 +244,7 @@ fn main() {
             let fit = params.fit(&data).expect("valid problem");
             let seconds = t.elapsed().as_secs_f64();
             let r = &fit.reports[0];
-            let nonzero = fit.model.coef.iter().filter(|&&c| c != 0.0).count();
+            let nonzero = fit.model.coef.dense().iter().filter(|&&c| c != 0.0).count();
             println!(
                 "fit {method:<5} λ = {lambda:<6e} {seconds:8.3} s  objective {:.12}  n_iter {:3}  ‖∇J‖/‖∇J(0)‖ = {:.2e}  \
                  converged {}  floor {:.0e}  non-zero coef {nonzero}",

@@ -38,7 +38,7 @@ fn main() {
         let secs = start.elapsed().as_secs_f64();
         let r = &fit.reports[0];
         let Model::Linear(m) = &fit.model else { unreachable!() };
-        coefs.push((m.coef.row(0).to_vec(), m.intercept[0], r.report.objective));
+        coefs.push((m.coef.dense().row(0).to_vec(), m.intercept[0], r.report.objective));
         match form {
             TsvcForm::Alternating => println!(
                 "alternating  {secs:>8.3} s  objective {:.10}  rounds {} (SVM solves; trace {:?})  Newton iterations {}  converged {}",

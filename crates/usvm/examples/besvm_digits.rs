@@ -115,7 +115,7 @@ fn run_split(seed: u64, quick: bool, deformable_rows: bool) -> (Vec<Row>, Vec<Ro
     rows.push(Row {
         name: "linear SVM (squared hinge, C=1)".into(),
         exemplars: 0,
-        params: fit.model.coef.len() + fit.model.intercept.len(),
+        params: fit.model.coef.stored().len() + fit.model.intercept.len(),
         train_s,
         predict_us,
         acc: accuracy(&pred, &yte),

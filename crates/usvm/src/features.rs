@@ -171,7 +171,7 @@ impl<'a> CsrMatrix<'a> {
 /// A set of columns `j < n` as a bitmap (`n/8` bytes), with each word's rank (the number of members in the
 /// words before it) once [`Self::freeze`] has run: the members numbered in increasing order, `j ↦ rank(j)`,
 /// in O(1) without an `n`-sized index map.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ColumnSet {
     words: Vec<u64>,
     /// `ranks[w]` = members in `words[..w]`; empty until [`Self::freeze`].

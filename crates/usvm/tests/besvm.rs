@@ -290,7 +290,7 @@ fn margin_relation_with_rbf_and_all_training_points_as_basis() {
         // Squared hinge (eq. 6): our Newton solver on φ̃ against the dual with K² + I/(2C).
         let ours = SquaredHingeSvmParams { c, fit_intercept: false, ..Default::default() }.fit(&data).unwrap();
         assert!(ours.reports[0].converged());
-        let w = ours.model.coef.row(0).to_owned();
+        let w = ours.model.coef.dense().row(0).to_owned();
         // KKT: β_i = 2C max(0, 1 - y_i wᵀφ̃_i) is the dual solution belonging to w, and w = Σ y_i β_i φ̃_i = KYβ.
         let f = k.dot(&w);
         let beta = Array1::from_shape_fn(30, |i| 2.0 * c * (1.0 - y[i] * f[i]).max(0.0));
@@ -316,7 +316,7 @@ fn margin_relation_with_rbf_and_all_training_points_as_basis() {
         }
         .fit(&data)
         .unwrap();
-        let wh = hinge.model.coef.row(0).to_owned();
+        let wh = hinge.model.coef.dense().row(0).to_owned();
         let (beta_h, _) = dual_by_clarabel(&k2, &y, c, false);
         let byh = &Array1::from(beta_h) * &yv;
         assert!(rel_diff(1.0 / byh.dot(&k2.dot(&byh)), 1.0 / wh.dot(&wh)) < 1e-5, "C={c}");
@@ -393,7 +393,7 @@ fn squared_hinge_solver_reaches_the_dual_optimum_with_intercept_and_multiclass()
     let labels: Vec<i64> = (0..90).map(|i| (i % 3) as i64 * 10).collect();
     let data = Dataset::dense(x, labels);
     let fit = SquaredHingeSvmParams::default().fit(&data).unwrap();
-    assert_eq!(fit.model.coef.dim(), (3, 5));
+    assert_eq!(fit.model.coef.dense().dim(), (3, 5));
     assert_eq!(fit.model.classes, vec![0, 10, 20]);
     for r in &fit.reports {
         assert!(r.converged() && r.gradient_norm <= 1e-10 * r.initial_gradient_norm.unwrap(), "{r:?}");

@@ -18,7 +18,7 @@ fn hinge(lambda: f64) -> LinearSvmParams {
 }
 
 fn theta(fit: &usvm::LinearFit) -> Vec<f64> {
-    let mut t = fit.model.coef.row(0).to_vec();
+    let mut t = fit.model.coef.dense().row(0).to_vec();
     t.push(fit.model.intercept[0]);
     t
 }
@@ -246,7 +246,12 @@ fn squared_hinge_equals_the_primal_newton_solution() {
         assert!(a.converged() && b.converged(), "{a:?} {b:?}");
         assert!(common::rel_diff(a.objective, b.objective) <= 1e-12, "{a:?} {b:?}");
         assert!(b.duality_gap.unwrap() <= 1e-8, "{b:?}");
-        assert_close(dual.model.coef.as_slice().unwrap(), newton.model.coef.as_slice().unwrap(), 1e-8, "coef");
+        assert_close(
+            dual.model.coef.dense().as_slice().unwrap(),
+            newton.model.coef.dense().as_slice().unwrap(),
+            1e-8,
+            "coef",
+        );
         // Dual CD alone, to its gap tolerance, against the same optimum.
         let y = common::labels_pm1(&data);
         let lambda = params.lambda(l);

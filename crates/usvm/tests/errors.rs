@@ -193,7 +193,7 @@ fn column_major_features_are_read_in_place_and_predict_as_the_same_rows() {
     let (x, x_c) = (Features::dense(fortran.clone()), Features::dense(fortran.as_standard_layout().to_owned()));
     let (xv, xv_t) = (Features::dense_view(fortran.view()), Features::dense_view(fortran.t()));
     assert!(xv.is_view() && xv_t.is_view(), "a column-major view and its row-major transpose are both borrowed");
-    let linear = LinearModel { classes: vec![0, 1], coef: ndarray::array![[1.0, -1.0]], intercept: vec![0.0] };
+    let linear = LinearModel { classes: vec![0, 1], coef: ndarray::array![[1.0, -1.0]].into(), intercept: vec![0.0] };
     let expected = ndarray::array![[-3.0], [-3.0], [-3.0]];
     for f in [&x, &x_c, &xv] {
         assert_eq!(linear.decision_function(f).unwrap(), expected);

@@ -46,7 +46,9 @@ fn malformed_files_are_errors() {
     let good = serde_json::to_value(ModelFile::from_linear(&model, "gsu", serde_json::Value::Null)).unwrap();
     let variants: Vec<(&str, serde_json::Value)> = vec![
         ("format", serde_json::json!("other")),
-        ("version", serde_json::json!(3)),
+        ("version", serde_json::json!(4)),
+        // `columns` needs version 3, and a strictly increasing list below n_features, one per coefficient.
+        ("columns", serde_json::json!([0, 1])),
         ("n_features", serde_json::json!(3)),
         ("classes", serde_json::json!([1])),
         ("intercept", serde_json::json!([0.0, 1.0])),

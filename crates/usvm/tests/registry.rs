@@ -166,10 +166,10 @@ fn a_thread_count_runs_the_fit_on_its_own_pool() {
 }
 
 /// The coefficients of a linear or BE-SVM model.
-fn hyperplanes(m: &usvm::Model) -> &ndarray::Array2<f64> {
+fn hyperplanes(m: &usvm::Model) -> ndarray::Array2<f64> {
     match m {
-        usvm::Model::Linear(m) => &m.coef,
-        usvm::Model::BasisExpansion(m) => &m.linear.coef,
+        usvm::Model::Linear(m) => m.coef.dense().into_owned(),
+        usvm::Model::BasisExpansion(m) => m.linear.coef.dense().into_owned(),
         _ => panic!("not a linear model"),
     }
 }

@@ -15,7 +15,7 @@ fn params(method: LinearMethod, lambda: f64) -> LinearSvmParams {
 }
 
 fn theta(fit: &usvm::LinearFit) -> Vec<f64> {
-    let mut t = fit.model.coef.row(0).to_vec();
+    let mut t = fit.model.coef.dense().row(0).to_vec();
     t.push(fit.model.intercept[0]);
     t
 }
@@ -161,7 +161,7 @@ fn same_seed_same_bits() {
         {
             let p = LinearSvmParams { solver, ..params(method.clone(), 0.03) };
             let (a, b) = (p.fit(&data).unwrap(), p.fit(&data).unwrap());
-            assert_eq!(a.model.coef.as_slice().unwrap(), b.model.coef.as_slice().unwrap());
+            assert_eq!(a.model.coef.dense().as_slice().unwrap(), b.model.coef.dense().as_slice().unwrap());
             assert_eq!(a.model.intercept, b.model.intercept);
         }
     }
@@ -283,7 +283,7 @@ fn multiclass_one_vs_rest() {
     let data = Dataset::dense(x, labels.clone());
     let fit = params(LinearMethod::Hinge, 0.01).fit(&data).unwrap();
     assert_eq!(fit.model.classes, vec![0, 10, 20]);
-    assert_eq!(fit.model.coef.nrows(), 3);
+    assert_eq!(fit.model.coef.dense().nrows(), 3);
     assert_eq!(fit.reports.len(), 3);
     let predicted = fit.model.predict(&data.features).unwrap();
     let correct = predicted.iter().zip(&labels).filter(|(a, b)| a == b).count();

@@ -6,6 +6,7 @@ mod common;
 
 use rand_distr::{Distribution, Uniform};
 use usvm::loss::ExpectedHinge;
+use usvm::model::{Coefficients, ModelFile};
 use usvm::objective::{Objective, Problem};
 use usvm::solver::exact::ExactSettings;
 use usvm::solver::hinge_polish;
@@ -56,7 +57,7 @@ fn max_rel(a: &[f64], b: &[f64]) -> f64 {
 }
 
 fn theta(fit: &usvm::LinearFit) -> Vec<f64> {
-    let mut t = fit.model.coef.row(0).to_vec();
+    let mut t = fit.model.coef.dense().row(0).to_vec();
     t.push(fit.model.intercept[0]);
     t
 }
@@ -171,14 +172,23 @@ fn unused_columns_get_exactly_zero_weight_even_from_a_warm_start() {
     ] {
         let params = LinearSvmParams { method, lambda: 1e-3, fit_intercept, ..Default::default() };
         let fit = params.fit(&data).unwrap();
-        let mut start = fit.model.clone();
-        start.coef.iter_mut().for_each(|c| *c += 0.5);
-        let warm = params.fit_from(&data, Some(&start)).unwrap();
-        for model in [&fit.model, &warm.model] {
-            let row = model.coef.row(0);
-            assert!((0..4000).filter(|&j| !used[j]).all(|j| row[j] == 0.0));
+        // The model stores the used columns only.
+        let support: Vec<u32> = fit.model.coef.support().expect("a wide sparse fit stores its support").collect();
+        assert_eq!(support, (0..4000).filter(|&j| used[j as usize]).collect::<Vec<u32>>());
+        // Warm starts: dense, non-zero on the unused columns; and on the same support.
+        let mut dense_start = fit.model.clone();
+        dense_start.coef = (fit.model.coef.dense().into_owned() + 0.5).into();
+        let mut support_start = fit.model.clone();
+        support_start.coef =
+            Coefficients::from_column_list(fit.model.coef.stored().to_owned() + 0.5, &support, 4000).unwrap();
+        for start in [dense_start, support_start] {
+            let warm = params.fit_from(&data, Some(&start)).unwrap();
+            for model in [&fit.model, &warm.model] {
+                let row = model.coef.dense().row(0).to_vec();
+                assert!((0..4000).filter(|&j| !used[j]).all(|j| row[j] == 0.0));
+            }
+            assert!(common::rel_diff(fit.reports[0].objective, warm.reports[0].objective) <= 1e-9);
         }
-        assert!(common::rel_diff(fit.reports[0].objective, warm.reports[0].objective) <= 1e-9);
     }
 }
 
@@ -244,9 +254,53 @@ fn rows_without_entries_fit_to_the_bias_alone() {
     };
     for method in [LinearMethod::Hinge, LinearMethod::Gsu] {
         let fit = LinearSvmParams { method, lambda: 1e-2, ..Default::default() }.fit(&data).unwrap();
-        assert!(fit.model.coef.iter().all(|&c| c == 0.0));
+        assert!(fit.model.coef.dense().iter().all(|&c| c == 0.0));
         // Three positives, six negatives: the hinge's minimiser over b is b = -1 (loss 2/3).
         assert!((fit.model.intercept[0] + 1.0).abs() <= 1e-6, "b = {}", fit.model.intercept[0]);
         assert!(common::rel_diff(fit.reports[0].objective, 2.0 / 3.0) <= 1e-6, "{:?}", fit.reports[0]);
+    }
+}
+
+#[test]
+fn a_model_on_its_used_columns_round_trips_and_predicts_like_its_full_matrix() {
+    let mut data = wide_sparse(7, 150, 5000, 4);
+    data.labels = (0..150).map(|i| (i % 3) as i64).collect::<Vec<_>>().into();
+    for method in [LinearMethod::Hinge, LinearMethod::Gsu] {
+        let model = LinearSvmParams { method, lambda: 1e-2, ..Default::default() }.fit(&data).unwrap().model;
+        assert!(model.coef.support().is_some() && model.coef.n_outputs() == 3);
+        let full = usvm::LinearModel { coef: model.coef.dense().into_owned().into(), ..model.clone() };
+        assert_eq!(model.decision_function(&data.features).unwrap(), full.decision_function(&data.features).unwrap());
+        let dense_x = Features::dense(data.features.to_dense());
+        assert!(
+            (&model.decision_function(&dense_x).unwrap() - &full.decision_function(&data.features).unwrap())
+                .iter()
+                .all(|d| d.abs() <= 1e-12)
+        );
+        let file = ModelFile::from_linear(&model, "hinge", serde_json::Value::Null);
+        let text = file.to_json();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(json["version"], 3);
+        assert_eq!(json["columns"].as_array().unwrap().len(), model.coef.stored().ncols());
+        assert_eq!(ModelFile::from_json(&text).unwrap().to_linear().unwrap(), model);
+        // Malformed lists of columns are errors, not panics.
+        let columns = json["columns"].as_array().unwrap().clone();
+        let last = columns.len() - 1;
+        let mut swapped = columns.clone();
+        swapped.swap(0, 1);
+        let mut beyond = columns.clone();
+        beyond[last] = serde_json::json!(5000);
+        for (what, value) in [
+            ("swapped", serde_json::Value::Array(swapped)),
+            ("beyond n_features", serde_json::Value::Array(beyond)),
+            ("one short", serde_json::Value::Array(columns[..last].to_vec())),
+        ] {
+            let mut bad = json.clone();
+            bad["columns"] = value;
+            let err = ModelFile::from_json(&bad.to_string()).and_then(|f| f.to_linear()).unwrap_err();
+            assert!(matches!(err, usvm::Error::Format(_)), "{what}: {err}");
+        }
+        let mut old = json.clone();
+        old["version"] = serde_json::json!(2);
+        assert!(ModelFile::from_json(&old.to_string()).and_then(|f| f.to_linear()).is_err());
     }
 }

@@ -328,8 +328,8 @@ fn lbfgs_and_newton_reach_the_same_optimum_of_the_expected_loss() {
         assert!(common::rel_diff(ra.objective, rb.objective) < 1e-10, "{} vs {}", ra.objective, rb.objective);
         assert!(ra.objective_trace.windows(2).all(|w| w[1] < w[0]));
     }
-    let diff = (&a.model.coef - &b.model.coef).iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let size = a.model.coef.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let diff = (&*a.model.coef.dense() - &*b.model.coef.dense()).iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let size = a.model.coef.dense().iter().fold(0.0f64, |m, v| m.max(v.abs()));
     assert!(diff < 1e-5 * size, "coefficients differ by {diff} (size {size})");
     let intercepts: f64 = a.model.intercept.iter().zip(&b.model.intercept).map(|(x, y)| (x - y).abs()).sum();
     assert!(intercepts < 1e-5);

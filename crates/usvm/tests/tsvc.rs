@@ -14,7 +14,7 @@ use usvm::{Candidate, Dataset, Error, Features, LinearMethod, LinearSvmParams, M
 
 fn linear(fit: &usvm::svm::TsvcFit) -> (Vec<f64>, f64) {
     match &fit.model {
-        Model::Linear(m) => (m.coef.row(0).to_vec(), m.intercept[0]),
+        Model::Linear(m) => (m.coef.dense().row(0).to_vec(), m.intercept[0]),
         _ => panic!("expected a linear model"),
     }
 }
@@ -171,7 +171,7 @@ fn zero_delta_reproduces_the_hinge_svm() {
     let hinge = LinearSvmParams { method: LinearMethod::Hinge, lambda, ..Default::default() }.fit(&data).unwrap();
     let alt = TsvcParams { c, delta: Delta::Uniform(0.0), ..Default::default() }.fit(&data).unwrap();
     let (w, b) = linear(&alt);
-    assert_eq!(w, hinge.model.coef.row(0).to_vec());
+    assert_eq!(w, hinge.model.coef.dense().row(0).to_vec());
     assert_eq!(b, hinge.model.intercept[0]);
     assert!(alt.reports[0].report.converged());
     assert!(common::rel_diff(alt.reports[0].report.objective, hinge.reports[0].objective / lambda) < 1e-12);

@@ -8,7 +8,7 @@ use usvm::{Dataset, LinearMethod, LinearSvmParams};
 fn theta(params: &LinearSvmParams, data: &Dataset) -> Vec<f64> {
     let fit = params.fit(data).unwrap();
     assert!(fit.reports.iter().all(|r| r.converged()), "{:?}: {:?}", params.method, fit.reports);
-    let mut t = fit.model.coef.row(0).to_vec();
+    let mut t = fit.model.coef.dense().row(0).to_vec();
     t.push(fit.model.intercept[0]);
     t
 }

@@ -186,7 +186,7 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
         return np.asarray(self.model_.decision_function(X)).reshape(X.shape[0], -1)
 
     def to_json(self) -> str:
-        """The model file (version 2), as ``usvm train`` writes it, readable by ``usvm predict``: integer
+        """The model file (version 2, or 3 for a model that stores only its used columns), as ``usvm train`` writes it, readable by ``usvm predict``: integer
         class labels as they are, other labels as their indices into ``classes_``."""
         check_is_fitted(self, "model_")
         if np.issubdtype(self.classes_.dtype, np.integer):

@@ -121,7 +121,9 @@ class GSUClassifier(RegistryClassifier):
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        Read-only: a view of the fitted model's own coefficients (``coef_.copy()`` to change them).
+        Read-only: a view of the fitted model's own coefficients (``coef_.copy()`` to change them). A model
+        fitted on wide sparse data stores only the columns some example uses (all others are exactly 0); its
+        full matrix is made on the first read of ``coef_``.
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray of shape (n_classes,)
         The distinct labels of ``y``, sorted.
@@ -291,8 +293,13 @@ class GSUClassifier(RegistryClassifier):
         """
         return self._fit(X, y, X_cov=X_cov, sample_weight=sample_weight)
 
+    @property
+    def coef_(self) -> np.ndarray:
+        # Read from the model on each access (an AttributeError before fit): a model fitted on wide sparse
+        # data stores its used columns only, and its full matrix is made on the first read, not in fit.
+        return self.model_.coef
+
     def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:
-        self.coef_ = self.model_.coef
         self.intercept_ = self.model_.intercept
         self.gradient_norm_ = np.array([r["gradient_norm"] for r in self.reports_], dtype=np.float64)
         self.lam_ = float(self.lam) if self.C is None else 1.0 / (self.C * X.shape[0])

@@ -224,7 +224,7 @@ pub fn read_svmgsu_model(text: &str, source: &str) -> Result<LinearModel, ParseE
     let n = w.len();
     Ok(LinearModel {
         classes: vec![-1, 1],
-        coef: Array2::from_shape_vec((1, n), w).expect("1 × n from n values"),
+        coef: Array2::from_shape_vec((1, n), w).expect("1 × n from n values").into(),
         intercept: vec![b],
     })
 }
@@ -846,7 +846,7 @@ mod tests {
 
         let model = read_svmgsu_model(&String::from_utf8(file("toy.model")).unwrap(), "toy.model").unwrap();
         assert_eq!(model.classes, [-1, 1]);
-        assert_eq!(model.coef, array![[2.5, -1.0, 0.125]]);
+        assert_eq!(*model.coef.dense(), array![[2.5, -1.0, 0.125]]);
         assert_eq!(model.intercept, [0.75]);
         // f(doc_3) = 2.5·(-0.21) - 0.1 + 0.125·(-0.43) + 0.75
         let f = model.decision_function(&d.dataset.features).unwrap();

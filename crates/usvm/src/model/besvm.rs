@@ -51,7 +51,7 @@ impl BeSvmModel {
     /// too). The paper counts `B·(d+1)` for the basis, as for a kernel SVM's `n_sv·(d+1)`.
     pub fn n_parameters(&self) -> usize {
         let basis = self.expansion.basis.n_samples() * self.n_features();
-        let linear = self.linear.coef.len() + self.linear.intercept.len();
+        let linear = self.linear.coef.stored().len() + self.linear.intercept.len();
         let stats: usize = self
             .expansion
             .blocks

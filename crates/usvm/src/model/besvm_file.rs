@@ -54,7 +54,7 @@ impl ModelFile {
     /// The file form of a BE-SVM fitted by `method` with `params`.
     pub fn from_basis_expansion(model: &BeSvmModel, method: &str, params: serde_json::Value) -> Self {
         let e = &model.expansion;
-        let (coef, intercept) = coef_to_file(&model.linear.coef, &model.linear.intercept);
+        let (coef, intercept) = coef_to_file(model.linear.coef.dense().view(), &model.linear.intercept);
         let basis = match &e.basis {
             Features::Dense(a) => SupportVectors::Dense(rows(&a.view())),
             Features::Sparse(m) => SupportVectors::Sparse(m.clone().into_owned()),
@@ -75,6 +75,7 @@ impl ModelFile {
             n_features: e.n_features(),
             classes: model.linear.classes.clone(),
             coef,
+            columns: None,
             intercept,
             params: Some(params),
             seed: None,
@@ -164,6 +165,9 @@ impl ModelFile {
         let expansion =
             BasisExpansion { measures: f.measures.clone(), basis, basis_indices: f.basis_indices.clone(), blocks };
         let (coef, intercept) = self.checked_coef(expansion.n_outputs(), "the width of the basis expansion")?;
-        Ok(BeSvmModel { expansion, linear: LinearModel { classes: self.classes.clone(), coef, intercept } })
+        Ok(BeSvmModel {
+            expansion,
+            linear: LinearModel { classes: self.classes.clone(), coef: coef.into(), intercept },
+        })
     }
 }

@@ -6,6 +6,12 @@
 //! One-vs-rest models (more than two classes) store `coef` as a list of rows and `intercept` as a list,
 //! one per class in `classes` order. Floats are written in shortest round-trip form and parsed exactly.
 //!
+//! A linear model fitted on wide sparse data stores only the columns some training example uses (every
+//! other coefficient is exactly 0, see [`super::Coefficients`]): `"columns": [j, ...]` (strictly
+//! increasing, below `n_features`), and each `coef` row holds one value per listed column. Such files are
+//! version 3; files without `columns` are still written as version 2, so that readers of version 2 read
+//! them.
+//!
 //! Kernel models also carry `"kernel": {"type": "rbf", "gamma": ...}` and
 //! `"support_vectors": {"dense": [[...], ...]}` (or `{"sparse": {"n_cols", "indptr", "indices", "values"}}`);
 //! their `coef` holds one expansion coefficient per support vector.
@@ -13,20 +19,22 @@
 //! Models on an explicit feature map (random Fourier features) carry `"feature_map": {"type": "fourier",
 //! "gamma", "omega": ..., "offset": [...]}`; their `coef` holds one weight per feature-space dimension.
 
-use ndarray::{Array2, ArrayView1};
+use ndarray::{Array2, ArrayView1, ArrayView2};
 use serde::{Deserialize, Serialize};
 
-use super::{KernelModel, LinearModel, MappedModel, Model};
+use super::{Coefficients, KernelModel, LinearModel, MappedModel, Model};
 use crate::data::{CsrMatrix, Features};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 use crate::kernel::feature_map::FeatureMap;
 
 pub const FORMAT: &str = "usvm-model";
-/// The version written.
+/// The version written for models that store every coefficient.
 pub const VERSION: u32 = 2;
+/// The version written for linear models that store their used columns only (`columns`).
+pub const VERSION_WITH_COLUMNS: u32 = 3;
 /// The versions read.
-pub const READABLE_VERSIONS: [u32; 2] = [1, 2];
+pub const READABLE_VERSIONS: [u32; 3] = [1, 2, 3];
 
 /// Platt scaling `P(y = 1 | f) = 1/(1 + exp(a f + b))`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -84,6 +92,10 @@ pub struct ModelFile {
     pub classes: Vec<i64>,
     /// The hyperplanes (or expansion coefficients).
     pub coef: Coef,
+    /// Linear models on wide sparse data (version 3): the columns whose coefficients `coef` holds, in
+    /// increasing order; every other coefficient is 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub columns: Option<Vec<u32>>,
     /// The intercepts.
     pub intercept: Intercept,
     /// The method's parameters (version 2): a `MethodParams` object.
@@ -109,7 +121,7 @@ pub struct ModelFile {
 }
 
 /// `coef` rows and intercepts in file form.
-pub(super) fn coef_to_file(coef: &Array2<f64>, intercept: &[f64]) -> (Coef, Intercept) {
+pub(super) fn coef_to_file(coef: ArrayView2<'_, f64>, intercept: &[f64]) -> (Coef, Intercept) {
     let rows: Vec<Vec<f64>> = coef.rows().into_iter().map(|r| r.to_vec()).collect();
     if rows.len() == 1 {
         (Coef::Binary(rows[0].clone()), Intercept::Binary(intercept[0]))
@@ -121,15 +133,17 @@ pub(super) fn coef_to_file(coef: &Array2<f64>, intercept: &[f64]) -> (Coef, Inte
 impl ModelFile {
     /// The file form of a linear model fitted by `method` with `params`.
     pub fn from_linear(model: &LinearModel, method: &str, params: serde_json::Value) -> Self {
-        let (coef, intercept) = coef_to_file(&model.coef, &model.intercept);
+        let (coef, intercept) = coef_to_file(model.coef.stored(), &model.intercept);
+        let columns: Option<Vec<u32>> = model.coef.support().map(|c| c.collect());
         ModelFile {
             format: FORMAT.into(),
-            version: VERSION,
+            version: if columns.is_some() { VERSION_WITH_COLUMNS } else { VERSION },
             method: method.into(),
             kernel: None,
             n_features: model.n_features(),
             classes: model.classes.clone(),
             coef,
+            columns,
             intercept,
             params: Some(params),
             seed: None,
@@ -143,7 +157,7 @@ impl ModelFile {
 
     /// The file form of a kernel model fitted by `method` with `params`.
     pub fn from_kernel(model: &KernelModel, method: &str, params: serde_json::Value) -> Self {
-        let (coef, intercept) = coef_to_file(&model.coef, &model.intercept);
+        let (coef, intercept) = coef_to_file(model.coef.view(), &model.intercept);
         let support = match &model.support {
             Features::Dense(a) => SupportVectors::Dense((0..a.nrows()).map(|i| a.row(i).to_vec()).collect()),
             Features::Sparse(m) => SupportVectors::Sparse(m.clone().into_owned()),
@@ -156,6 +170,7 @@ impl ModelFile {
             n_features: model.n_features(),
             classes: model.classes.clone(),
             coef,
+            columns: None,
             intercept,
             params: Some(params),
             seed: None,
@@ -204,16 +219,38 @@ impl ModelFile {
         }
     }
 
-    /// Checks format and version, and returns the coefficient rows (each of `width` entries) and intercepts.
+    /// Checks format and version, and returns the coefficient rows (each of `width` entries) and intercepts
+    /// of a model that stores every coefficient (no `columns`).
     pub(super) fn checked_coef(&self, width: usize, width_name: &str) -> Result<(Array2<f64>, Vec<f64>)> {
+        if self.columns.is_some() {
+            return Err(Error::Format("only linear models store \"columns\"".into()));
+        }
+        self.checked_rows(width, width_name)
+    }
+
+    /// The coefficients and intercepts of a linear model, on `columns` if the file lists them.
+    fn linear_coef(&self) -> Result<(Coefficients, Vec<f64>)> {
+        let Some(columns) = &self.columns else {
+            let (coef, intercept) = self.checked_rows(self.n_features, "n_features")?;
+            return Ok((coef.into(), intercept));
+        };
+        let (coef, intercept) = self.checked_rows(columns.len(), "the number of columns")?;
+        Ok((Coefficients::from_column_list(coef, columns, self.n_features)?, intercept))
+    }
+
+    /// [`Self::checked_coef`] without the check that no `columns` are listed.
+    fn checked_rows(&self, width: usize, width_name: &str) -> Result<(Array2<f64>, Vec<f64>)> {
         if self.format != FORMAT {
             return Err(Error::Format(format!("format is {:?}, expected {FORMAT:?}", self.format)));
         }
         if !READABLE_VERSIONS.contains(&self.version) {
             return Err(Error::Format(format!(
-                "version {} is not supported (this release reads 1 and 2)",
+                "version {} is not supported (this release reads {READABLE_VERSIONS:?})",
                 self.version
             )));
+        }
+        if self.columns.is_some() && self.version < VERSION_WITH_COLUMNS {
+            return Err(Error::Format(format!("\"columns\" needs version {VERSION_WITH_COLUMNS}")));
         }
         let (rows, intercept) = match (&self.coef, &self.intercept) {
             (Coef::Binary(w), Intercept::Binary(b)) => (vec![w.clone()], vec![*b]),
@@ -305,7 +342,8 @@ impl ModelFile {
             return Err(Error::Format("malformed feature_map (shapes or values)".into()));
         }
         let (coef, intercept) = self.checked_coef(map.dim(), "the feature map's dimension")?;
-        Ok(MappedModel { map: map.clone(), linear: LinearModel { classes: self.classes.clone(), coef, intercept } })
+        let linear = LinearModel { classes: self.classes.clone(), coef: coef.into(), intercept };
+        Ok(MappedModel { map: map.clone(), linear })
     }
 
     /// The linear model stored in the file, after checking format, version and shapes.
@@ -319,7 +357,7 @@ impl ModelFile {
         if self.basis_expansion.is_some() {
             return Err(Error::Format("this is a BE-SVM model (it has a basis expansion), not a linear one".into()));
         }
-        let (coef, intercept) = self.checked_coef(self.n_features, "n_features")?;
+        let (coef, intercept) = self.linear_coef()?;
         Ok(LinearModel { classes: self.classes.clone(), coef, intercept })
     }
 

@@ -1,6 +1,7 @@
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
+use super::Coefficients;
 use crate::data::Features;
 use crate::error::Result;
 
@@ -12,8 +13,8 @@ use crate::error::Result;
 pub struct LinearModel {
     /// The class labels (sorted).
     pub classes: Vec<i64>,
-    /// `K × n`, `K = 1` for two classes.
-    pub coef: Array2<f64>,
+    /// `K × n`, `K = 1` for two classes; on wide sparse data stored on the used columns only.
+    pub coef: Coefficients,
     /// The intercepts `b_k`.
     pub intercept: Vec<f64>,
 }
@@ -45,16 +46,36 @@ impl LinearModel {
             theta.truncate(n);
             Ok(crate::ovr::Binary { coef: theta, intercept, report })
         })?;
-        Ok((LinearModel { classes: s.classes, coef: s.coef, intercept: s.intercept }, s.reports))
+        Ok((LinearModel { classes: s.classes, coef: s.coef.into(), intercept: s.intercept }, s.reports))
     }
 
     /// `θ = (w_k, b_k)` of hyperplane `k` (`w_k` alone without an intercept): a solver's variables.
     pub(crate) fn theta(&self, k: usize, fit_intercept: bool) -> Vec<f64> {
-        let mut t = self.coef.row(k).to_vec();
+        let mut t = self.coef.dense().row(k).to_vec();
         if fit_intercept {
             t.push(self.intercept[k]);
         }
         t
+    }
+
+    /// [`Self::theta`] on the `used` columns of a restricted fit (all columns without one).
+    pub(crate) fn theta_on(
+        &self,
+        k: usize,
+        fit_intercept: bool,
+        used: Option<&crate::solver::columns::UsedColumns<'_>>,
+    ) -> Vec<f64> {
+        match used {
+            Some(used) if self.coef.has_support(used.columns()) => {
+                let mut t = self.coef.stored().row(k).to_vec();
+                if fit_intercept {
+                    t.push(self.intercept[k]);
+                }
+                t
+            }
+            Some(used) => used.restrict(&self.theta(k, fit_intercept)),
+            None => self.theta(k, fit_intercept),
+        }
     }
 
     /// The hyperplanes of a warm start ([`crate::FitOptions::start`]) if it is a linear model.
@@ -67,19 +88,16 @@ impl LinearModel {
 
     /// The input dimension `n`.
     pub fn n_features(&self) -> usize {
-        self.coef.ncols()
+        self.coef.n_features()
     }
 
     /// `f_k(x_i)` for every example (rows) and hyperplane (columns). Inputs with fewer features than the
     /// model are read as zero-padded (sparse files may omit trailing features); features beyond the
     /// model's have zero coefficients (LIBLINEAR's rule: they do not change `f`).
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
-        let k = self.coef.nrows();
-        let n = x.n_features().min(self.n_features());
-        Ok(Array2::from_shape_fn((x.n_samples(), k), |(i, c)| {
-            let w = self.coef.row(c);
-            x.row_dot_truncated(i, &w.as_slice().expect("standard layout")[..n]) + self.intercept[c]
-        }))
+        let mut f = self.coef.products(x);
+        f.rows_mut().into_iter().for_each(|mut row| row += &ndarray::ArrayView1::from(&self.intercept));
+        Ok(f)
     }
 
     /// The predicted class of every example.

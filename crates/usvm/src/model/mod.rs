@@ -2,15 +2,19 @@
 
 mod besvm;
 mod besvm_file;
+mod coefficients;
 mod file;
 mod kernel;
 mod linear;
 mod mapped;
 
+use std::borrow::Cow;
+
 use ndarray::Array2;
 
 pub use besvm::BeSvmModel;
 pub use besvm_file::{BasisExpansionFile, BlockFile};
+pub use coefficients::Coefficients;
 pub use file::{Coef, Intercept, ModelFile, Platt, SupportVectors};
 pub use kernel::KernelModel;
 pub use linear::LinearModel;
@@ -18,6 +22,7 @@ pub use mapped::MappedModel;
 
 use crate::data::Features;
 use crate::error::Result;
+use crate::linalg::all_finite;
 
 /// Any fitted classifier that a model file can hold.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,29 +61,36 @@ impl Model {
     /// Number of outputs: 1 for a binary model, one per class for one-vs-rest.
     pub fn n_outputs(&self) -> usize {
         match self {
-            Model::Linear(m) => m.coef.nrows(),
+            Model::Linear(m) => m.coef.n_outputs(),
             Model::Kernel(m) => m.coef.nrows(),
-            Model::Mapped(m) => m.linear.coef.nrows(),
-            Model::BasisExpansion(m) => m.linear.coef.nrows(),
+            Model::Mapped(m) => m.linear.coef.n_outputs(),
+            Model::BasisExpansion(m) => m.linear.coef.n_outputs(),
         }
     }
 
     /// The coefficients (one row per output: hyperplanes on the inputs, expansion coefficients over the
-    /// support vectors, or hyperplanes on the mapped features) and the intercepts.
-    pub fn coef_intercept(&self) -> (&Array2<f64>, &[f64]) {
+    /// support vectors, or hyperplanes on the mapped features) and the intercepts. The coefficients are
+    /// borrowed unless a linear model stores only its support ([`Coefficients`]).
+    pub fn coef_intercept(&self) -> (Cow<'_, Array2<f64>>, &[f64]) {
         match self {
-            Model::Linear(m) => (&m.coef, &m.intercept),
-            Model::Kernel(m) => (&m.coef, &m.intercept),
-            Model::Mapped(m) => (&m.linear.coef, &m.linear.intercept),
-            Model::BasisExpansion(m) => (&m.linear.coef, &m.linear.intercept),
+            Model::Linear(m) => (m.coef.dense(), &m.intercept),
+            Model::Kernel(m) => (Cow::Borrowed(&m.coef), &m.intercept),
+            Model::Mapped(m) => (m.linear.coef.dense(), &m.linear.intercept),
+            Model::BasisExpansion(m) => (m.linear.coef.dense(), &m.linear.intercept),
         }
     }
 
     /// Whether every coefficient and intercept is finite.
     pub fn is_finite(&self) -> bool {
-        let (coef, intercept) = self.coef_intercept();
-        let finite = |v: &[f64]| crate::linalg::all_finite(v);
-        coef.as_slice().map_or_else(|| coef.iter().all(|v| v.is_finite()), finite) && finite(intercept)
+        let finite =
+            |coef: &Array2<f64>| coef.as_slice().map_or_else(|| coef.iter().all(|v| v.is_finite()), all_finite);
+        let (coef, intercept) = match self {
+            Model::Linear(m) => (m.coef.is_finite(), &m.intercept),
+            Model::Kernel(m) => (finite(&m.coef), &m.intercept),
+            Model::Mapped(m) => (m.linear.coef.is_finite(), &m.linear.intercept),
+            Model::BasisExpansion(m) => (m.linear.coef.is_finite(), &m.linear.intercept),
+        };
+        coef && all_finite(intercept)
     }
 
     /// `f_k(x)` per row (columns: one output, or one per class).

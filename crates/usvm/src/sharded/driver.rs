@@ -121,7 +121,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
         })
         .collect::<Result<Vec<ovr::Binary<FitReport>>>>()?;
     let s = ovr::stack(whole.classes, n, solved);
-    let model = Model::Linear(LinearModel { classes: s.classes, coef: s.coef, intercept: s.intercept });
+    let model = Model::Linear(LinearModel { classes: s.classes, coef: s.coef.into(), intercept: s.intercept });
     if !model.is_finite() {
         return Err(Error::SolverFailure {
             solver: params.name(),

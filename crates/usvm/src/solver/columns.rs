@@ -8,7 +8,7 @@
 //! The used columns are found with a bitmap of the `n` columns (`n/8` bytes) and renumbered by rank, so the
 //! only `n`-sized work left is writing the full `w` that [`UsedColumns::expand`] returns.
 
-use crate::covariance::Covariances;
+use crate::covariance::{Covariance, Covariances};
 use crate::data::Features;
 use crate::features::ColumnSet;
 use crate::objective::Problem;
@@ -32,11 +32,16 @@ impl<'a> UsedColumns<'a> {
     /// The restriction of `problem`, or `None` when its features are dense, its covariances may touch any
     /// column, or more than half of the columns are used.
     pub(crate) fn of(problem: &Problem<'a>) -> Option<Self> {
-        let Features::Sparse(x) = problem.features else { return None };
+        Self::of_parts(problem.features, problem.covariances)
+    }
+
+    /// [`Self::of`] for the features and covariances of a problem.
+    pub(crate) fn of_parts(features: &'a Features<'a>, covariances: &dyn Covariance) -> Option<Self> {
+        let Features::Sparse(x) = features else { return None };
         let n = x.n_cols;
         let mut used = ColumnSet::new(n);
         x.mark_columns(&mut used);
-        if !problem.covariances.mark_columns(&mut used) {
+        if !covariances.mark_columns(&mut used) {
             return None;
         }
         let count = used.len();
@@ -44,7 +49,7 @@ impl<'a> UsedColumns<'a> {
             return None;
         }
         used.freeze();
-        let covariances = problem.covariances.restrict_columns(&used)?;
+        let covariances = covariances.restrict_columns(&used)?;
         let features = Features::Sparse(x.restrict_columns(&used));
         Some(UsedColumns { used: count, columns: used, n_features: n, features, covariances })
     }
@@ -58,6 +63,16 @@ impl<'a> UsedColumns<'a> {
     pub(crate) fn restrict(&self, theta: &[f64]) -> Vec<f64> {
         let tail = &theta[self.n_features..];
         self.columns.members().map(|j| theta[j as usize]).chain(tail.iter().copied()).collect()
+    }
+
+    /// The used columns (frozen: a member's rank is its position in a restricted `θ`).
+    pub(crate) fn columns(&self) -> &ColumnSet {
+        &self.columns
+    }
+
+    /// The used columns, given up.
+    pub(crate) fn into_columns(self) -> ColumnSet {
+        self.columns
     }
 
     /// The inverse of [`Self::restrict`]: zeros on the dropped columns, written in one sequential pass

@@ -293,8 +293,8 @@ impl KernelIgsuParams {
                 let lp = factor.pivot_block();
                 let KernelFactor { pivots, l, .. } = factor;
                 let (linear, reports) = self.fit_linear(data, l, &variances, monitor)?;
-                let mut coef = Array2::zeros((linear.coef.nrows(), data.n_samples()));
-                for (k, w) in linear.coef.rows().into_iter().enumerate() {
+                let mut coef = Array2::zeros((linear.coef.n_outputs(), data.n_samples()));
+                for (k, w) in linear.coef.dense().rows().into_iter().enumerate() {
                     let a = solve_pivot_block(&lp, w.as_slice().expect("standard layout"));
                     for (&p, v) in pivots.iter().zip(a) {
                         coef[[k, p]] = v;
@@ -307,8 +307,8 @@ impl KernelIgsuParams {
             (Approximation::Nystroem { components, seed }, _) => {
                 let map = Nystroem::fit(self.kernel, &data.features, components, seed)?;
                 let (linear, reports) = self.fit_linear(data, map.transform(&data.features)?, &variances, monitor)?;
-                let mut coef = Array2::zeros((linear.coef.nrows(), map.indices.len()));
-                for (k, w) in linear.coef.rows().into_iter().enumerate() {
+                let mut coef = Array2::zeros((linear.coef.n_outputs(), map.indices.len()));
+                for (k, w) in linear.coef.dense().rows().into_iter().enumerate() {
                     let a = map.landmark_coefficients(w.as_slice().expect("standard layout"));
                     coef.row_mut(k).assign(&ArrayView1::from(&a[..]));
                 }

@@ -22,7 +22,7 @@ use crate::covariance::{Covariances, NoCovariance};
 use crate::data::{Dataset, Features};
 use crate::error::{Result, invalid};
 use crate::loss::{BallHinge, ExpectedHinge, MarginLoss};
-use crate::model::LinearModel;
+use crate::model::{Coefficients, LinearModel};
 use crate::objective::{Objective, Problem};
 use crate::ovr;
 use crate::progress::Monitor;
@@ -227,21 +227,29 @@ impl LinearSvmParams {
         let prepared = self.prepare(data)?;
         let (classes, n) = (data.classes(), data.n_features());
         let start = start.filter(|m| m.classes == classes && m.n_features() == n);
-        let s = ovr::one_vs_rest(classes, n, false, monitor, |k, positive, monitor| {
+        // On wide sparse data the exact solvers see only the used columns, once for every binary problem,
+        // and the model stores only those: every other coefficient is 0 at the optimum (`solver::columns`).
+        let used = match (self.solver, &self.method) {
+            (Solver::Exact(_), LinearMethod::Power { .. }) | (Solver::Sgd(_), _) => None,
+            (Solver::Exact(_), _) => UsedColumns::of_parts(&prepared.features, prepared.covariances.as_dyn()),
+        };
+        let width = used.as_ref().map_or(n, |u| u.columns().len());
+        let s = ovr::one_vs_rest(classes, width, false, monitor, |k, positive, monitor| {
             let y = match &prepared.source {
                 Some(source) => ovr::signs(source.iter().map(|&i| &data.labels[i]), positive),
                 None => ovr::signs(data.labels.iter(), positive),
             };
-            let theta0 = start.map(|m| m.theta(k, self.fit_intercept));
-            let (mut theta, report) = self.fit_binary(&prepared, &y, theta0, monitor)?;
-            let intercept = if self.fit_intercept { theta[n] } else { 0.0 };
-            theta.truncate(n);
+            let theta0 = start.map(|m| m.theta_on(k, self.fit_intercept, used.as_ref()));
+            let (mut theta, report) = self.fit_binary(&prepared, used.as_ref(), &y, theta0, monitor)?;
+            let intercept = if self.fit_intercept { theta[width] } else { 0.0 };
+            theta.truncate(width);
             Ok(ovr::Binary { coef: theta, intercept, report })
         })?;
-        Ok(LinearFit {
-            model: LinearModel { classes: s.classes, coef: s.coef, intercept: s.intercept },
-            reports: s.reports,
-        })
+        let coef = match used {
+            Some(used) => Coefficients::on_columns(s.coef, used.into_columns(), n),
+            None => s.coef.into(),
+        };
+        Ok(LinearFit { model: LinearModel { classes: s.classes, coef, intercept: s.intercept }, reports: s.reports })
     }
 
     fn prepare<'d>(&self, data: &'d Dataset) -> Result<Prepared<'d>> {
@@ -275,9 +283,11 @@ impl LinearSvmParams {
         })
     }
 
+    /// One binary problem, on the `used` columns if given (then `start` and the solution are on those).
     fn fit_binary(
         &self,
         prepared: &Prepared<'_>,
+        used: Option<&UsedColumns<'_>>,
         y: &[f64],
         start: Option<Vec<f64>>,
         monitor: Monitor<'_>,
@@ -287,6 +297,10 @@ impl LinearSvmParams {
             y,
             weights: prepared.weights.as_deref(),
             covariances: prepared.covariances.as_dyn(),
+        };
+        let problem = match used {
+            Some(used) => used.problem(&problem),
+            None => problem,
         };
         let lambda = self.lambda;
         match self.method {

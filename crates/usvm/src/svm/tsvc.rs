@@ -168,7 +168,7 @@ impl TsvcParams {
             };
             Ok(ovr::Binary { coef: w, intercept: b, report })
         })?;
-        let model = LinearModel { classes: s.classes, coef: s.coef, intercept: s.intercept };
+        let model = LinearModel { classes: s.classes, coef: s.coef.into(), intercept: s.intercept };
         Ok(TsvcFit { model: Model::Linear(model), reports: s.reports })
     }
 
