@@ -96,6 +96,10 @@ def run_usvm(exe, data_file, lam, workdir, repeat, gap_tol=None):
         out = (m, r)
     m, r = out
     w = np.array(m["coef"], dtype=float).ravel()
+    if "columns" in m:  # a model that stores its used columns only (model file version 3)
+        full = np.zeros(m["n_features"])
+        full[m["columns"]] = w
+        w = full
     b = float(np.ravel(m["intercept"])[0])
     if m["classes"][1] != 1:  # f > 0 means classes[1]
         w, b = -w, -b

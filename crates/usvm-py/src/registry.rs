@@ -187,7 +187,7 @@ impl PyModel {
     /// The intercepts `b_k`, one per output.
     #[getter]
     fn intercept<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<f64>> {
-        Array1::from(self.model.coef_intercept().1.to_vec()).into_pyarray(py)
+        Array1::from(self.model.intercept().to_vec()).into_pyarray(py)
     }
 
     /// A kernel model's support vectors: a dense (n_SV × d) array, or `(data, indices, indptr, shape)`

@@ -72,11 +72,22 @@ impl Model {
     /// support vectors, or hyperplanes on the mapped features) and the intercepts. The coefficients are
     /// borrowed unless a linear model stores only its support ([`Coefficients`]).
     pub fn coef_intercept(&self) -> (Cow<'_, Array2<f64>>, &[f64]) {
+        let coef = match self {
+            Model::Linear(m) => m.coef.dense(),
+            Model::Kernel(m) => Cow::Borrowed(&m.coef),
+            Model::Mapped(m) => m.linear.coef.dense(),
+            Model::BasisExpansion(m) => m.linear.coef.dense(),
+        };
+        (coef, self.intercept())
+    }
+
+    /// The intercepts, one per output.
+    pub fn intercept(&self) -> &[f64] {
         match self {
-            Model::Linear(m) => (m.coef.dense(), &m.intercept),
-            Model::Kernel(m) => (Cow::Borrowed(&m.coef), &m.intercept),
-            Model::Mapped(m) => (m.linear.coef.dense(), &m.linear.intercept),
-            Model::BasisExpansion(m) => (m.linear.coef.dense(), &m.linear.intercept),
+            Model::Linear(m) => &m.intercept,
+            Model::Kernel(m) => &m.intercept,
+            Model::Mapped(m) => &m.linear.intercept,
+            Model::BasisExpansion(m) => &m.linear.intercept,
         }
     }
 
@@ -84,13 +95,13 @@ impl Model {
     pub fn is_finite(&self) -> bool {
         let finite =
             |coef: &Array2<f64>| coef.as_slice().map_or_else(|| coef.iter().all(|v| v.is_finite()), all_finite);
-        let (coef, intercept) = match self {
-            Model::Linear(m) => (m.coef.is_finite(), &m.intercept),
-            Model::Kernel(m) => (finite(&m.coef), &m.intercept),
-            Model::Mapped(m) => (m.linear.coef.is_finite(), &m.linear.intercept),
-            Model::BasisExpansion(m) => (m.linear.coef.is_finite(), &m.linear.intercept),
+        let coef = match self {
+            Model::Linear(m) => m.coef.is_finite(),
+            Model::Kernel(m) => finite(&m.coef),
+            Model::Mapped(m) => m.linear.coef.is_finite(),
+            Model::BasisExpansion(m) => m.linear.coef.is_finite(),
         };
-        coef && all_finite(intercept)
+        coef && all_finite(self.intercept())
     }
 
     /// `f_k(x)` per row (columns: one output, or one per class).
