@@ -1,6 +1,7 @@
 """The Python API: input forms, covariance forms, errors, GIL, pickling, probabilities."""
 
 import doctest
+import json
 import pickle
 import threading
 import time
@@ -326,6 +327,28 @@ def test_fit_releases_the_gil():
 
 
 # ------------------------------------------------------------------------------------------ pickling
+
+
+def test_a_wide_sparse_fit_stores_its_used_columns_and_coef_is_the_full_matrix():
+    # 300 examples, 3 non-zeros each, 100,000 features: the model stores the ~900 used columns only (model
+    # file version 3, "columns"); coef_ is the full (1, 100000) matrix, zero off those columns.
+    rng = np.random.default_rng(5)
+    n, cols = 100_000, rng.integers(0, 100_000, size=(300, 3))
+    X = sp.csr_matrix((rng.uniform(0.5, 1.0, 900), cols.ravel(), np.arange(0, 901, 3)), shape=(300, n))
+    X.sum_duplicates()
+    y = np.where(X @ rng.standard_normal(n) > 0, 1, -1)
+    clf = GSUClassifier(method="hinge", lam=1e-3).fit(X, y)
+    file = json.loads(clf.to_json())
+    used = np.unique(X.indices)
+    assert file["version"] == 3 and file["columns"] == used.tolist() and len(file["coef"]) == len(used)
+    coef = clf.coef_
+    assert coef.shape == (1, n) and not coef.flags.writeable
+    assert_array_equal(np.flatnonzero(coef[0]), np.intersect1d(np.flatnonzero(coef[0]), used))
+    assert_array_equal(coef[0, used], file["coef"])
+    assert_allclose(X @ coef.ravel() + clf.intercept_[0], clf.decision_function(X), rtol=1e-12, atol=1e-12)
+    again = pickle.loads(pickle.dumps(clf))
+    assert_array_equal(again.coef_, coef)
+    assert_array_equal(again.decision_function(X), clf.decision_function(X))
 
 
 def test_pickle_round_trip(data3):

@@ -327,7 +327,8 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
         return self._copy_fitted(local)
 
     def _copy_fitted(self, local: GSUClassifier) -> GSUClassifier:
-        for name in ("classes_", "model_", "reports_", "coef_", "intercept_", "n_features_in_", "n_iter_"):
+        # (`coef_` is read from `model_`.)
+        for name in ("classes_", "model_", "reports_", "intercept_", "n_features_in_", "n_iter_"):
             setattr(local, name, getattr(self, name))
         local.objective_ = self.objective_.copy()
         local.converged_ = self.converged_.copy()

@@ -305,7 +305,7 @@ class SparkGSUModel(Model, _GSUParams):
         local.classes_ = np.array(self.classes)
         local.model_ = self._model
         local.reports_ = self.reports
-        local.coef_, local.intercept_ = self._model.coef, self._model.intercept
+        local.intercept_ = self._model.intercept  # (`coef_` is read from `model_`)
         local.n_features_in_ = self._model.n_features
         local.n_iter_ = int(max(r["n_iter"] for r in self.reports))
         local.objective_ = np.array(self.objective)
