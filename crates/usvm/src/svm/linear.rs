@@ -331,7 +331,7 @@ impl LinearSvmParams {
     }
 
     /// The expected hinge loss. With zero covariances this is the hinge SVM, solved by
-    /// [`Self::run_plain_hinge`]; otherwise by the configured solver.
+    /// [`Self::plain_hinge`]; otherwise by the configured solver.
     pub(crate) fn run_expected_hinge(
         &self,
         problem: Problem<'_>,
@@ -341,15 +341,16 @@ impl LinearSvmParams {
     ) -> (Vec<f64>, FitReport) {
         match self.solver {
             Solver::Exact(settings) if problem.covariances.is_zero() => {
-                self.run_plain_hinge(problem, lambda, start, &settings, monitor)
+                self.plain_hinge(problem, lambda, &settings, monitor)
             }
             _ => self.run_solver(problem, ExpectedHinge, lambda, start, monitor),
         }
     }
 
     /// The hinge SVM (every `Σ_i = 0`), a piecewise linear-quadratic problem, solved to the relative duality
-    /// gap `settings.gap_tol` (default `10⁻¹⁰`: the optimum to round-off). On wide sparse data the solvers
-    /// work on the used columns only ([`UsedColumns`]). Two routes, by which is fast on the data:
+    /// gap `settings.gap_tol` (default `10⁻¹⁰`: the optimum to round-off). On wide sparse data the problem
+    /// is already on its used columns ([`Self::fit_monitored`], [`UsedColumns`]; the other callers perturb
+    /// the features into dense rows). Two routes, by which is fast on the data:
     ///
     /// - **dual coordinate descent** ([`dual_cd`], LIBLINEAR's `-s 3` with the bias kept unregularised by an
     ///   augmented Lagrangian, and exact finishes by active-set solves on the margin set,
@@ -367,24 +368,6 @@ impl LinearSvmParams {
     /// (with its bias part), which need not be small at a point that is optimal only to within the gap.
     /// `n_iter` counts Newton iterations and epochs (passes over the examples not shrunk). A warm start is
     /// not used.
-    fn run_plain_hinge(
-        &self,
-        problem: Problem<'_>,
-        lambda: f64,
-        _start: Option<Vec<f64>>,
-        settings: &ExactSettings,
-        monitor: Monitor<'_>,
-    ) -> (Vec<f64>, FitReport) {
-        match UsedColumns::of(&problem) {
-            Some(used) => {
-                let (theta, report) = self.plain_hinge(used.problem(&problem), lambda, settings, monitor);
-                (used.expand(&theta), report)
-            }
-            None => self.plain_hinge(problem, lambda, settings, monitor),
-        }
-    }
-
-    /// [`Self::run_plain_hinge`] on the columns given.
     fn plain_hinge(
         &self,
         problem: Problem<'_>,
