@@ -134,13 +134,12 @@ impl Coefficients {
     }
 }
 
-/// The serialised form: the stored values, and the support's columns when only those are stored.
+/// The serialised form: the stored values, and the support's columns when only those are stored (every
+/// field always written, so that formats without field names read it back).
 #[derive(Serialize, Deserialize)]
 struct CoefficientsRepr {
     values: Array2<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     columns: Option<Vec<u32>>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     n_features: Option<usize>,
 }
 

@@ -5,8 +5,9 @@
 //! which, on wide sparse data (millions of features, a few per example), turns each vector operation of
 //! the solver from O(n) into O(used columns).
 //!
-//! The used columns are found with a bitmap of the `n` columns (`n/8` bytes) and renumbered by rank, so the
-//! only `n`-sized work left is writing the full `w` that [`UsedColumns::expand`] returns.
+//! The used columns are found with a bitmap of the `n` columns (`n/8` bytes) and renumbered by rank. The
+//! linear SVMs restrict once per fit and keep the restriction in their model (`model::Coefficients`);
+//! [`crate::solver::exact::solve`], for its other callers, writes the full `w` back ([`UsedColumns::expand`]).
 
 use crate::covariance::{Covariance, Covariances};
 use crate::data::Features;
