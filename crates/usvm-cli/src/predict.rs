@@ -106,9 +106,7 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     let hyperplane = match &model {
         Model::Linear(m) if binary && !matches!(data.covariances, usvm::Covariances::None) => {
             // w over the data's features: zero past the model's, truncated past the data's.
-            let mut w = m.coef.dense().row(0).to_vec();
-            w.resize(data.n_features(), 0.0);
-            Some((m, w))
+            Some((m, m.coef.row_over(0, data.n_features())))
         }
         _ => None,
     };

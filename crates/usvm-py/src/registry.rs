@@ -169,19 +169,29 @@ impl PyModel {
     /// expansion coefficients `α_j y_j` of a kernel model (K × n_SV), the hyperplanes on the mapped
     /// features otherwise (K × D).
     /// A read-only view of the model's own array (no copy: 16 MB for a hyperplane in 2·10⁶ features);
-    /// for a linear model that stores only its used columns, of its full matrix, made on the first read.
+    /// for a linear model that stores only its used columns, of its full matrix, made once, on the first
+    /// read (an error if it does not fit in memory).
     #[getter]
-    fn coef<'py>(slf: Bound<'py, Self>) -> Bound<'py, PyArray2<f64>> {
+    fn coef<'py>(slf: Bound<'py, Self>) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let this = slf.get();
-        let coef = match this.model.coef_intercept().0 {
-            Cow::Borrowed(coef) => coef,
-            Cow::Owned(coef) => this.dense_coef.get_or_init(|| coef),
+        let coef = match (this.dense_coef.get(), &this.model) {
+            (Some(full), _) => full,
+            (None, usvm::Model::Linear(m)) if m.coef.support().is_some() => {
+                let shape = [m.coef.n_outputs(), m.n_features()];
+                usvm::memory::reserve("the full coefficient matrix", "read model.to_json()'s columns", &shape)
+                    .map_err(to_py_err)?;
+                this.dense_coef.get_or_init(|| m.coef.dense().into_owned())
+            }
+            (None, model) => match model.coef_intercept().0 {
+                Cow::Borrowed(coef) => coef,
+                Cow::Owned(coef) => this.dense_coef.get_or_init(|| coef),
+            },
         };
         // SAFETY: the model is frozen (never mutated, so `coef` is never reallocated) and the view holds
         // `slf` as its base, so the model outlives it; the view is made read-only below.
         let view = unsafe { PyArray2::borrow_from_array(coef, slf.clone().into_any()) };
         view.readwrite().make_nonwriteable();
-        view
+        Ok(view)
     }
 
     /// The intercepts `b_k`, one per output.

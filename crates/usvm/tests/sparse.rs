@@ -299,6 +299,11 @@ fn a_model_on_its_used_columns_round_trips_and_predicts_like_its_full_matrix() {
             let err = ModelFile::from_json(&bad.to_string()).and_then(|f| f.to_linear()).unwrap_err();
             assert!(matches!(err, usvm::Error::Format(_)), "{what}: {err}");
         }
+        // A width a file states but does not hold is not allocated for.
+        let mut wide = json.clone();
+        wide["n_features"] = serde_json::json!(1u64 << 40);
+        let err = ModelFile::from_json(&wide.to_string()).and_then(|f| f.to_linear()).unwrap_err();
+        assert!(matches!(err, usvm::Error::Format(_)), "{err}");
         let mut old = json.clone();
         old["version"] = serde_json::json!(2);
         assert!(ModelFile::from_json(&old.to_string()).and_then(|f| f.to_linear()).is_err());

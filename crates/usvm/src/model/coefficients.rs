@@ -47,8 +47,19 @@ impl Coefficients {
     }
 
     /// [`Self::on_columns`] from a list of columns, checked to be strictly increasing and below
-    /// `n_features` (e.g. a model file's `columns`).
+    /// `n_features` (e.g. a model file's `columns`). `n_features` is believed only up to `2³²` (columns are
+    /// 32-bit) and while the column bitmap (`n_features/8` bytes) fits in memory: a file cannot make it
+    /// allocate more than that by stating a large width.
     pub fn from_column_list(values: Array2<f64>, columns: &[u32], n_features: usize) -> Result<Self> {
+        if n_features > 1 << 32 {
+            return Err(Error::Format(format!("n_features = {n_features} is beyond 2^32, the widest sparse model")));
+        }
+        // The bitmap's words and ranks: 12 bytes per 64 columns, reserved as 2 f64 per 64.
+        crate::memory::reserve(
+            "a model's column bitmap",
+            "check the file's n_features",
+            &[2, n_features.div_ceil(64)],
+        )?;
         if let Some(w) = columns.windows(2).find(|w| w[0] >= w[1]) {
             return Err(Error::Format(format!("columns must be strictly increasing, found {} then {}", w[0], w[1])));
         }
@@ -93,6 +104,23 @@ impl Coefficients {
         self.support.as_ref().is_some_and(|s| s.columns == *columns)
     }
 
+    /// Row `k` over `width` columns: truncated, or zero-padded past `n` (the full row for `width = n`).
+    pub fn row_over(&self, k: usize, width: usize) -> Vec<f64> {
+        let row = self.values.row(k);
+        match &self.support {
+            None => (0..width).map(|j| row.get(j).copied().unwrap_or(0.0)).collect(),
+            Some(s) => {
+                let mut out = vec![0.0; width];
+                s.columns
+                    .members()
+                    .zip(row)
+                    .filter(|&(j, _)| (j as usize) < width)
+                    .for_each(|(j, &v)| out[j as usize] = v);
+                out
+            }
+        }
+    }
+
     /// The full `K × n` matrix (borrowed when every column is stored).
     pub fn dense(&self) -> Cow<'_, Array2<f64>> {
         let Some(s) = &self.support else { return Cow::Borrowed(&self.values) };
@@ -111,9 +139,16 @@ impl Coefficients {
     /// `f_k(x_i) - b_k = w_kᵀx_i` for every example (rows) and hyperplane (columns). Inputs with fewer
     /// features than the model are read as zero-padded; features beyond the model's have zero coefficients.
     pub fn products(&self, x: &Features) -> Array2<f64> {
-        let k = self.n_outputs();
-        match (&self.support, x) {
-            (Some(s), Features::Sparse(m)) => Array2::from_shape_fn((x.n_samples(), k), |(i, c)| {
+        let shape = (x.n_samples(), self.n_outputs());
+        let Some(s) = &self.support else {
+            let n = x.n_features().min(self.n_features());
+            return Array2::from_shape_fn(shape, |(i, c)| {
+                x.row_dot_truncated(i, &self.values.row(c).as_slice().expect("standard layout")[..n])
+            });
+        };
+        match x {
+            // A sparse row's coefficients are read by rank.
+            Features::Sparse(m) => Array2::from_shape_fn(shape, |(i, c)| {
                 let (idx, val) = m.row(i);
                 let w = self.values.row(c);
                 idx.iter()
@@ -122,12 +157,13 @@ impl Coefficients {
                     .map(|(&j, &v)| v * w[s.columns.rank(j) as usize])
                     .sum()
             }),
-            _ => {
-                let dense = self.dense();
-                let n = x.n_features().min(self.n_features());
-                Array2::from_shape_fn((x.n_samples(), k), |(i, c)| {
-                    let w = dense.row(c);
-                    x.row_dot_truncated(i, &w.as_slice().expect("standard layout")[..n])
+            // A dense row is read at the support's columns (those within its width).
+            Features::Dense(a) => {
+                let columns: Vec<usize> =
+                    s.columns.members().map(|j| j as usize).take_while(|&j| j < a.ncols()).collect();
+                Array2::from_shape_fn(shape, |(i, c)| {
+                    let (row, w) = (a.row(i), self.values.row(c));
+                    columns.iter().zip(w).map(|(&j, &v)| v * row[j]).sum()
                 })
             }
         }
@@ -186,6 +222,23 @@ mod tests {
         assert_eq!(c.products(&x), array![[0.0, 4.0], [0.0, 0.0], [-2.0, 3.0]]);
         let d = Features::dense(array![[1.0, 2.0, 3.0, 4.0, 5.0]]);
         assert_eq!(c.products(&d), on_dense.products(&d));
+    }
+
+    #[test]
+    fn rows_over_a_width_are_truncated_or_padded() {
+        let c = sparse_model();
+        assert_eq!(c.row_over(0, 3), [0.0, 1.0, 0.0]);
+        assert_eq!(c.row_over(1, 8), [0.0, 0.5, 0.0, 0.0, 3.0, 0.0, 0.0, 0.0]);
+        let d = Coefficients::from(array![[1.0, 2.0]]);
+        assert_eq!(d.row_over(0, 1), [1.0]);
+        assert_eq!(d.row_over(0, 3), [1.0, 2.0, 0.0]);
+    }
+
+    #[test]
+    fn a_stated_width_beyond_the_limits_is_refused_before_allocating() {
+        // (Up to 2^32 the bitmap is checked against the memory available, `memory::reserve`.)
+        let v = array![[1.0]];
+        assert!(matches!(Coefficients::from_column_list(v, &[3], (1 << 32) + 1), Err(Error::Format(_))));
     }
 
     #[test]

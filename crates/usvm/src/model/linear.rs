@@ -51,11 +51,15 @@ impl LinearModel {
 
     /// `θ = (w_k, b_k)` of hyperplane `k` (`w_k` alone without an intercept): a solver's variables.
     pub(crate) fn theta(&self, k: usize, fit_intercept: bool) -> Vec<f64> {
-        let mut t = self.coef.dense().row(k).to_vec();
+        self.with_intercept(self.coef.row_over(k, self.n_features()), k, fit_intercept)
+    }
+
+    /// `w` followed by `b_k` when `fit_intercept`.
+    fn with_intercept(&self, mut w: Vec<f64>, k: usize, fit_intercept: bool) -> Vec<f64> {
         if fit_intercept {
-            t.push(self.intercept[k]);
+            w.push(self.intercept[k]);
         }
-        t
+        w
     }
 
     /// [`Self::theta`] on the `used` columns of a restricted fit (all columns without one).
@@ -67,11 +71,7 @@ impl LinearModel {
     ) -> Vec<f64> {
         match used {
             Some(used) if self.coef.has_support(used.columns()) => {
-                let mut t = self.coef.stored().row(k).to_vec();
-                if fit_intercept {
-                    t.push(self.intercept[k]);
-                }
-                t
+                self.with_intercept(self.coef.stored().row(k).to_vec(), k, fit_intercept)
             }
             Some(used) => used.restrict(&self.theta(k, fit_intercept)),
             None => self.theta(k, fit_intercept),
