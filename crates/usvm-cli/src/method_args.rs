@@ -44,6 +44,17 @@ pub enum SolverKind {
     Newton,
 }
 
+/// The exact solver's route for the plain hinge (Σ = 0).
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RouteKind {
+    /// Chosen from the data; a route that stalls hands over to the other (default)
+    Auto,
+    /// Dual coordinate descent alone (LIBLINEAR -s 3 steps) with exact finishes
+    Dual,
+    /// Newton on the smoothed hinge alone, with exact finishes (unaffected by feature scaling)
+    Primal,
+}
+
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KernelKind {
     /// xᵀz
@@ -116,6 +127,9 @@ pub struct MethodArgs {
     /// exact, plain hinge (Σ = 0): stop at this relative duality gap (J − D)/J, a certified bound (default 1e-10)
     #[arg(long = "gap-tol", value_name = "E", help_heading = "Shared by several methods")]
     pub gap_tol: Option<f64>,
+    /// exact, plain hinge (Σ = 0): the route (default auto; the report's "routes" lists those taken)
+    #[arg(long, value_enum, help_heading = "Shared by several methods")]
+    pub route: Option<RouteKind>,
     /// sgd: number of iterations T
     #[arg(long, value_name = "T", help_heading = "Shared by several methods")]
     pub iterations: Option<usize>,
@@ -249,6 +263,7 @@ impl MethodArgs {
             ("--max-iter", "max_iter", self.max_iter.map(|v| json!(v))),
             ("--sigma-floor", "sigma_floor", self.sigma_floor.map(|v| json!(v))),
             ("--gap-tol", "gap_tol", self.gap_tol.map(|v| json!(v))),
+            ("--route", "route", self.route.map(|r| if r == RouteKind::Auto { Value::Null } else { name(&r) })),
             ("--iterations", "iterations", self.iterations.map(|v| json!(v))),
             ("--batch", "batch", self.batch.map(|v| json!(v))),
             ("--gamma", "gamma", self.gamma.map(|v| json!(v))),

@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 use usvm::calibration::fit_platt;
 use usvm::model_selection::cross_val_decision_with;
+use usvm::report::Route;
 use usvm::{Dataset, Fit, FitOptions, FitReport, MethodParams, Model, ModelFile, Termination};
 
 use crate::input::{CovType, Input, InputArgs, check_two_classes, convert_covariances, read_per_example, read_weights};
@@ -149,6 +150,9 @@ struct Report {
     /// The largest relative duality gap `(J - D)/J` of the binary problems, when every one has a certificate.
     #[serde(skip_serializing_if = "Option::is_none")]
     duality_gap: Option<f64>,
+    /// The plain hinge's solver routes, in order (of the binary problem; per class for one-vs-rest).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    routes: Vec<Route>,
     train_seconds: f64,
     n_samples: usize,
     n_features: usize,
@@ -166,6 +170,8 @@ struct ClassReport {
     gradient_norm: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     duality_gap: Option<f64>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    routes: Vec<Route>,
 }
 
 /// A spinner with elapsed time on standard error, drawn only on a terminal (never when `quiet`) once the
@@ -300,10 +306,21 @@ fn iteration_message(method: &str, i: &usvm::progress::Iteration) -> String {
 }
 
 /// A note on standard error for every binary problem whose solver did not converge (with the solution
-/// taken where the method compared two, as TSVC's cone form does).
+/// taken where the method compared two, as TSVC's cone form does), and for every one whose solver handed
+/// over from a stalled route to another (the plain hinge's routes).
 pub fn warn_unless_converged(params: &MethodParams, reports: &[FitReport]) {
+    let which = |k: usize| if reports.len() > 1 { format!(" (binary problem {k})") } else { String::new() };
+    for (k, r) in reports.iter().enumerate().filter(|(_, r)| r.routes.len() > 1) {
+        let routes: Vec<String> = r.routes.iter().map(Route::to_string).collect();
+        eprintln!(
+            "note: {}{}: a stalled solver route handed over to the next (routes: {})",
+            params.name(),
+            which(k),
+            routes.join(" → ")
+        );
+    }
     for (k, r) in reports.iter().enumerate().filter(|(_, r)| !r.converged()) {
-        let which = if reports.len() > 1 { format!(" (binary problem {k})") } else { String::new() };
+        let which = which(k);
         let taken = r.fallback.map(|f| format!("; {f}")).unwrap_or_default();
         eprintln!(
             "warning: {}{which}: the solver {} after {} iterations{taken}",
@@ -327,6 +344,7 @@ fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f6
                 termination: r.termination,
                 gradient_norm: r.gradient_norm,
                 duality_gap: r.duality_gap,
+                routes: r.routes.clone(),
             })
             .collect()
     });
@@ -338,6 +356,7 @@ fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f6
         termination: usvm::report::overall(reports),
         gradient_norm: reports.iter().map(|r| r.gradient_norm).fold(0.0, f64::max),
         duality_gap: reports.iter().map(|r| r.duality_gap).try_fold(0.0, |m, g| g.map(|g| f64::max(m, g))),
+        routes: if reports.len() == 1 { reports[0].routes.clone() } else { Vec::new() },
         train_seconds: seconds,
         n_samples: data.n_samples(),
         n_features: data.n_features(),

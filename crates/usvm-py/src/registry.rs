@@ -34,6 +34,19 @@ pub(crate) fn to_py_err(e: usvm::Error) -> PyErr {
     }
 }
 
+/// Runs `f`, turning a panic of the core (a bug: the core panics only on broken invariants) into a
+/// `UsvmError` that `except Exception` catches, instead of PyO3's `PanicException`, which it does not.
+pub(crate) fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "(no message)".to_string());
+        UsvmError::new_err(format!("internal error in the usvm core (please report it): {what}"))
+    })
+}
+
 /// What `fit` returns: the model, one report per binary problem, the support vectors' training indices.
 type FitResult<'py> = (PyModel, Vec<Bound<'py, PyDict>>, Option<Bound<'py, PyArray1<i64>>>);
 
@@ -322,17 +335,19 @@ fn fit<'py>(
     let observer = callback.filter(|c| !c.is_none()).map(|c| PyObserver::new(c.unbind()));
     let options =
         FitOptions { seed, threads, observer: observer.as_ref().map(|o| o as &dyn usvm::progress::Observer), start };
-    let fit = py.detach(|| -> usvm::Result<_> {
-        let mut dataset = views.to_dataset(labels_of(&labels))?;
-        if let Some(s) = &star_views {
-            dataset.privileged = Some(s.to_dataset(Vec::new())?.features);
-        }
-        usvm::fit(&params, &dataset, &options)
+    let fit = py.detach(|| {
+        guarded(|| -> usvm::Result<_> {
+            let mut dataset = views.to_dataset(labels_of(&labels))?;
+            if let Some(s) = &star_views {
+                dataset.privileged = Some(s.to_dataset(Vec::new())?.features);
+            }
+            usvm::fit(&params, &dataset, &options)
+        })
     });
     if let Some(e) = observer.and_then(PyObserver::into_error) {
         return Err(e);
     }
-    let fit = fit.map_err(to_py_err)?;
+    let fit = fit?.map_err(to_py_err)?;
     let reports = fit.reports.iter().map(|r| report_dict(py, r)).collect::<PyResult<Vec<_>>>()?;
     let model = PyModel::fitted(fit.model, &params, Some(seed));
     let support = fit.support.map(|s| Array1::from(s.iter().map(|&i| i as i64).collect::<Vec<_>>()).into_pyarray(py));
@@ -340,7 +355,8 @@ fn fit<'py>(
 }
 
 /// A report as a dict: `objective`, `n_iter`, `termination`, `converged`, `gradient_norm`,
-/// `initial_gradient_norm`, `duality_gap`, `objective_trace`, `rounds`, `norm_bound`, and `fallback` (TSVC's
+/// `initial_gradient_norm`, `duality_gap`, `objective_trace`, `rounds`, `norm_bound`, `routes` (the plain
+/// hinge's solver routes, in order; else empty) and `fallback` (TSVC's
 /// cone form: `{"taken": "relaxation" | "alternating", "relaxation_objective", "alternating_objective"}`, else
 /// None).
 pub(crate) fn report_dict<'py>(py: Python<'py>, r: &usvm::FitReport) -> PyResult<Bound<'py, PyDict>> {
@@ -367,6 +383,7 @@ pub(crate) fn report_dict<'py>(py: Python<'py>, r: &usvm::FitReport) -> PyResult
         })
         .transpose()?;
     d.set_item("fallback", fallback)?;
+    d.set_item("routes", r.routes.iter().map(|route| route.to_string()).collect::<Vec<_>>())?;
     Ok(d)
 }
 
@@ -383,6 +400,12 @@ fn uses_privileged(method: &str) -> PyResult<bool> {
     Ok(MethodParams::default_for(method).map_err(to_py_err)?.uses_privileged())
 }
 
+/// Panics inside [`guarded`], for the test that a core panic reaches Python as a `UsvmError`.
+#[pyfunction]
+fn _panic_inside_guard(message: &str) -> PyResult<()> {
+    guarded(|| panic!("{message}"))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add("UsvmError", py.get_type::<UsvmError>())?;
@@ -393,6 +416,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("METHODS", usvm::params::METHODS.iter().map(|(n, _)| *n).collect::<Vec<_>>())?;
     m.add_class::<PyModel>()?;
     m.add_function(wrap_pyfunction!(fit, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;
     m.add_function(wrap_pyfunction!(default_params, m)?)?;
     m.add_function(wrap_pyfunction!(uses_privileged, m)?)?;
     Ok(())

@@ -29,6 +29,23 @@ pub enum Error {
         /// The value.
         value: f64,
     },
+    /// A finite value too large in magnitude for the solvers: its square, or sums of a few such, overflow.
+    #[error(
+        "{what}: value {value:e} in example {index}, column {feature} (both counted from 0) is beyond ±{limit:e}, \
+         where squares and sums overflow: rescale that column (e.g. standardise it, or change its units)"
+    )]
+    OutOfRange {
+        /// Which input.
+        what: &'static str,
+        /// The example (row, from 0).
+        index: usize,
+        /// The feature (column, from 0).
+        feature: usize,
+        /// The value.
+        value: f64,
+        /// The largest magnitude accepted.
+        limit: f64,
+    },
     /// A negative variance.
     #[error("negative variance {value} in covariance of example {index}")]
     NegativeVariance {

@@ -153,6 +153,11 @@ impl<'a> CsrMatrix<'a> {
         if crate::linalg::all_finite(&self.values) && in_range {
             return Ok(());
         }
+        self.find_fault(what)
+    }
+
+    /// The first out-of-range column or non-finite value, as an error.
+    fn find_fault(&self, what: &'static str) -> Result<()> {
         for i in 0..self.n_rows() {
             let (idx, val) = self.row(i);
             for (&j, &v) in idx.iter().zip(val) {
@@ -167,6 +172,11 @@ impl<'a> CsrMatrix<'a> {
         Ok(())
     }
 }
+
+/// The largest feature magnitude a fit accepts: squares and sums of squares of larger values overflow
+/// (`(10¹⁶⁰)² = ∞`), and near it the solvers' curvatures lose all precision. Beyond it the data are refused
+/// with [`Error::OutOfRange`], naming the feature to rescale.
+pub const MAX_MAGNITUDE: f64 = 1e100;
 
 /// A set of columns `j < n` as a bitmap (`n/8` bytes), with each word's rank (the number of members in the
 /// words before it) once [`Self::freeze`] has run: the members numbered in increasing order, `j ↦ rank(j)`,
@@ -502,6 +512,20 @@ impl<'a> Features<'a> {
         }
     }
 
+    /// `max_i |x_ij|` for every column `j`, in one pass over the stored entries.
+    pub fn column_max_abs(&self) -> Vec<f64> {
+        let mut out = vec![0.0f64; self.n_features()];
+        match self {
+            Features::Dense(a) => (0..a.nrows()).for_each(|i| {
+                out.iter_mut().zip(a.row(i)).for_each(|(m, v)| *m = m.max(v.abs()));
+            }),
+            Features::Sparse(m) => {
+                m.indices.iter().zip(m.values.iter()).for_each(|(&j, v)| out[j as usize] = out[j as usize].max(v.abs()))
+            }
+        }
+        out
+    }
+
     /// Stored entries of row `i` (`n_features` for dense rows).
     #[inline]
     pub fn row_entries(&self, i: usize) -> usize {
@@ -658,21 +682,41 @@ impl<'a> Features<'a> {
         self.validate_as("features")
     }
 
-    /// [`Features::validate`] naming the matrix `what` in errors.
+    /// [`Features::validate`] naming the matrix `what` in errors: the structure, finite values, and no
+    /// magnitude beyond [`MAX_MAGNITUDE`] (an [`Error::OutOfRange`] that names the feature to rescale).
     pub(crate) fn validate_as(&self, what: &'static str) -> Result<()> {
-        match self {
-            Features::Dense(a) => {
-                if crate::linalg::all_finite(&a.values) {
-                    return Ok(());
-                }
-                for (i, row) in (0..a.nrows()).map(|i| a.row(i)).enumerate() {
-                    if let Some(&v) = row.iter().find(|v| !v.is_finite()) {
-                        return Err(Error::NonFinite { what, index: i, value: v });
-                    }
-                }
-                Ok(())
+        let values: &[f64] = match self {
+            Features::Dense(a) => &a.values,
+            Features::Sparse(m) => {
+                m.validate(what)?;
+                &m.values
             }
-            Features::Sparse(m) => m.validate(what),
+        };
+        if crate::linalg::all_within(values, MAX_MAGNITUDE) {
+            return Ok(());
+        }
+        for i in 0..self.n_samples() {
+            let mut fault = Ok(());
+            self.for_each_in_row(i, |j, v| {
+                if fault.is_ok() && !v.is_finite() {
+                    fault = Err(Error::NonFinite { what, index: i, value: v });
+                } else if fault.is_ok() && v.abs() > MAX_MAGNITUDE {
+                    fault = Err(Error::OutOfRange { what, index: i, feature: j, value: v, limit: MAX_MAGNITUDE });
+                }
+            });
+            fault?;
+        }
+        Ok(())
+    }
+
+    /// Calls `f(j, x_ij)` for the stored entries of row `i`.
+    fn for_each_in_row(&self, i: usize, mut f: impl FnMut(usize, f64)) {
+        match self {
+            Features::Dense(a) => a.row(i).iter().enumerate().for_each(|(j, &v)| f(j, v)),
+            Features::Sparse(m) => {
+                let (idx, val) = m.row(i);
+                idx.iter().zip(val).for_each(|(&j, &v)| f(j as usize, v));
+            }
         }
     }
 }

@@ -92,6 +92,33 @@ pub struct FitReport {
     /// compared (the relaxation's and the alternating rounds') and which it returned; `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<Fallback>,
+    /// The plain hinge: the routes the exact solver took, in order (a route that stalled hands its iterate
+    /// to the next); empty for every other solver.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub routes: Vec<Route>,
+}
+
+/// A route of the exact solver for the plain hinge (every `Σ_i = 0`, `solver::exact`'s `route`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Route {
+    /// Dual coordinate descent (LIBLINEAR `-s 3` steps) with exact finishes on the margin set.
+    Dual,
+    /// Newton on the smoothed hinge in the primal, stage by stage, with exact finishes on the margin set:
+    /// affine invariant, so ill-scaled columns cost it nothing.
+    Primal,
+    /// The smoothing continuation of the GSU solver, the last resort when neither route certifies.
+    Smoothing,
+}
+
+impl std::fmt::Display for Route {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Route::Dual => "dual",
+            Route::Primal => "primal",
+            Route::Smoothing => "smoothing",
+        })
+    }
 }
 
 /// A solution of TSVC's eq. 7.

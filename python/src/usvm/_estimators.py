@@ -83,6 +83,11 @@ class GSUClassifier(RegistryClassifier):
         The exact solver on zero covariances (the plain hinge): stop at this relative duality gap
         ``(J - D)/J``, a certified bound (``J ≤ J*/(1 - gap_tol)``); each entry of ``reports_`` has
         its ``"duality_gap"``.
+    route : {None, "dual", "primal"}, default=None
+        The exact solver on zero covariances (the plain hinge): ``"dual"`` coordinate descent or
+        ``"primal"`` Newton on the smoothed hinge (unaffected by feature scaling), each with exact
+        finishes, taken alone; ``None`` chooses from the data and hands a stalled route's iterate to the
+        other. Each entry of ``reports_`` lists its ``"routes"``.
     iterations : int, default=1000
         SGD iterations ``T``.
     batch : int, default=100
@@ -185,6 +190,7 @@ class GSUClassifier(RegistryClassifier):
         tol: float = 1e-6,
         max_iter: int = 1000,
         gap_tol: float = 1e-10,
+        route: str | None = None,
         iterations: int = 1000,
         batch: int = 100,
         samples: int = 10,
@@ -206,6 +212,7 @@ class GSUClassifier(RegistryClassifier):
         self.tol = tol
         self.max_iter = max_iter
         self.gap_tol = gap_tol
+        self.route = route
         self.iterations = iterations
         self.batch = batch
         self.samples = samples
@@ -228,6 +235,8 @@ class GSUClassifier(RegistryClassifier):
             raise ValueError(f"gap_tol must be in (0, 1); got {self.gap_tol!r}")
         for name in ("max_iter", "iterations", "batch", "samples", "max_rounds"):
             positive_int(name, getattr(self, name))
+        if self.route not in (None, "dual", "primal"):
+            raise ValueError(f"route must be None, 'dual' or 'primal'; got {self.route!r}")
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS}; got {self.method!r}")
         if self.solver not in _SOLVERS:
@@ -251,6 +260,7 @@ class GSUClassifier(RegistryClassifier):
                 "tol": float(self.tol),
                 "max_iter": int(self.max_iter),
                 "gap_tol": float(self.gap_tol),
+                "route": self.route,
             }
         else:
             solver = {"name": "sgd", "iterations": int(self.iterations), "batch": int(self.batch)}

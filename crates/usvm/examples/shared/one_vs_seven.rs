@@ -12,7 +12,7 @@ use usvm::{Dataset, LinearMethod, LinearSvmParams, Solver};
 /// one): rank-1/2 covariances leave many margins nearly deterministic, where the default continuation down
 /// to 1e-8 costs many Newton steps without changing any prediction here.
 pub const CV_SOLVER: Solver =
-    Solver::Exact(ExactSettings { tol: 1e-4, max_iter: 1000, sigma_floor: 1e-6, gap_tol: 1e-10 });
+    Solver::Exact(ExactSettings { tol: 1e-4, max_iter: 1000, sigma_floor: 1e-6, gap_tol: 1e-10, route: None });
 
 /// `per_class` random training examples of each class (labels ±1; seeded), the rest as test set.
 pub fn split(labels: &[i64], per_class: usize, seed: u64) -> (Vec<usize>, Vec<usize>) {

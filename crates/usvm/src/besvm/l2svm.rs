@@ -192,6 +192,7 @@ impl SquaredHingeSvmParams {
             rounds: 0,
             norm_bound: None,
             fallback: None,
+            routes: Vec::new(),
         };
         (result.x, report)
     }

@@ -87,6 +87,7 @@ pub(crate) fn fit_svm(params: &KernelSvmParams, data: &Dataset, monitor: Monitor
             rounds: 0,
             norm_bound: None,
             fallback: None,
+            routes: Vec::new(),
         })
         .collect();
     Ok(Fit { model: Model::Kernel(fit.model), reports, support: Some(fit.support) })

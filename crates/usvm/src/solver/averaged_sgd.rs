@@ -96,6 +96,7 @@ pub fn solve<L: MarginLoss>(
         rounds: 0,
         norm_bound: None,
         fallback: None,
+        routes: Vec::new(),
     };
     (average, report)
 }

@@ -18,8 +18,7 @@ use crate::data::norm2;
 use crate::loss::MarginLoss;
 use crate::objective::{Curvature, Objective};
 use crate::progress::Monitor;
-use crate::report::FitReport;
-use crate::report::Termination;
+use crate::report::{FitReport, Route, Termination};
 
 /// Settings of the exact solver.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -34,11 +33,14 @@ pub struct ExactSettings {
     /// The plain hinge (every `Σ_i = 0`) only: stop at this relative duality gap `(J - D)/J`, a certified
     /// bound on the distance to the optimum (the default, `10⁻¹⁰`, is the optimum to round-off).
     pub gap_tol: f64,
+    /// The plain hinge only: the route to take alone (`None`, the default: chosen from the data, and a
+    /// route that stalls hands its iterate to the other; see `svm::linear`'s plain hinge).
+    pub route: Option<Route>,
 }
 
 impl Default for ExactSettings {
     fn default() -> Self {
-        ExactSettings { tol: 1e-6, max_iter: 1000, sigma_floor: 1e-8, gap_tol: 1e-10 }
+        ExactSettings { tol: 1e-6, max_iter: 1000, sigma_floor: 1e-8, gap_tol: 1e-10, route: None }
     }
 }
 
@@ -198,6 +200,7 @@ pub(crate) fn continuation<C: Continuation>(
                 rounds: 0,
                 norm_bound: None,
                 fallback: None,
+                routes: Vec::new(),
             };
             return (x, report);
         }

@@ -1,18 +1,23 @@
-//! The plain hinge SVM (every `Σ_i = 0`) in the primal, certified by a duality gap: for many more examples
-//! than features, where dual coordinate descent crawls on a rank-deficient free set (`n ≪ ℓ`, large `C`).
+//! The plain hinge SVM (every `Σ_i = 0`) in the primal, certified by a duality gap: the route for many
+//! more examples than features, where dual coordinate descent crawls on a rank-deficient free set
+//! (`n ≪ ℓ`, large `C`), and for ill-scaled columns, where it crawls on an ill-conditioned Gram matrix.
 //!
 //! Newton's method ([`newton`]) minimises the Gaussian-smoothed hinge `E max(0, d + σz) = dΦ(d/σ) + σφ(d/σ)`,
-//! `z ~ N(0, 1)`,
-//! at floors `σ = 10⁻¹, 10⁻², …`, each stage warm-started from the last. After each stage the slope of the
-//! smoothed loss gives dual multipliers
+//! `z ~ N(0, 1)`, at floors `σ = 10⁻¹, 10⁻², …, 10⁻⁸`, each stage warm-started from the last. Newton steps
+//! with exact (Cholesky) directions are invariant under a rescaling of the columns, so raw, unscaled
+//! features cost no more stages than standardised ones. After each stage the slope of the smoothed loss
+//! gives dual multipliers
 //!
 //! `β_i = (c_i/ℓ) Φ(d_i/σ) ∈ [0, c_i/ℓ]`,
 //!
 //! inside the dual box; at the stage's optimum `λw = Σ β_i y_i x_i` exactly, so the dual value of `β` (made
 //! feasible for `yᵀβ = 0`, [`dual_cd::dual_value`]) is a lower bound on `min J` whose gap to the hinge
-//! objective `J(w, b)` is `O(σ)`: `0 ≤ E max(0, d + σz) - max(0, d) ≤ σ φ(0)`. The run stops when the relative
-//! gap `(J - D)/J` is at most `tol`, or after the stage at `σ = 10⁻²` (a gap near `10⁻⁴` on typical data),
-//! returning the multipliers of its best certificate for an exact finish by dual coordinate descent.
+//! objective `J(w, b)` is `O(σ)`: `0 ≤ E max(0, d + σz) - max(0, d) ≤ σ φ(0)`. After each stage the exact
+//! finish ([`hinge_polish::polish`]) is tried from the stage's solution, with the examples within `3σ` of
+//! the margin as the margin set: once the stages have identified the sides it gives the optimum to
+//! round-off, with multipliers whose gap certifies it. The run stops when the relative gap `(J - D)/J` is
+//! at most `tol`; after the last stage (or at the iteration limit) it returns the best point and the
+//! multipliers of its best certificate, for dual coordinate descent to finish from.
 //!
 //! The best primal point and the best dual bound are kept across stages, so the reported gap only shrinks.
 
@@ -21,14 +26,16 @@ use crate::objective::Objective;
 use crate::progress::{Monitor, Quantity};
 use crate::solver::dual_cd::{self, DualLoss};
 use crate::solver::exact::{Continuation, initial_gradient_norm};
+use crate::solver::hinge_polish;
 use crate::solver::newton::{self, NewtonSettings};
 
 /// The first floor.
 const FIRST_FLOOR: f64 = 0.1;
-/// Each stage divides the floor by ten; the last one. Below it the stages grow stiff (Newton steps cross
-/// the kinks a few at a time) while the margin set is already nearly known: an exact finish from the
-/// multipliers pays better (see `svm::linear`'s plain hinge).
-const LAST_FLOOR: f64 = 1e-2;
+/// Each stage divides the floor by ten; the last one. Each stage is stiffer than the last, but by then the
+/// exact finish has usually certified the solution.
+const LAST_FLOOR: f64 = 1e-8;
+/// The exact finish takes the examples with `|d_i| ≤ BAND σ` as the margin set.
+const BAND: f64 = 3.0;
 /// Each stage stops at this gradient norm relative to `‖∇J(0)‖`: tight enough that `λw ≈ Σ β_i y_i x_i`
 /// and the stage's certificate is `O(σ)`.
 const STAGE_TOL: f64 = 1e-4;
@@ -60,12 +67,14 @@ impl HingeNewtonResult {
 }
 
 /// Minimises the hinge objective (`objective`'s covariances must all be zero; its `sigma_floor` is
-/// ignored) to a relative duality gap of `tol` within `max_iter` Newton iterations, reporting each
-/// Newton iteration and each stage's certificate to `monitor`.
+/// ignored) from `start` (`[w; b]`, or zero) to a relative duality gap of `tol` within `max_iter` Newton
+/// iterations, reporting each Newton iteration and each stage's certificate to `monitor`. A nonzero start
+/// (another route's iterate) skips the coarsest stage.
 pub fn solve(
     objective: &Objective<'_, ExpectedHinge>,
     tol: f64,
     max_iter: usize,
+    start: Option<Vec<f64>>,
     monitor: Monitor<'_>,
 ) -> HingeNewtonResult {
     let hinge = Objective { sigma_floor: 0.0, ..*objective };
@@ -80,9 +89,13 @@ pub fn solve(
         beta: Vec::new(),
         initial_gradient_norm: reference,
     };
-    let mut theta = best.theta.clone();
-    let mut floor = FIRST_FLOOR;
-    while floor >= LAST_FLOOR && best.n_iter < max_iter && !monitor.stopped() {
+    let warm = start.as_ref().is_some_and(|t| t.iter().any(|&v| v != 0.0));
+    let mut theta = start.unwrap_or_else(|| best.theta.clone());
+    if warm {
+        best.consider_primal(&hinge, &theta);
+    }
+    let mut floor = if warm { FIRST_FLOOR * 0.1 } else { FIRST_FLOOR };
+    while floor >= LAST_FLOOR * 0.5 && best.n_iter < max_iter && !monitor.stopped() {
         let mut stage = hinge.stage(floor);
         let settings =
             NewtonSettings { tol: STAGE_TOL, gradient_reference: reference, max_iter: max_iter - best.n_iter };
@@ -93,6 +106,15 @@ pub fn solve(
             break;
         }
         best.consider(&hinge, &theta, smoothed_multipliers(&hinge, &theta, floor));
+        if best.relative_gap() > tol && worth_polishing(&hinge, &theta, BAND * floor) {
+            let p = &hinge.problem;
+            let (x, y, c) = (p.features, p.y, p.weights);
+            if let Some(exact) =
+                hinge_polish::polish(x, y, c, hinge.lambda, hinge.fit_intercept, &theta, BAND * floor)
+            {
+                best.consider(&hinge, &exact.theta, exact.beta);
+            }
+        }
         let gap = best.relative_gap();
         if monitor.iteration(best.n_iter, Quantity::DualityGap, || (best.primal, gap)) || gap <= tol {
             break;
@@ -104,13 +126,18 @@ pub fn solve(
 }
 
 impl HingeNewtonResult {
-    /// Keeps `theta` if its objective is lower, and `beta` if its dual bound is higher.
-    fn consider(&mut self, hinge: &Objective<'_, ExpectedHinge>, theta: &[f64], beta: Vec<f64>) {
+    /// Keeps `theta` if its objective is lower.
+    fn consider_primal(&mut self, hinge: &Objective<'_, ExpectedHinge>, theta: &[f64]) {
         let primal = hinge.value(theta);
         if primal < self.primal {
             self.primal = primal;
             self.theta = theta.to_vec();
         }
+    }
+
+    /// Keeps `theta` if its objective is lower, and `beta` if its dual bound is higher.
+    fn consider(&mut self, hinge: &Objective<'_, ExpectedHinge>, theta: &[f64], beta: Vec<f64>) {
+        self.consider_primal(hinge, theta);
         let p = &hinge.problem;
         let dual =
             dual_cd::dual_value(p.features, p.y, p.weights, hinge.lambda, DualLoss::Hinge, hinge.fit_intercept, &beta);
@@ -119,6 +146,28 @@ impl HingeNewtonResult {
             self.beta = beta;
         }
     }
+}
+
+/// Whether the examples within `band` of the margin at `theta` are few enough for an exact finish: at most
+/// [`hinge_polish::size_limit`], and for dense rows at most `n + 1` (more margin equations than unknowns are
+/// generically inconsistent: the sides are not identified yet).
+fn worth_polishing(hinge: &Objective<'_, ExpectedHinge>, theta: &[f64], band: f64) -> bool {
+    let x = hinge.problem.features;
+    let unknowns = x.n_features() + usize::from(hinge.fit_intercept);
+    let limit = match x {
+        crate::data::Features::Dense(_) => unknowns.min(hinge_polish::size_limit(x)),
+        crate::data::Features::Sparse(_) => hinge_polish::size_limit(x),
+    };
+    let mut count = 0;
+    for i in 0..hinge.problem.n_samples() {
+        if hinge.margin(theta, i).0.abs() <= band {
+            count += 1;
+            if count > limit {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// `β_i = (c_i/ℓ) ∂/∂d E max(0, d_i + σz) = (c_i/ℓ) Φ(d_i/σ)` at `θ`.

@@ -55,8 +55,12 @@ pub const MAX_MARGIN: usize = 2000;
 /// (O(nnz) each) instead of a dense factorisation (O(|M|³)): wide sparse data (n ≫ ℓ) puts most examples
 /// on the margin at small λ, with a well-conditioned Gram matrix of nearly orthogonal rows.
 const DIRECT_MAX_SPARSE: usize = 500;
-/// Steps of iterative refinement of a directly solved margin system (see `MarginSystem::solve_directly`).
-const REFINEMENTS: usize = 3;
+/// Steps of iterative refinement of a directly solved margin system at most (see
+/// `MarginSystem::solve_directly`; each costs one pass over the margin rows and two triangular solves).
+const REFINEMENTS: usize = 30;
+/// Margin systems with at most this many unknowns `n + 1 + |M|` are solved in their primal form
+/// (`MarginSystem::solve_primal`), whose entries are the features themselves, not their Gram matrix.
+const PRIMAL_MAX: usize = 400;
 /// Conjugate-gradient iterations allowed for one margin system.
 const MAX_CG: usize = 2000;
 
@@ -119,10 +123,13 @@ pub fn polish_sides(
     let upper = |i: usize| weights.map_or(1.0, |c| c[i]) / l as f64;
     // d_i = 1 - y_i(x_iᵀw + b), computed when needed (no vector of ℓ margins).
     let margin_of = |t: &[f64], i: usize| 1.0 - y[i] * (x.row_dot(i, &t[..n]) + if fit_intercept { t[n] } else { 0.0 });
+    let col_max = x.column_max_abs();
     for _ in 0..max_passes {
         let margin: Vec<usize> = (0..l).filter(|&i| side[i] == Side::Margin).collect();
         let m = margin.len();
-        if m > MAX_MARGIN && matches!(x, Features::Dense(_)) {
+        // Dense rows: more margin equations than unknowns are generically inconsistent (the sides are not
+        // identified yet), unless rows repeat; far more is a guess not worth its factorisation.
+        if matches!(x, Features::Dense(_)) && (m > MAX_MARGIN || m > 4 * (n + 1)) {
             return None;
         }
         if m == 0 && fit_intercept {
@@ -136,20 +143,29 @@ pub fn polish_sides(
             g_bias += upper(i) * y[i];
         }
         let system = MarginSystem { x, y, margin: &margin, lambda, fit_intercept };
-        let (beta, bias) = match x {
-            Features::Sparse(rows) if m > DIRECT_MAX_SPARSE => system.solve_iteratively(rows, &g, g_bias)?,
-            _ => system.solve_directly(&g, g_bias)?,
+        let from_multipliers = |(beta, bias): (Vec<f64>, f64)| {
+            // w = (g + Σ_M β_i y_i x_i)/λ.
+            let mut w = g.clone();
+            for (r, &i) in margin.iter().enumerate() {
+                x.row_axpy(i, beta[r] * y[i], &mut w);
+            }
+            w.iter_mut().for_each(|v| *v /= lambda);
+            (beta, bias, w)
         };
-        let mut w = g;
-        for (r, &i) in margin.iter().enumerate() {
-            x.row_axpy(i, beta[r] * y[i], &mut w);
-        }
-        w.iter_mut().for_each(|v| *v /= lambda);
+        let (beta, bias, mut w) = match x {
+            Features::Sparse(rows) if m > DIRECT_MAX_SPARSE => from_multipliers(system.solve_iteratively(rows, &g, g_bias)?),
+            _ if n + 1 + m <= PRIMAL_MAX => system.solve_primal(&g, g_bias, &col_max)?,
+            _ => from_multipliers(system.solve_directly(&g, g_bias)?),
+        };
         if fit_intercept {
             w.push(bias);
         }
-        // Check every condition; move the violators.
-        let tol = 1e-9 * (1.0 + norm2(&w));
+        // Check every condition; move the violators. `d_i` is in margin units, so its tolerance is too: 1e-9,
+        // plus a multiple of the round-off of `x_iᵀw` (at most `Σ_j max_i |x_ij| |w_j|`), never of `‖w‖`
+        // alone, which grows with ill-scaled columns (raw WDBC: 10³, and examples 10⁻⁶ inside the margin
+        // taken as on it left a duality gap of 10⁻⁸).
+        let round_off: f64 = col_max.iter().zip(&w).map(|(s, v)| s * v.abs()).sum::<f64>() + w.get(n).map_or(0.0, |b| b.abs());
+        let tol = 1e-9 + 1e-13 * round_off;
         let mut changed = false;
         let mut removed = 0;
         for (r, &i) in margin.iter().enumerate() {
@@ -231,6 +247,71 @@ impl MarginSystem<'_> {
         self.margin.iter().map(|&i| 1.0 - self.y[i] * self.x.row_dot(i, g) / self.lambda).collect()
     }
 
+    /// By a fully pivoted LU of the optimality conditions in their primal form, in `(w̃, b, β)` with the
+    /// columns scaled to `x̃_ij = x_ij/s_j` (`s_j = max_i |x_ij|`, `w̃_j = s_j w_j`):
+    ///
+    /// `(λ/s_j²) w̃_j - Σ_M β_i y_i x̃_ij = g_j/s_j`, `x̃_iᵀw̃ + b = y_i` on `M`, `Σ_M β_i y_i = -g_bias`.
+    ///
+    /// Its entries are the scaled features, not their Gram matrix, whose entries sum columns of every
+    /// scale: with raw features (WDBC: columns from 10⁻³ to 4·10³) the small columns' part of `x_rᵀx_c` is
+    /// near its round-off, and the Gram route's margins held only to 10⁻⁸.
+    ///
+    /// Returns `(β, b, w)`: `w` from the solve itself, not `(g + Σ_M β_i y_i x_i)/λ`, which at small `λ` and
+    /// large columns cancels to a relative error of `ε‖x‖/(λ|w|)`.
+    fn solve_primal(&self, g: &[f64], g_bias: f64, col_max: &[f64]) -> Option<(Vec<f64>, f64, Vec<f64>)> {
+        let (x, y, margin, lambda) = (self.x, self.y, self.margin, self.lambda);
+        let (n, m) = (x.n_features(), margin.len());
+        let s: Vec<f64> = col_max.iter().map(|&v| if v > 0.0 { v } else { 1.0 }).collect();
+        // The margin rows, scaled, row-major.
+        let mut rows = vec![0.0; m * n];
+        for (r, &i) in margin.iter().enumerate() {
+            let row = &mut rows[r * n..(r + 1) * n];
+            x.row_axpy(i, 1.0, row);
+            row.iter_mut().zip(&s).for_each(|(v, sj)| *v /= sj);
+        }
+        let nb = usize::from(self.fit_intercept);
+        let size = n + nb + m;
+        // Unknowns: w̃ (0..n), b (n, with an intercept), β (n + nb..); equations in the same blocks.
+        let entry = |r: usize, c: usize| -> f64 {
+            if r < n {
+                match c {
+                    c if c < n => if c == r { lambda / (s[r] * s[r]) } else { 0.0 },
+                    c if c < n + nb => 0.0,
+                    c => -y[margin[c - n - nb]] * rows[(c - n - nb) * n + r],
+                }
+            } else if r < n + nb {
+                if c >= n + nb { y[margin[c - n - nb]] } else { 0.0 }
+            } else {
+                let k = r - n - nb;
+                match c {
+                    c if c < n => rows[k * n + c],
+                    c if c < n + nb => 1.0,
+                    _ => 0.0,
+                }
+            }
+        };
+        let mut rhs: Vec<f64> = (0..n).map(|j| g[j] / s[j]).collect();
+        if self.fit_intercept {
+            rhs.push(-g_bias);
+        }
+        rhs.extend(margin.iter().map(|&i| y[i]));
+        let lu = crate::linalg::Lu::full(size, entry);
+        let mut solution = lu.solve(|r| rhs[r]);
+        for _ in 0..REFINEMENTS.min(3) {
+            let r: Vec<f64> = (0..size).map(|k| rhs[k] - (0..size).map(|c| entry(k, c) * solution[c]).sum::<f64>()).collect();
+            let step = lu.solve(|k| r[k]);
+            solution.iter_mut().zip(&step).for_each(|(v, d)| *v += d);
+        }
+        if solution.iter().any(|v| !v.is_finite()) {
+            return None;
+        }
+        let bias = if self.fit_intercept { solution[n] } else { 0.0 };
+        let beta = solution.split_off(n + nb);
+        solution.truncate(n);
+        solution.iter_mut().zip(&s).for_each(|(w, sj)| *w /= sj);
+        Some((beta, bias, solution))
+    }
+
     /// By a fully pivoted LU of the bordered Gram matrix (built from the rows' stored entries only).
     fn solve_directly(&self, g: &[f64], g_bias: f64) -> Option<(Vec<f64>, f64)> {
         let (y, margin, lambda) = (self.y, self.margin, self.lambda);
@@ -246,22 +327,48 @@ impl MarginSystem<'_> {
             (false, false) => 0.0,
         };
         let entry = |r: usize, c: usize| plain(r, c) + if r == c && r < m { ridge } else { 0.0 };
+        // Equilibrated: margin row and column r scaled by `1/√(A_rr)`, the bias' by the root mean square of
+        // those, so that the border `yᵀβ = -g_bias` keeps its weight when the rows are large (raw, unscaled
+        // features: Gram entries of 10¹¹ beside the border's ±1 left that equation wrong by 10⁻⁸).
+        let mut scale: Vec<f64> =
+            (0..m).map(|r| if plain(r, r) > 0.0 { 1.0 / plain(r, r).sqrt() } else { 1.0 }).collect();
+        if self.fit_intercept {
+            scale.push(1.0 / (scale.iter().map(|s| s * s).sum::<f64>() / m.max(1) as f64).sqrt());
+        }
+        let lu = crate::linalg::Lu::full(size, |r, c| scale[r] * scale[c] * entry(r, c));
+        let solve = |b: &dyn Fn(usize) -> f64| -> Vec<f64> {
+            lu.solve(|r| scale[r] * b(r)).iter().zip(&scale).map(|(z, s)| z * s).collect()
+        };
         let mut rhs = self.rhs(g);
         rhs.push(-g_bias);
-        let lu = crate::linalg::Lu::full(size, entry);
-        let mut solution = lu.solve(|r| rhs[r]);
+        let mut solution = solve(&|r| rhs[r]);
         if solution.iter().any(|v| !v.is_finite()) {
             return None;
         }
         // The ridge moves each margin equation by `ridge·β_r`: on a nearly separable problem (tiny J) that is
         // a relative duality gap of 1e-10. Iterative refinement against the system without the ridge removes
-        // it (kept only while it lowers the residual: with repeated margin rows that system is singular).
+        // it (kept only while it lowers the equilibrated residual: with repeated margin rows that system is
+        // singular).
+        // The residual of the margin rows is `d_r` at `w = (g + Σ_c β_c y_c x_c)/λ`, computed through `w`
+        // column by column rather than from the Gram matrix, whose entries sum columns of every scale: with
+        // raw features the small columns' part of `x_rᵀx_c` is below its round-off, and so was the residual.
+        let (x, n) = (self.x, self.x.n_features());
         let residual = |s: &[f64]| -> Vec<f64> {
-            (0..size).map(|r| rhs[r] - (0..size).map(|c| plain(r, c) * s[c]).sum::<f64>()).collect()
+            let mut w = g.to_vec();
+            margin.iter().zip(s).for_each(|(&i, &b)| x.row_axpy(i, b * y[i], &mut w));
+            w.iter_mut().for_each(|v| *v /= lambda);
+            let bias = if self.fit_intercept { s[m] } else { 0.0 };
+            let mut r: Vec<f64> =
+                margin.iter().enumerate().map(|(k, &i)| scale[k] * (1.0 - y[i] * (x.row_dot(i, &w[..n]) + bias))).collect();
+            if self.fit_intercept {
+                let sum: f64 = margin.iter().zip(s).map(|(&i, b)| y[i] * b).sum();
+                r.push(scale[m] * (-g_bias - sum));
+            }
+            r
         };
         let mut r = residual(&solution);
         for _ in 0..REFINEMENTS {
-            let step = lu.solve(|k| r[k]);
+            let step = solve(&|k| r[k] / scale[k]);
             let refined: Vec<f64> = solution.iter().zip(&step).map(|(s, d)| s + d).collect();
             let r_refined = residual(&refined);
             if !(norm2(&r_refined) < norm2(&r)) {

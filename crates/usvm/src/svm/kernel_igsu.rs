@@ -403,6 +403,7 @@ impl KernelIgsuParams {
                 rounds: 0,
                 norm_bound: None,
                 fallback: None,
+                routes: Vec::new(),
             };
             Ok(ovr::Binary { coef: alpha, intercept: b, report })
         })?;

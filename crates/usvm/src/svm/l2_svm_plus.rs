@@ -172,6 +172,7 @@ impl L2SvmPlusParams {
                 rounds: 0,
                 norm_bound: None,
                 fallback: None,
+                routes: Vec::new(),
             };
             Ok(ovr::Binary { coef, intercept, report: (report, sol.alpha, t) })
         })?;

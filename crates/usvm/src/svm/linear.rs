@@ -26,8 +26,7 @@ use crate::model::{Coefficients, LinearModel};
 use crate::objective::{Objective, Problem};
 use crate::ovr;
 use crate::progress::Monitor;
-use crate::report::FitReport;
-use crate::report::Termination;
+use crate::report::{FitReport, Route, Termination};
 use crate::solver::columns::UsedColumns;
 use crate::solver::dual_cd::{self, DualCdSettings, DualLoss};
 use crate::solver::exact::{self, ExactSettings};
@@ -103,6 +102,9 @@ impl Default for LinearSvmParams {
 /// Power SVM's alternating rounds stop when a round lowers the objective by less than this, relatively.
 pub(crate) const POWER_TOL: f64 = 1e-6;
 
+/// A plain-hinge fit that chose its route from the data hands over to the other route at most this often.
+const MAX_HANDOVERS: usize = 2;
+
 /// The plain hinge goes to the primal when a dual multiplier needs at least this many coordinate steps
 /// (`C Q_ii`, on average) to cross its box, and there are at least this many times more examples than
 /// features.
@@ -122,24 +124,31 @@ fn primal_is_faster(x: &Features, weights: Option<&[f64]>, lambda: f64) -> bool 
     mean_weight / (lambda * l as f64) * 2.0 * mean_norm >= PRIMAL_ROUTE_STEPS
 }
 
-/// A plain-hinge solution with its certificate: `J(θ)`, the best dual lower bound found, the iterations
-/// (Newton steps and epochs), the residual at `θ` if the solver has it (dual coordinate descent: the
-/// sub-gradient norm, or the KKT residual of an exact active-set solve) and `‖∇J(0)‖`.
+/// A plain-hinge solution with its certificate: `J(θ)`, the best dual lower bound found and its
+/// multipliers `β` (λ-form; empty if none was found), the iterations (Newton steps and epochs), the residual
+/// at `θ` if the solver has it (dual coordinate descent: the sub-gradient norm, or the KKT residual of an
+/// exact active-set solve) and `‖∇J(0)‖`.
 struct Certified {
     theta: Vec<f64>,
     value: f64,
     dual: f64,
+    beta: Vec<f64>,
     n_iter: usize,
     residual: Option<f64>,
     initial: f64,
 }
 
 impl Certified {
-    /// The lower objective's point, the higher dual bound, the iterations of both.
+    /// The lower objective's point, the higher dual bound with its multipliers, the iterations of both.
     fn or_better(self, other: Certified) -> Certified {
-        let (dual, n_iter) = (self.dual.max(other.dual), self.n_iter + other.n_iter);
+        let n_iter = self.n_iter + other.n_iter;
+        let (dual, beta) = if other.dual > self.dual { (other.dual, other.beta.clone()) } else { (self.dual, self.beta.clone()) };
         let best = if other.value < self.value { other } else { self };
-        Certified { dual, n_iter, ..best }
+        Certified { dual, beta, n_iter, ..best }
+    }
+
+    fn gap(&self) -> f64 {
+        dual_cd::relative_gap(self.value, self.dual)
     }
 }
 
@@ -350,24 +359,27 @@ impl LinearSvmParams {
     /// The hinge SVM (every `Σ_i = 0`), a piecewise linear-quadratic problem, solved to the relative duality
     /// gap `settings.gap_tol` (default `10⁻¹⁰`: the optimum to round-off). On wide sparse data the problem
     /// is already on its used columns ([`Self::fit_monitored`], [`UsedColumns`]; the other callers perturb
-    /// the features into dense rows). Two routes, by which is fast on the data:
+    /// the features into dense rows). Two routes ([`Route`]):
     ///
-    /// - **dual coordinate descent** ([`dual_cd`], LIBLINEAR's `-s 3` with the bias kept unregularised by an
+    /// - **dual** coordinate descent ([`dual_cd`], LIBLINEAR's `-s 3` with the bias kept unregularised by an
     ///   augmented Lagrangian, and exact finishes by active-set solves on the margin set,
-    ///   [`crate::solver::hinge_polish`]) — when its steps can cross the box: a multiplier needs about
+    ///   [`crate::solver::hinge_polish`]) — fast when its steps can cross the box: a multiplier needs about
     ///   `C Q_ii` steps (`C = 1/(λℓ)`, `Q_ii = ‖x_i‖² + ρ`) to go from 0 to its bound, or when `n` is not
     ///   much smaller than `ℓ` (then the free multipliers have a Gram matrix of full rank);
-    /// - **the primal** otherwise (`n ≪ ℓ` and `C Q_ii` large, where coordinate descent crawls on a
-    ///   rank-deficient free set): Newton on the smoothed hinge, certified stage by stage
-    ///   ([`hinge_newton`]), and dual coordinate descent from its multipliers for the exact finish when the
-    ///   gap is not yet met.
+    /// - **primal**: Newton on the smoothed hinge, certified stage by stage, with exact finishes
+    ///   ([`hinge_newton`]) — for `n ≪ ℓ` and `C Q_ii` large, where coordinate descent crawls on a
+    ///   rank-deficient free set, and for ill-scaled columns, which cost Newton's method nothing.
     ///
-    /// Only if neither certifies the solution within its limits does the Newton continuation of [`exact`]
-    /// finish from there. The report's `duality_gap` is `(J - D)/J`; its `gradient_norm` is the active-set
-    /// solve's KKT residual, or else the norm of the hinge sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i`
-    /// (with its bias part), which need not be small at a point that is optimal only to within the gap.
-    /// `n_iter` counts Newton iterations and epochs (passes over the examples not shrunk). A warm start is
-    /// not used.
+    /// `settings.route` names one route to take alone. Otherwise the data choose the first, and a route
+    /// that stalls (dual: the gap's progress projects too much work, [`DualCdSettings::detect_stall`];
+    /// primal: its last stage did not certify) hands its iterate to the other, warm-started, at most
+    /// [`MAX_HANDOVERS`] times; if neither certifies, the smoothing continuation of [`exact`] finishes from
+    /// the best point. The report names every route taken (`routes`), and its termination is `Converged`
+    /// only if the duality gap `(J - D)/J` (its `duality_gap`) meets `gap_tol`: `MaxIterations` when
+    /// `max_iter` iterations (Newton iterations and epochs, counted together) ran out first, else
+    /// `Stalled`. Its `gradient_norm` is the active-set solve's KKT residual, or else the norm of the hinge
+    /// sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i` (with its bias part), which need not be small at a
+    /// point that is optimal only to within the gap. A warm start is not used.
     fn plain_hinge(
         &self,
         problem: Problem<'_>,
@@ -377,53 +389,110 @@ impl LinearSvmParams {
     ) -> (Vec<f64>, FitReport) {
         let objective = self.objective(problem, ExpectedHinge, lambda);
         let (x, y, c) = (problem.features, problem.y, problem.weights);
-        let subgradient = |theta: &[f64]| dual_cd::hinge_subgradient_norm(x, y, c, lambda, self.fit_intercept, theta);
-        let cd_settings = DualCdSettings { tol: settings.gap_tol, ..DualCdSettings::default() };
-        let cd = |start: Option<dual_cd::Start<'_>>, monitor: Monitor<'_>| {
-            dual_cd::solve_monitored(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &cd_settings, start, monitor)
-        };
-        let from_dual = |fit: dual_cd::DualCdResult| Certified {
-            value: fit.primal,
-            theta: fit.theta,
-            dual: fit.dual,
-            n_iter: fit.epochs,
-            residual: Some(fit.gradient_norm),
-            initial: fit.initial_gradient_norm,
-        };
-        let run = if primal_is_faster(x, c, lambda) {
-            let newton = hinge_newton::solve(&objective, settings.gap_tol, settings.max_iter, monitor);
-            let bias = if self.fit_intercept { newton.theta[x.n_features()] } else { 0.0 };
-            let mut run = Certified {
-                value: newton.primal,
-                dual: newton.dual,
-                n_iter: newton.n_iter,
-                residual: None,
-                initial: newton.initial_gradient_norm,
-                theta: newton.theta,
-            };
-            if !newton.converged && !monitor.stopped() {
-                let fit = cd(Some(dual_cd::Start { beta: &newton.beta, bias }), monitor.after(run.n_iter));
-                run = run.or_better(from_dual(fit));
+        let (l, n) = (x.n_samples(), x.n_features());
+        let tol = settings.gap_tol;
+        let chosen = settings.route;
+        let mut route = chosen.unwrap_or(if primal_is_faster(x, c, lambda) { Route::Primal } else { Route::Dual });
+        let mut routes = Vec::new();
+        let mut best: Option<Certified> = None;
+        for _ in 0..=MAX_HANDOVERS {
+            let used = best.as_ref().map_or(0, |b| b.n_iter);
+            let budget = settings.max_iter.saturating_sub(used);
+            if budget == 0 || monitor.stopped() {
+                break;
             }
-            run
-        } else {
-            from_dual(cd(None, monitor))
-        };
-        let gap = dual_cd::relative_gap(run.value, run.dual);
-        if gap > settings.gap_tol && !monitor.stopped() {
-            // Not certified within the limits: the smoothing continuation finishes from here.
-            let (t, mut report) = exact::solve(&objective, run.theta.clone(), settings, monitor.after(run.n_iter));
-            report.n_iter += run.n_iter;
-            if report.objective <= run.value {
-                report.duality_gap = Some(dual_cd::relative_gap(report.objective, run.dual));
-                return (t, report);
+            routes.push(route);
+            let run = match route {
+                Route::Primal => {
+                    let start = best.as_ref().map(|b| b.theta.clone());
+                    let r = hinge_newton::solve(&objective, tol, budget, start, monitor.after(used));
+                    Certified {
+                        value: r.primal,
+                        dual: r.dual,
+                        beta: r.beta,
+                        n_iter: r.n_iter,
+                        residual: None,
+                        initial: r.initial_gradient_norm,
+                        theta: r.theta,
+                    }
+                }
+                _ => {
+                    let cd_settings = DualCdSettings {
+                        tol,
+                        max_epochs: budget,
+                        detect_stall: chosen.is_none(),
+                        ..DualCdSettings::default()
+                    };
+                    // Another route's multipliers and bias, if it found a dual point.
+                    let start = best.as_ref().filter(|b| b.beta.len() == l).map(|b| dual_cd::Start {
+                        beta: &b.beta,
+                        bias: if self.fit_intercept { b.theta[n] } else { 0.0 },
+                    });
+                    let fit = dual_cd::solve_monitored(
+                        x,
+                        y,
+                        c,
+                        lambda,
+                        DualLoss::Hinge,
+                        self.fit_intercept,
+                        &cd_settings,
+                        start,
+                        monitor.after(used),
+                    );
+                    Certified {
+                        value: fit.primal,
+                        dual: fit.dual,
+                        beta: fit.beta,
+                        n_iter: fit.epochs,
+                        residual: Some(fit.gradient_norm),
+                        initial: fit.initial_gradient_norm,
+                        theta: fit.theta,
+                    }
+                }
+            };
+            let run = match best.take() {
+                Some(earlier) => earlier.or_better(run),
+                None => run,
+            };
+            let done = run.gap() <= tol || chosen.is_some();
+            best = Some(run);
+            if done {
+                break;
+            }
+            route = if route == Route::Primal { Route::Dual } else { Route::Primal };
+        }
+        let mut run = best.unwrap_or_else(|| {
+            // No iteration allowed at all: the origin, certified by nothing.
+            let theta = vec![0.0; objective.dim()];
+            let initial = exact::initial_gradient_norm(&objective);
+            Certified { value: objective.value(&theta), dual: f64::NEG_INFINITY, beta: Vec::new(), n_iter: 0, residual: None, initial, theta }
+        });
+        if run.gap() > tol && chosen.is_none() && run.n_iter < settings.max_iter && !monitor.stopped() {
+            // Neither route certified: the smoothing continuation finishes from the best point.
+            routes.push(Route::Smoothing);
+            let rest = ExactSettings { max_iter: settings.max_iter - run.n_iter, ..*settings };
+            let (t, report) = exact::solve(&objective, run.theta.clone(), &rest, monitor.after(run.n_iter));
+            run.n_iter += report.n_iter;
+            if report.objective < run.value {
+                (run.theta, run.value, run.residual) = (t, report.objective, None);
             }
         }
+        let gap = run.gap();
+        let termination = if gap <= tol {
+            Termination::Converged
+        } else if run.n_iter >= settings.max_iter {
+            Termination::MaxIterations
+        } else {
+            Termination::Stalled
+        };
+        let gradient_norm = run
+            .residual
+            .unwrap_or_else(|| dual_cd::hinge_subgradient_norm(x, y, c, lambda, self.fit_intercept, &run.theta));
         let report = FitReport {
             objective: run.value,
             n_iter: run.n_iter,
-            termination: Termination::from_converged(gap <= settings.gap_tol),
-            gradient_norm: run.residual.unwrap_or_else(|| subgradient(&run.theta)),
+            termination,
+            gradient_norm,
             initial_gradient_norm: Some(run.initial),
             sigma_floor: Some(0.0),
             objective_trace: vec![run.value],
@@ -431,6 +500,7 @@ impl LinearSvmParams {
             rounds: 0,
             norm_bound: None,
             fallback: None,
+            routes,
         };
         (run.theta, report)
     }

@@ -203,6 +203,7 @@ impl RescaledHingeParams {
             rounds,
             norm_bound: None,
             fallback: None,
+            routes: Vec::new(),
         };
         Ok(ovr::Binary { coef, intercept: bias, report })
     }

@@ -203,6 +203,7 @@ impl SquaredHingeGsuParams {
                     rounds: 0,
                     norm_bound: None,
                     fallback: None,
+                    routes: Vec::new(),
                 };
                 (r.x, report)
             }

@@ -283,6 +283,7 @@ fn solve_all(
             rounds: 0,
             norm_bound: None,
             fallback: None,
+            routes: Vec::new(),
         })
         .collect();
     let model = KernelModel::from_training(m.kernel, s.classes, &data.features, s.coef, s.intercept);

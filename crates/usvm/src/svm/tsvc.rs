@@ -340,6 +340,7 @@ impl TsvcParams {
             rounds: solves,
             norm_bound: Some(best.gamma),
             fallback: None,
+            routes: Vec::new(),
         };
         let report = TsvcReport { report, dual_objective: Some(best.dual), duality_gap: Some(gap), lower_bound };
         Ok((best.w, best.b, report))

@@ -258,6 +258,7 @@ pub(crate) fn fit_binary_monitored(
         rounds,
         norm_bound: None,
         fallback: None,
+        routes: Vec::new(),
     };
     Ok(KernelTsvc {
         points,

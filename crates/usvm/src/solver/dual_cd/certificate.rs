@@ -121,21 +121,20 @@ pub(super) fn feasible_dual(
     w.fill(0.0);
     let quad = if t < 1.0 {
         // One pass over the rows: the scaled class' part `v` into `scratch`, the rest `u` into `w`; then
-        // `‖u + t v‖² = ‖u‖² + 2t uᵀv + t²‖v‖²`, and `w = u + v`.
+        // `‖u + t v‖²` column by column, and `w = u + v`. (Not `‖u‖² + 2t uᵀv + t²‖v‖²`: with raw features
+        // `u` and `v` are 10⁴ times larger than `u + t v`, and that expansion cancelled to a dual off by 10⁻⁸.)
         scratch.resize(n, 0.0);
         for (i, a) in positive() {
             x.row_axpy(i, a * y[i], if y[i] == class { &mut *scratch } else { &mut *w });
         }
-        let uu = dot(w, w);
-        let (mut uv, mut vv) = (0.0, 0.0);
-        let take = |j: usize| {
-            uv += w[j] * scratch[j];
-            vv += scratch[j] * scratch[j];
-            w[j] += scratch[j];
-            scratch[j] = 0.0;
-        };
-        drain_columns(x, positive().filter(|(i, _)| y[*i] == class).map(|(i, _)| i), take);
-        (uu + 2.0 * t * uv + t * t * vv).max(0.0)
+        let mut quad = 0.0;
+        for (u, v) in w.iter_mut().zip(scratch.iter_mut()) {
+            let feasible = *u + t * *v;
+            quad += feasible * feasible;
+            *u += *v;
+            *v = 0.0;
+        }
+        quad
     } else {
         for (i, a) in positive() {
             x.row_axpy(i, a * y[i], w);

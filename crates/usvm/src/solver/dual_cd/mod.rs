@@ -105,11 +105,24 @@ pub struct DualCdSettings {
     /// Hinge only: at each certificate, also try the exact solve of the optimality conditions on the
     /// margin set of the current multipliers ([`crate::solver::hinge_polish`]); stop if it certifies.
     pub polish: bool,
+    /// Stop early, as stalled, when the gap's progress between certificates at doubling amounts of work
+    /// (from [`STALL_FIRST`] passes) projects more than [`STALL_FACTOR`] times the work done so far to
+    /// reach `tol`, or more than the work limits allow: another route should take over.
+    #[serde(default)]
+    pub detect_stall: bool,
 }
 
 impl Default for DualCdSettings {
     fn default() -> Self {
-        DualCdSettings { tol: 1e-10, max_epochs: 100_000, max_passes: 3000, seed: 0, shrinking: true, polish: true }
+        DualCdSettings {
+            tol: 1e-10,
+            max_epochs: 100_000,
+            max_passes: 3000,
+            seed: 0,
+            shrinking: true,
+            polish: true,
+            detect_stall: false,
+        }
     }
 }
 
@@ -130,6 +143,9 @@ pub struct DualCdResult {
     pub bias_updates: usize,
     /// Whether the duality gap reached `tol` within the limits.
     pub converged: bool,
+    /// Whether the run stopped early because its progress projected too much work to reach `tol`
+    /// ([`DualCdSettings::detect_stall`]).
+    pub stalled: bool,
     /// The residual at `θ`: the KKT residual of the exact active-set solve on the margin set when that gave
     /// the solution (hinge only; see [`hinge_polish::Polished`]), else the norm of the primal gradient
     /// `λw - (1/ℓ) Σ c_i ξ'(d_i) y_i x_i` (and its bias part `-(1/ℓ) Σ c_i ξ'(d_i) y_i`), with the
@@ -165,6 +181,12 @@ const REDUCED_MAX_TOL: f64 = 1e-4;
 const FIRST_CALIBRATION: f64 = 0.25;
 /// `ε` is not lowered below this: the projected gradients are then at round-off.
 const MIN_EPS: f64 = 1e-14;
+/// The first progress check of [`DualCdSettings::detect_stall`] comes after this many passes' worth of row
+/// visits, the next ones at each doubling.
+pub const STALL_FIRST: usize = 20;
+/// A run is stalled when the gap's rate of decrease between two progress checks projects more than this
+/// many times the work done so far (at least [`STALL_FIRST`] passes' worth) to reach `tol`.
+pub const STALL_FACTOR: f64 = 20.0;
 
 /// The data of one binary problem in C-form. The per-example constants are computed when read, not
 /// stored: three fewer vectors of `ℓ` values.
@@ -336,6 +358,9 @@ fn run(
     let can_polish = settings.polish && loss == DualLoss::Hinge && n < l;
     // Row visits so far, and when to try the exact solve next (at twice the work of the last try).
     let (mut work, mut next_attempt) = (0, FIRST_ATTEMPT * total);
+    // Progress checks for `detect_stall`: the work of the next one, and the work and gap of the last one.
+    let (mut next_check, mut last_check) = (STALL_FIRST * total, None::<(usize, f64)>);
+    let mut stalled = false;
     while epochs < settings.max_epochs && work < settings.max_passes.saturating_mul(total) {
         epochs += 1;
         work += active;
@@ -420,9 +445,14 @@ fn run(
         let guess = estimate.gap(ya, fit_intercept);
         // (The guess is trusted only after an epoch that visited every example: shrunk ones keep older losses.)
         let full = active == total;
+        let check = settings.detect_stall && work >= next_check;
+        if check {
+            next_check = 2 * work;
+        }
         let worth = (full && guess <= settings.tol)
             || (solved && (can_polish || eps <= MIN_EPS || guess <= 10.0 * settings.tol))
-            || attempt;
+            || attempt
+            || check;
         // Far from the target, skip a decade of ε.
         let lower = |eps: f64, gap: f64| (eps * if gap > 1e4 * settings.tol { 0.01 } else { 0.1 }).max(MIN_EPS);
         if !worth {
@@ -442,6 +472,17 @@ fn run(
             break;
         }
         estimate.calibrate(guess, gap);
+        if check {
+            let limit = settings.max_passes.saturating_mul(total).min(work + (settings.max_epochs - epochs) * active);
+            if let Some(last) = last_check
+                && progress_stalls(last, (work, gap), settings.tol, total, limit)
+            {
+                stalled = true;
+                finished = Some(cert);
+                break;
+            }
+            last_check = Some((work, gap));
+        }
         if solved
             && can_polish
             && let Some(p) = polish(setup, &alpha, lambda)
@@ -477,6 +518,7 @@ fn run(
             epochs,
             bias_updates,
             converged,
+            stalled: false,
             gradient_norm: residual,
             initial_gradient_norm,
         };
@@ -499,9 +541,24 @@ fn run(
         epochs,
         bias_updates,
         converged,
+        stalled: stalled && !converged,
         gradient_norm,
         initial_gradient_norm,
     }
+}
+
+/// Whether the gap's linear rate of decrease from `last` to `now` (work in row visits, relative gap)
+/// projects more work to reach `tol` than [`STALL_FACTOR`] times the work so far (at least [`STALL_FIRST`]
+/// passes over the `total` examples), or than the `limit` of work allows.
+fn progress_stalls(last: (usize, f64), now: (usize, f64), tol: f64, total: usize, limit: usize) -> bool {
+    let ((w0, g0), (w1, g1)) = (last, now);
+    if g1 <= tol {
+        return false;
+    }
+    let rate = (g0 / g1).ln() / (w1 - w0).max(1) as f64;
+    let needed = (g1 / tol).ln() / rate;
+    let allowed = (STALL_FACTOR * w1.max(STALL_FIRST * total) as f64).min(limit.saturating_sub(w1) as f64);
+    !(rate > 0.0 && needed <= allowed)
 }
 
 /// The exact hinge solution on the margin set of the current multipliers (the free ones), by
