@@ -351,7 +351,7 @@ fn the_smoothed_newton_certificate_brackets_the_optimum() {
     let p = Problem { features: &data.features, y: &y, weights: None, covariances: &NoCovariance };
     let objective = Objective::new(p, ExpectedHinge, lambda);
     for tol in [1e-1, 1e-2, 1e-3] {
-        let r = hinge_newton::solve(&objective, tol, 1000, Default::default());
+        let r = hinge_newton::solve(&objective, tol, 1000, None, Default::default());
         assert!(r.dual <= optimum * (1.0 + 1e-12) && optimum <= r.primal * (1.0 + 1e-12), "tol {tol}: {r:?}");
         assert_eq!(r.primal, objective.value(&r.theta));
         let dual = dual_cd::dual_value(&data.features, &y, None, lambda, DualLoss::Hinge, true, &r.beta);
@@ -361,7 +361,7 @@ fn the_smoothed_newton_certificate_brackets_the_optimum() {
         }
     }
     // A warm start from its multipliers reaches the cold optimum.
-    let r = hinge_newton::solve(&objective, 1e-3, 1000, Default::default());
+    let r = hinge_newton::solve(&objective, 1e-3, 1000, None, Default::default());
     let settings = DualCdSettings { tol: 1e-10, ..Default::default() };
     let start = dual_cd::Start { beta: &r.beta, bias: r.theta[data.n_features()] };
     let warm = dual_cd::solve_monitored(

@@ -148,6 +148,7 @@ class _Report(TypedDict):
     rounds: int
     norm_bound: float | None
     fallback: _Fallback | None  # TSVC's cone form: which of two solutions was returned
+    routes: list[str]  # the plain hinge's solver routes, in order: "dual" | "primal" | "smoothing"
 
 class _Progress(TypedDict):
     iteration: int  # non-decreasing within a binary problem
@@ -209,6 +210,8 @@ def fit(
 def default_gaussian_gamma(x: _Means) -> float:
     """SVM+'s default ``γ = 1/D``, ``D`` the mean squared distance between rows."""
 def default_params(method: str) -> str: ...
+def _panic_inside_guard(message: str) -> None:
+    """Panics inside the guard that turns core panics into ``UsvmError`` (for its test)."""
 def uses_privileged(method: str) -> bool:
     """Whether ``method`` learns from privileged features ``x_star`` (without them: the plain SVM)."""
 

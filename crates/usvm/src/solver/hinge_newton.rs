@@ -109,8 +109,7 @@ pub fn solve(
         if best.relative_gap() > tol && worth_polishing(&hinge, &theta, BAND * floor) {
             let p = &hinge.problem;
             let (x, y, c) = (p.features, p.y, p.weights);
-            if let Some(exact) =
-                hinge_polish::polish(x, y, c, hinge.lambda, hinge.fit_intercept, &theta, BAND * floor)
+            if let Some(exact) = hinge_polish::polish(x, y, c, hinge.lambda, hinge.fit_intercept, &theta, BAND * floor)
             {
                 best.consider(&hinge, &exact.theta, exact.beta);
             }

@@ -153,7 +153,9 @@ pub fn polish_sides(
             (beta, bias, w)
         };
         let (beta, bias, mut w) = match x {
-            Features::Sparse(rows) if m > DIRECT_MAX_SPARSE => from_multipliers(system.solve_iteratively(rows, &g, g_bias)?),
+            Features::Sparse(rows) if m > DIRECT_MAX_SPARSE => {
+                from_multipliers(system.solve_iteratively(rows, &g, g_bias)?)
+            }
             _ if n + 1 + m <= PRIMAL_MAX => system.solve_primal(&g, g_bias, &col_max)?,
             _ => from_multipliers(system.solve_directly(&g, g_bias)?),
         };
@@ -164,7 +166,8 @@ pub fn polish_sides(
         // plus a multiple of the round-off of `x_iᵀw` (at most `Σ_j max_i |x_ij| |w_j|`), never of `‖w‖`
         // alone, which grows with ill-scaled columns (raw WDBC: 10³, and examples 10⁻⁶ inside the margin
         // taken as on it left a duality gap of 10⁻⁸).
-        let round_off: f64 = col_max.iter().zip(&w).map(|(s, v)| s * v.abs()).sum::<f64>() + w.get(n).map_or(0.0, |b| b.abs());
+        let round_off: f64 =
+            col_max.iter().zip(&w).map(|(s, v)| s * v.abs()).sum::<f64>() + w.get(n).map_or(0.0, |b| b.abs());
         let tol = 1e-9 + 1e-13 * round_off;
         let mut changed = false;
         let mut removed = 0;
@@ -275,7 +278,13 @@ impl MarginSystem<'_> {
         let entry = |r: usize, c: usize| -> f64 {
             if r < n {
                 match c {
-                    c if c < n => if c == r { lambda / (s[r] * s[r]) } else { 0.0 },
+                    c if c < n => {
+                        if c == r {
+                            lambda / (s[r] * s[r])
+                        } else {
+                            0.0
+                        }
+                    }
                     c if c < n + nb => 0.0,
                     c => -y[margin[c - n - nb]] * rows[(c - n - nb) * n + r],
                 }
@@ -298,7 +307,8 @@ impl MarginSystem<'_> {
         let lu = crate::linalg::Lu::full(size, entry);
         let mut solution = lu.solve(|r| rhs[r]);
         for _ in 0..REFINEMENTS.min(3) {
-            let r: Vec<f64> = (0..size).map(|k| rhs[k] - (0..size).map(|c| entry(k, c) * solution[c]).sum::<f64>()).collect();
+            let r: Vec<f64> =
+                (0..size).map(|k| rhs[k] - (0..size).map(|c| entry(k, c) * solution[c]).sum::<f64>()).collect();
             let step = lu.solve(|k| r[k]);
             solution.iter_mut().zip(&step).for_each(|(v, d)| *v += d);
         }
@@ -358,8 +368,11 @@ impl MarginSystem<'_> {
             margin.iter().zip(s).for_each(|(&i, &b)| x.row_axpy(i, b * y[i], &mut w));
             w.iter_mut().for_each(|v| *v /= lambda);
             let bias = if self.fit_intercept { s[m] } else { 0.0 };
-            let mut r: Vec<f64> =
-                margin.iter().enumerate().map(|(k, &i)| scale[k] * (1.0 - y[i] * (x.row_dot(i, &w[..n]) + bias))).collect();
+            let mut r: Vec<f64> = margin
+                .iter()
+                .enumerate()
+                .map(|(k, &i)| scale[k] * (1.0 - y[i] * (x.row_dot(i, &w[..n]) + bias)))
+                .collect();
             if self.fit_intercept {
                 let sum: f64 = margin.iter().zip(s).map(|(&i, b)| y[i] * b).sum();
                 r.push(scale[m] * (-g_bias - sum));

@@ -142,7 +142,8 @@ impl Certified {
     /// The lower objective's point, the higher dual bound with its multipliers, the iterations of both.
     fn or_better(self, other: Certified) -> Certified {
         let n_iter = self.n_iter + other.n_iter;
-        let (dual, beta) = if other.dual > self.dual { (other.dual, other.beta.clone()) } else { (self.dual, self.beta.clone()) };
+        let (dual, beta) =
+            if other.dual > self.dual { (other.dual, other.beta.clone()) } else { (self.dual, self.beta.clone()) };
         let best = if other.value < self.value { other } else { self };
         Certified { dual, beta, n_iter, ..best }
     }
@@ -465,7 +466,15 @@ impl LinearSvmParams {
             // No iteration allowed at all: the origin, certified by nothing.
             let theta = vec![0.0; objective.dim()];
             let initial = exact::initial_gradient_norm(&objective);
-            Certified { value: objective.value(&theta), dual: f64::NEG_INFINITY, beta: Vec::new(), n_iter: 0, residual: None, initial, theta }
+            Certified {
+                value: objective.value(&theta),
+                dual: f64::NEG_INFINITY,
+                beta: Vec::new(),
+                n_iter: 0,
+                residual: None,
+                initial,
+                theta,
+            }
         });
         if run.gap() > tol && chosen.is_none() && run.n_iter < settings.max_iter && !monitor.stopped() {
             // Neither route certified: the smoothing continuation finishes from the best point.
