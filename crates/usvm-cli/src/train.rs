@@ -306,24 +306,19 @@ fn iteration_message(method: &str, i: &usvm::progress::Iteration) -> String {
 }
 
 /// A note on standard error for every binary problem whose solver did not converge (with the solution
-/// taken where the method compared two, as TSVC's cone form does), and for every one whose solver handed
-/// over from a stalled route to another (the plain hinge's routes).
+/// taken where the method compared two, as TSVC's cone form does, and the plain hinge's solver routes).
 pub fn warn_unless_converged(params: &MethodParams, reports: &[FitReport]) {
-    let which = |k: usize| if reports.len() > 1 { format!(" (binary problem {k})") } else { String::new() };
-    for (k, r) in reports.iter().enumerate().filter(|(_, r)| r.routes.len() > 1) {
-        let routes: Vec<String> = r.routes.iter().map(Route::to_string).collect();
-        eprintln!(
-            "note: {}{}: a stalled solver route handed over to the next (routes: {})",
-            params.name(),
-            which(k),
-            routes.join(" → ")
-        );
-    }
     for (k, r) in reports.iter().enumerate().filter(|(_, r)| !r.converged()) {
-        let which = which(k);
+        let which = if reports.len() > 1 { format!(" (binary problem {k})") } else { String::new() };
         let taken = r.fallback.map(|f| format!("; {f}")).unwrap_or_default();
+        let routes = if r.routes.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = r.routes.iter().map(Route::to_string).collect();
+            format!(" (routes: {})", names.join(" → "))
+        };
         eprintln!(
-            "warning: {}{which}: the solver {} after {} iterations{taken}",
+            "warning: {}{which}: the solver {} after {} iterations{routes}{taken}",
             params.name(),
             r.termination,
             r.n_iter

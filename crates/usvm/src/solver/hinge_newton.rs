@@ -57,6 +57,9 @@ pub struct HingeNewtonResult {
     pub beta: Vec<f64>,
     /// `‖∇J(0)‖`, the reference of the stages' gradient tolerance.
     pub initial_gradient_norm: f64,
+    /// The KKT residual of the exact finish when that gave `theta` ([`hinge_polish::Polished`]); `None`
+    /// when `theta` is a smoothed stage's solution.
+    pub residual: Option<f64>,
 }
 
 impl HingeNewtonResult {
@@ -88,6 +91,7 @@ pub fn solve(
         converged: false,
         beta: Vec::new(),
         initial_gradient_norm: reference,
+        residual: None,
     };
     let warm = start.as_ref().is_some_and(|t| t.iter().any(|&v| v != 0.0));
     let mut theta = start.unwrap_or_else(|| best.theta.clone());
@@ -111,7 +115,9 @@ pub fn solve(
             let (x, y, c) = (p.features, p.y, p.weights);
             if let Some(exact) = hinge_polish::polish(x, y, c, hinge.lambda, hinge.fit_intercept, &theta, BAND * floor)
             {
-                best.consider(&hinge, &exact.theta, exact.beta);
+                if best.consider(&hinge, &exact.theta, exact.beta) {
+                    best.residual = Some(exact.residual);
+                }
             }
         }
         let gap = best.relative_gap();
@@ -125,18 +131,22 @@ pub fn solve(
 }
 
 impl HingeNewtonResult {
-    /// Keeps `theta` if its objective is lower.
-    fn consider_primal(&mut self, hinge: &Objective<'_, ExpectedHinge>, theta: &[f64]) {
+    /// Keeps `theta` if its objective is lower (then its residual is not known); says whether it did.
+    fn consider_primal(&mut self, hinge: &Objective<'_, ExpectedHinge>, theta: &[f64]) -> bool {
         let primal = hinge.value(theta);
-        if primal < self.primal {
+        let lower = primal < self.primal;
+        if lower {
             self.primal = primal;
             self.theta = theta.to_vec();
+            self.residual = None;
         }
+        lower
     }
 
-    /// Keeps `theta` if its objective is lower, and `beta` if its dual bound is higher.
-    fn consider(&mut self, hinge: &Objective<'_, ExpectedHinge>, theta: &[f64], beta: Vec<f64>) {
-        self.consider_primal(hinge, theta);
+    /// Keeps `theta` if its objective is lower, and `beta` if its dual bound is higher; says whether it kept
+    /// `theta`.
+    fn consider(&mut self, hinge: &Objective<'_, ExpectedHinge>, theta: &[f64], beta: Vec<f64>) -> bool {
+        let kept = self.consider_primal(hinge, theta);
         let p = &hinge.problem;
         let dual =
             dual_cd::dual_value(p.features, p.y, p.weights, hinge.lambda, DualLoss::Hinge, hinge.fit_intercept, &beta);
@@ -144,6 +154,7 @@ impl HingeNewtonResult {
             self.dual = dual;
             self.beta = beta;
         }
+        kept
     }
 }
 

@@ -156,7 +156,12 @@ pub fn polish_sides(
             Features::Sparse(rows) if m > DIRECT_MAX_SPARSE => {
                 from_multipliers(system.solve_iteratively(rows, &g, g_bias)?)
             }
-            _ if n + 1 + m <= PRIMAL_MAX => system.solve_primal(&g, g_bias, &col_max)?,
+            // (More margin rows than unknowns: repeated rows, whose singular system the Gram route's ridge
+            // handles.)
+            _ if m <= n + 1 && n + 1 + m <= PRIMAL_MAX => match system.solve_primal(&g, g_bias, &col_max) {
+                Some(solved) => solved,
+                None => from_multipliers(system.solve_directly(&g, g_bias)?),
+            },
             _ => from_multipliers(system.solve_directly(&g, g_bias)?),
         };
         if fit_intercept {

@@ -412,7 +412,7 @@ impl LinearSvmParams {
                         dual: r.dual,
                         beta: r.beta,
                         n_iter: r.n_iter,
-                        residual: None,
+                        residual: r.residual,
                         initial: r.initial_gradient_norm,
                         theta: r.theta,
                     }

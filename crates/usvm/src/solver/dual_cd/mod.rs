@@ -187,6 +187,8 @@ pub const STALL_FIRST: usize = 20;
 /// A run is stalled when the gap's rate of decrease between two progress checks projects more than this
 /// many times the work done so far (at least [`STALL_FIRST`] passes' worth) to reach `tol`.
 pub const STALL_FACTOR: f64 = 20.0;
+/// ... and never before this many row visits in all: small problems finish where they are, cheaply.
+pub const STALL_MIN_VISITS: usize = 200_000;
 
 /// The data of one binary problem in C-form. The per-example constants are computed when read, not
 /// stored: three fewer vectors of `ℓ` values.
@@ -549,7 +551,7 @@ fn run(
 
 /// Whether the gap's linear rate of decrease from `last` to `now` (work in row visits, relative gap)
 /// projects more work to reach `tol` than [`STALL_FACTOR`] times the work so far (at least [`STALL_FIRST`]
-/// passes over the `total` examples), or than the `limit` of work allows.
+/// passes over the `total` examples and [`STALL_MIN_VISITS`] row visits), or than the `limit` of work allows.
 fn progress_stalls(last: (usize, f64), now: (usize, f64), tol: f64, total: usize, limit: usize) -> bool {
     let ((w0, g0), (w1, g1)) = (last, now);
     if g1 <= tol {
@@ -557,7 +559,8 @@ fn progress_stalls(last: (usize, f64), now: (usize, f64), tol: f64, total: usize
     }
     let rate = (g0 / g1).ln() / (w1 - w0).max(1) as f64;
     let needed = (g1 / tol).ln() / rate;
-    let allowed = (STALL_FACTOR * w1.max(STALL_FIRST * total) as f64).min(limit.saturating_sub(w1) as f64);
+    let allowed =
+        (STALL_FACTOR * w1.max(STALL_FIRST * total).max(STALL_MIN_VISITS) as f64).min(limit.saturating_sub(w1) as f64);
     !(rate > 0.0 && needed <= allowed)
 }
 
