@@ -114,10 +114,9 @@ pub fn solve(
             let p = &hinge.problem;
             let (x, y, c) = (p.features, p.y, p.weights);
             if let Some(exact) = hinge_polish::polish(x, y, c, hinge.lambda, hinge.fit_intercept, &theta, BAND * floor)
+                && best.consider(&hinge, &exact.theta, exact.beta)
             {
-                if best.consider(&hinge, &exact.theta, exact.beta) {
-                    best.residual = Some(exact.residual);
-                }
+                best.residual = Some(exact.residual);
             }
         }
         let gap = best.relative_gap();
