@@ -114,5 +114,6 @@ def test_an_overflowing_fit_is_an_error_not_a_nan_model():
     X, y = blobs()
     X = X.copy()
     X[0, -1] = 1e308
-    with pytest.raises(usvm.UsvmError, match="non-finite"):
+    # Refused before any solver runs, naming the column to rescale.
+    with pytest.raises(usvm.DataError, match=f"column {X.shape[1] - 1}.*rescale"):
         usvm.GSUClassifier(solver="sgd", iterations=50, batch=5).fit(X, y)

@@ -34,6 +34,12 @@ const FIRST_FLOOR: f64 = 0.1;
 /// Each stage divides the floor by ten; the last one. Each stage is stiffer than the last, but by then the
 /// exact finish has usually certified the solution.
 const LAST_FLOOR: f64 = 1e-8;
+/// ... and at a gradient norm that leaves it within this fraction of `J` of the stage's minimum.
+const STAGE_SUBOPTIMALITY: f64 = 1e-8;
+/// ... but not below this relative gradient norm.
+const STAGE_TOL_FLOOR: f64 = 1e-10;
+/// Newton iterations one stage may take.
+const STAGE_MAX_ITER: usize = 100;
 /// The exact finish takes the examples with `|d_i| ≤ BAND σ` as the margin set.
 const BAND: f64 = 3.0;
 /// Each stage stops at this gradient norm relative to `‖∇J(0)‖`: tight enough that `λw ≈ Σ β_i y_i x_i`
@@ -101,8 +107,15 @@ pub fn solve(
     let mut floor = if warm { FIRST_FLOOR * 0.1 } else { FIRST_FLOOR };
     while floor >= LAST_FLOOR * 0.5 && best.n_iter < max_iter && !monitor.stopped() {
         let mut stage = hinge.stage(floor);
-        let settings =
-            NewtonSettings { tol: STAGE_TOL, gradient_reference: reference, max_iter: max_iter - best.n_iter };
+        // `‖∇J‖ ≤ 10⁻⁴ ‖∇J(0)‖`, and small enough for the objective's own scale: a λ-strongly convex stage
+        // is within `‖∇J‖²/(2λ)` of its minimum, so `‖∇J‖ ≤ √(2λ J · 10⁻⁸)` puts it within `10⁻⁸ J` (on
+        // separable data `J ≪ J(0)`, and the relative rule alone stopped at the first step).
+        // Never below `10⁻¹⁰ ‖∇J(0)‖`, near the round-off of the gradient; and a stage that cannot get there
+        // gives way to the next after `STAGE_MAX_ITER` steps rather than taking the whole budget.
+        let scale = (2.0 * hinge.lambda * best.primal * STAGE_SUBOPTIMALITY).sqrt();
+        let tol = if reference > 0.0 { STAGE_TOL.min(scale / reference).max(STAGE_TOL_FLOOR) } else { STAGE_TOL };
+        let budget = (max_iter - best.n_iter).min(STAGE_MAX_ITER);
+        let settings = NewtonSettings { tol, gradient_reference: reference, max_iter: budget };
         let run = newton::minimize(&mut stage, theta, settings, monitor.after(best.n_iter));
         best.n_iter += run.n_iter;
         theta = run.x;
