@@ -171,13 +171,13 @@ impl HingeNewtonResult {
 }
 
 /// Whether the examples within `band` of the margin at `theta` are few enough for an exact finish: at most
-/// [`hinge_polish::size_limit`], and for dense rows at most `n + 1` (more margin equations than unknowns are
-/// generically inconsistent: the sides are not identified yet).
+/// [`hinge_polish::size_limit`], and for dense rows at most `2(n + 1)` (more margin equations than unknowns
+/// are inconsistent unless rows repeat: the sides are not identified yet).
 fn worth_polishing(hinge: &Objective<'_, ExpectedHinge>, theta: &[f64], band: f64) -> bool {
     let x = hinge.problem.features;
     let unknowns = x.n_features() + usize::from(hinge.fit_intercept);
     let limit = match x {
-        crate::data::Features::Dense(_) => unknowns.min(hinge_polish::size_limit(x)),
+        crate::data::Features::Dense(_) => (2 * unknowns).min(hinge_polish::size_limit(x)),
         crate::data::Features::Sparse(_) => hinge_polish::size_limit(x),
     };
     let mut count = 0;
