@@ -117,6 +117,8 @@ pub fn solve(
         let budget = (max_iter - best.n_iter).min(STAGE_MAX_ITER);
         let settings = NewtonSettings { tol, gradient_reference: reference, max_iter: budget };
         let run = newton::minimize(&mut stage, theta, settings, monitor.after(best.n_iter));
+        // The stage's per-example curvature goes before the multipliers and the exact finish are made.
+        drop(stage);
         best.n_iter += run.n_iter;
         theta = run.x;
         if monitor.stopped() {

@@ -140,10 +140,13 @@ struct Certified {
 
 impl Certified {
     /// The lower objective's point, the higher dual bound with its multipliers, the iterations of both.
-    fn or_better(self, other: Certified) -> Certified {
+    fn or_better(mut self, mut other: Certified) -> Certified {
         let n_iter = self.n_iter + other.n_iter;
-        let (dual, beta) =
-            if other.dual > self.dual { (other.dual, other.beta.clone()) } else { (self.dual, self.beta.clone()) };
+        let (dual, beta) = if other.dual > self.dual {
+            (other.dual, std::mem::take(&mut other.beta))
+        } else {
+            (self.dual, std::mem::take(&mut self.beta))
+        };
         let best = if other.value < self.value { other } else { self };
         Certified { dual, beta, n_iter, ..best }
     }
