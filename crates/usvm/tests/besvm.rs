@@ -319,7 +319,7 @@ fn margin_relation_with_rbf_and_all_training_points_as_basis() {
         let wh = hinge.model.coef.dense().row(0).to_owned();
         let (beta_h, _) = dual_by_clarabel(&k2, &y, c, false);
         let byh = &Array1::from(beta_h) * &yv;
-        assert!(rel_diff(1.0 / byh.dot(&k2.dot(&byh)), 1.0 / wh.dot(&wh)) < 1e-5, "C={c}");
+        assert!(rel_diff(1.0 / byh.dot(&k2.dot(&byh)), 1.0 / wh.dot(&wh)) < 1e-5, "C={c}: {:?}", hinge.reports[0]);
         // The kernel SVM on K itself: margin (αᵀYKYα)^{-1}, a different problem (K² weighs each eigenpair
         // (λ_i, v_i) of K by λ_i² instead of λ_i); both are positive and finite.
         let (alpha, _) = dual_by_clarabel(&k, &y, c, false);

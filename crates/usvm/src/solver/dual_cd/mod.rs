@@ -106,7 +106,7 @@ pub struct DualCdSettings {
     /// margin set of the current multipliers ([`crate::solver::hinge_polish`]); stop if it certifies.
     pub polish: bool,
     /// Stop early, as stalled, when the gap's progress between certificates at doubling amounts of work
-    /// (from [`STALL_FIRST`] passes; checked at the certificates the run makes anyway) projects more than
+    /// (from [`STALL_FIRST`] passes) projects more than
     /// [`STALL_FACTOR`] times the work done so far to reach `tol`, or more than the work limits allow:
     /// another route should take over.
     #[serde(default)]
@@ -448,15 +448,15 @@ fn run(
         let guess = estimate.gap(ya, fit_intercept);
         // (The guess is trusted only after an epoch that visited every example: shrunk ones keep older losses.)
         let full = active == total;
-        let worth = (full && guess <= settings.tol)
-            || (solved && (can_polish || eps <= MIN_EPS || guess <= 10.0 * settings.tol))
-            || attempt;
-        // Progress is checked at the certificates made anyway (no extra ones: each costs an epoch and, on
-        // 10⁶ rows, its sorted breakpoints raised the fit's peak memory).
-        let check = settings.detect_stall && worth && work >= next_check;
+        // Progress checks cost a certificate each (about an epoch) at doubling amounts of work.
+        let check = settings.detect_stall && work >= next_check;
         if check {
             next_check = 2 * work;
         }
+        let worth = (full && guess <= settings.tol)
+            || (solved && (can_polish || eps <= MIN_EPS || guess <= 10.0 * settings.tol))
+            || attempt
+            || check;
         // Far from the target, skip a decade of ε.
         let lower = |eps: f64, gap: f64| (eps * if gap > 1e4 * settings.tol { 0.01 } else { 0.1 }).max(MIN_EPS);
         if !worth {
