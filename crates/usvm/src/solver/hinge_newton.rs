@@ -86,6 +86,19 @@ pub fn solve(
     start: Option<Vec<f64>>,
     monitor: Monitor<'_>,
 ) -> HingeNewtonResult {
+    solve_to(objective, tol, max_iter, start, LAST_FLOOR, monitor)
+}
+
+/// [`solve`] with stages down to `last_floor` only (a first, quick pass that hands over to dual coordinate
+/// descent when the exact finish has not certified by then).
+pub fn solve_to(
+    objective: &Objective<'_, ExpectedHinge>,
+    tol: f64,
+    max_iter: usize,
+    start: Option<Vec<f64>>,
+    last_floor: f64,
+    monitor: Monitor<'_>,
+) -> HingeNewtonResult {
     let hinge = Objective { sigma_floor: 0.0, ..*objective };
     let reference = initial_gradient_norm(&hinge);
     let dim = hinge.dim();
@@ -105,7 +118,7 @@ pub fn solve(
         best.consider_primal(&hinge, &theta);
     }
     let mut floor = if warm { FIRST_FLOOR * 0.1 } else { FIRST_FLOOR };
-    while floor >= LAST_FLOOR * 0.5 && best.n_iter < max_iter && !monitor.stopped() {
+    while floor >= last_floor * 0.5 && best.n_iter < max_iter && !monitor.stopped() {
         let mut stage = hinge.stage(floor);
         // `‖∇J‖ ≤ 10⁻⁴ ‖∇J(0)‖`, and small enough for the objective's own scale: a λ-strongly convex stage
         // is within `‖∇J‖²/(2λ)` of its minimum, so `‖∇J‖ ≤ √(2λ J · 10⁻⁸)` puts it within `10⁻⁸ J` (on
@@ -113,7 +126,11 @@ pub fn solve(
         // Never below `10⁻¹⁰ ‖∇J(0)‖`, near the round-off of the gradient; and a stage that cannot get there
         // gives way to the next after `STAGE_MAX_ITER` steps rather than taking the whole budget.
         let scale = (2.0 * hinge.lambda * best.primal * STAGE_SUBOPTIMALITY).sqrt();
-        let tol = if reference > 0.0 { STAGE_TOL.min(scale / reference).max(STAGE_TOL_FLOOR) } else { STAGE_TOL };
+        // (A quick first pass, `last_floor` above the last, keeps the relative rule alone: it only prepares a
+        // warm start for dual coordinate descent.)
+        let quick = last_floor > LAST_FLOOR;
+        let tol =
+            if reference > 0.0 && !quick { STAGE_TOL.min(scale / reference).max(STAGE_TOL_FLOOR) } else { STAGE_TOL };
         let budget = (max_iter - best.n_iter).min(STAGE_MAX_ITER);
         let settings = NewtonSettings { tol, gradient_reference: reference, max_iter: budget };
         let run = newton::minimize(&mut stage, theta, settings, monitor.after(best.n_iter));

@@ -103,7 +103,9 @@ impl Default for LinearSvmParams {
 pub(crate) const POWER_TOL: f64 = 1e-6;
 
 /// A plain-hinge fit that chose its route from the data hands over to the other route at most this often.
-const MAX_HANDOVERS: usize = 2;
+const MAX_HANDOVERS: usize = 3;
+/// The last smoothing floor of a first primal pass chosen from the data (see [`LinearSvmParams::plain_hinge`]).
+const FIRST_PRIMAL_FLOOR: f64 = 1e-2;
 
 /// The plain hinge goes to the primal when a dual multiplier needs at least this many coordinate steps
 /// (`C Q_ii`, on average) to cross its box, and there are at least this many times more examples than
@@ -408,8 +410,15 @@ impl LinearSvmParams {
             routes.push(route);
             let run = match route {
                 Route::Primal => {
+                    // Chosen from the data, its first pass stops at σ = 10⁻² and hands over to dual CD,
+                    // warm-started, which then finishes fast on well-conditioned data; a later pass (dual CD
+                    // stalled) or a named route goes down to the last floor.
+                    let last_floor = if chosen.is_none() && routes.len() == 1 { FIRST_PRIMAL_FLOOR } else { 0.0 };
                     let start = best.as_ref().map(|b| b.theta.clone());
-                    let r = hinge_newton::solve(&objective, tol, budget, start, monitor.after(used));
+                    let r = match last_floor {
+                        0.0 => hinge_newton::solve(&objective, tol, budget, start, monitor.after(used)),
+                        f => hinge_newton::solve_to(&objective, tol, budget, start, f, monitor.after(used)),
+                    };
                     Certified {
                         value: r.primal,
                         dual: r.dual,
