@@ -153,11 +153,6 @@ impl<'a> CsrMatrix<'a> {
         if crate::linalg::all_finite(&self.values) && in_range {
             return Ok(());
         }
-        self.find_fault(what)
-    }
-
-    /// The first out-of-range column or non-finite value, as an error.
-    fn find_fault(&self, what: &'static str) -> Result<()> {
         for i in 0..self.n_rows() {
             let (idx, val) = self.row(i);
             for (&j, &v) in idx.iter().zip(val) {

@@ -31,9 +31,9 @@ use crate::solver::newton::{self, NewtonSettings};
 
 /// The first floor.
 const FIRST_FLOOR: f64 = 0.1;
-/// Each stage divides the floor by ten; the last one. Each stage is stiffer than the last, but by then the
+/// Each stage divides the floor by ten; the last one of a full pass ([`solve`]). Each stage is stiffer than the last, but by then the
 /// exact finish has usually certified the solution.
-const LAST_FLOOR: f64 = 1e-8;
+pub(crate) const LAST_FLOOR: f64 = 1e-8;
 /// ... and at a gradient norm that leaves it within this fraction of `J` of the stage's minimum.
 const STAGE_SUBOPTIMALITY: f64 = 1e-8;
 /// ... but not below this relative gradient norm.
@@ -118,6 +118,9 @@ pub fn solve_to(
         best.consider_primal(&hinge, &theta);
     }
     let mut floor = if warm { FIRST_FLOOR * 0.1 } else { FIRST_FLOOR };
+    // A quick pass (`last_floor` above the last) keeps the relative stage rule alone: it only prepares a
+    // warm start for dual coordinate descent.
+    let quick = last_floor > LAST_FLOOR;
     while floor >= last_floor * 0.5 && best.n_iter < max_iter && !monitor.stopped() {
         let mut stage = hinge.stage(floor);
         // `‖∇J‖ ≤ 10⁻⁴ ‖∇J(0)‖`, and small enough for the objective's own scale: a λ-strongly convex stage
@@ -126,9 +129,6 @@ pub fn solve_to(
         // Never below `10⁻¹⁰ ‖∇J(0)‖`, near the round-off of the gradient; and a stage that cannot get there
         // gives way to the next after `STAGE_MAX_ITER` steps rather than taking the whole budget.
         let scale = (2.0 * hinge.lambda * best.primal * STAGE_SUBOPTIMALITY).sqrt();
-        // (A quick first pass, `last_floor` above the last, keeps the relative rule alone: it only prepares a
-        // warm start for dual coordinate descent.)
-        let quick = last_floor > LAST_FLOOR;
         let tol =
             if reference > 0.0 && !quick { STAGE_TOL.min(scale / reference).max(STAGE_TOL_FLOOR) } else { STAGE_TOL };
         let budget = (max_iter - best.n_iter).min(STAGE_MAX_ITER);

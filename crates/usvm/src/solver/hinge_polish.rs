@@ -281,27 +281,23 @@ impl MarginSystem<'_> {
         let size = n + nb + m;
         // Unknowns: w̃ (0..n), b (n, with an intercept), β (n + nb..); equations in the same blocks.
         let entry = |r: usize, c: usize| -> f64 {
+            let (margin_row, margin_col) = (r.checked_sub(n + nb), c.checked_sub(n + nb));
             if r < n {
-                match c {
-                    c if c < n => {
-                        if c == r {
-                            lambda / (s[r] * s[r])
-                        } else {
-                            0.0
-                        }
-                    }
-                    c if c < n + nb => 0.0,
-                    c => -y[margin[c - n - nb]] * rows[(c - n - nb) * n + r],
+                match margin_col {
+                    Some(k) => -y[margin[k]] * rows[k * n + r],
+                    None if c == r => lambda / (s[r] * s[r]),
+                    None => 0.0,
                 }
-            } else if r < n + nb {
-                if c >= n + nb { y[margin[c - n - nb]] } else { 0.0 }
+            } else if let Some(k) = margin_row {
+                if c < n {
+                    rows[k * n + c]
+                } else if c < n + nb {
+                    1.0
+                } else {
+                    0.0
+                }
             } else {
-                let k = r - n - nb;
-                match c {
-                    c if c < n => rows[k * n + c],
-                    c if c < n + nb => 1.0,
-                    _ => 0.0,
-                }
+                margin_col.map_or(0.0, |k| y[margin[k]]) // the bias row: Σ_M β_i y_i
             }
         };
         let mut rhs: Vec<f64> = (0..n).map(|j| g[j] / s[j]).collect();
@@ -309,18 +305,24 @@ impl MarginSystem<'_> {
             rhs.push(-g_bias);
         }
         rhs.extend(margin.iter().map(|&i| y[i]));
+        let residual = |solution: &[f64]| -> Vec<f64> {
+            (0..size).map(|k| rhs[k] - (0..size).map(|c| entry(k, c) * solution[c]).sum::<f64>()).collect()
+        };
         let lu = crate::linalg::Lu::full(size, entry);
         let mut solution = lu.solve(|r| rhs[r]);
-        for _ in 0..REFINEMENTS.min(3) {
-            let r: Vec<f64> =
-                (0..size).map(|k| rhs[k] - (0..size).map(|c| entry(k, c) * solution[c]).sum::<f64>()).collect();
+        // Iterative refinement, kept while it lowers the residual.
+        let mut r = residual(&solution);
+        for _ in 0..REFINEMENTS {
             let step = lu.solve(|k| r[k]);
-            solution.iter_mut().zip(&step).for_each(|(v, d)| *v += d);
+            let refined: Vec<f64> = solution.iter().zip(&step).map(|(v, d)| v + d).collect();
+            let r_refined = residual(&refined);
+            if !(norm2(&r_refined) < norm2(&r)) {
+                break;
+            }
+            (solution, r) = (refined, r_refined);
         }
         // A singular system (repeated margin rows) leaves a residual: the Gram route with its ridge then.
-        let residual = (0..size).map(|k| rhs[k] - (0..size).map(|c| entry(k, c) * solution[c]).sum::<f64>());
-        let residual = residual.map(|r| r * r).sum::<f64>().sqrt();
-        if solution.iter().any(|v| !v.is_finite()) || !(residual <= 1e-10 * (1.0 + norm2(&rhs))) {
+        if solution.iter().any(|v| !v.is_finite()) || !(norm2(&r) <= 1e-10 * (1.0 + norm2(&rhs))) {
             return None;
         }
         let bias = if self.fit_intercept { solution[n] } else { 0.0 };

@@ -413,12 +413,10 @@ impl LinearSvmParams {
                     // Chosen from the data, its first pass stops at σ = 10⁻² and hands over to dual CD,
                     // warm-started, which then finishes fast on well-conditioned data; a later pass (dual CD
                     // stalled) or a named route goes down to the last floor.
-                    let last_floor = if chosen.is_none() && routes.len() == 1 { FIRST_PRIMAL_FLOOR } else { 0.0 };
+                    let quick = chosen.is_none() && routes.len() == 1;
+                    let last_floor = if quick { FIRST_PRIMAL_FLOOR } else { hinge_newton::LAST_FLOOR };
                     let start = best.as_ref().map(|b| b.theta.clone());
-                    let r = match last_floor {
-                        0.0 => hinge_newton::solve(&objective, tol, budget, start, monitor.after(used)),
-                        f => hinge_newton::solve_to(&objective, tol, budget, start, f, monitor.after(used)),
-                    };
+                    let r = hinge_newton::solve_to(&objective, tol, budget, start, last_floor, monitor.after(used));
                     Certified {
                         value: r.primal,
                         dual: r.dual,

@@ -106,9 +106,8 @@ pub struct DualCdSettings {
     /// margin set of the current multipliers ([`crate::solver::hinge_polish`]); stop if it certifies.
     pub polish: bool,
     /// Stop early, as stalled, when the gap's progress between certificates at doubling amounts of work
-    /// (from [`STALL_FIRST`] passes) projects more than
-    /// [`STALL_FACTOR`] times the work done so far to reach `tol`, or more than the work limits allow:
-    /// another route should take over.
+    /// (from [`STALL_FIRST`] passes) projects more than [`STALL_FACTOR`] times the work done so far to
+    /// reach `tol`, or more than the work limits allow: another route should take over.
     #[serde(default)]
     pub detect_stall: bool,
 }
