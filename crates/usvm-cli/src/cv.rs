@@ -10,9 +10,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use usvm::MethodParams;
 
+use crate::commit::write_atomically;
 use crate::input::InputArgs;
 use crate::method_args::MethodArgs;
-use crate::output::{progress_bar, write_atomically};
+use crate::progress::progress_bar;
 use crate::train::{FoldFits, load, resolve};
 
 #[derive(Args, Debug)]
@@ -271,6 +272,7 @@ struct Partial {
 pub fn merge(args: &MergeArgs) -> Result<()> {
     let mut parts: Vec<Partial> = Vec::new();
     for path in &args.parts {
+        crate::commit::settle(path)?;
         let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         let part: Partial = serde_json::from_str(&text)
             .ok()

@@ -8,7 +8,8 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 use usvm_experiments::wdbc::{MethodResult, SeRule, WdbcProtocol};
 
-use crate::output::{progress_bar, write_atomically};
+use crate::commit::write_atomically;
+use crate::progress::progress_bar;
 
 #[derive(Args, Debug)]
 pub struct DemoArgs {

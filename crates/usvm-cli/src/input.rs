@@ -124,6 +124,7 @@ pub struct Input {
 
 /// Opens `path` for buffered reading; a failure reads `FILE: REASON` (e.g. `No such file or directory`).
 pub fn open(path: &Path) -> Result<BufReader<File>> {
+    crate::commit::settle(path)?;
     File::open(path).map(|f| BufReader::with_capacity(1 << 16, f)).map_err(|e| io_error(path, e))
 }
 
@@ -234,7 +235,7 @@ impl InputArgs {
                 weight: self.weight_col.clone(),
                 variances: self.var_cols.clone(),
             };
-            let file = File::open(path).map_err(|e| io_error(path, e))?;
+            let file = open(path)?.into_inner();
             let dataset = read_parquet(file, &source, &columns)?;
             return Ok(Input { dataset, labelled: true, label_source: source.clone(), feature_source: source });
         }

@@ -3,14 +3,15 @@
 // Doc comments on the argument structs are `--help` texts (`rbf[:GAMMA]` is syntax, not a link).
 #![allow(rustdoc::broken_intra_doc_links)]
 
+mod commit;
 mod cv;
 mod demo;
 mod input;
 mod method_args;
-mod output;
 mod plot;
 mod predict;
 mod privileged;
+mod progress;
 mod train;
 mod uncertainty;
 
@@ -53,16 +54,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        // Help and version go to stdout as usual; usage errors are reduced to their first line.
-        Err(e) if !e.use_stderr() => e.exit(),
-        Err(e) => {
-            let text = e.to_string();
-            eprintln!("{}", text.lines().next().unwrap_or("error: invalid arguments"));
-            return ExitCode::from(2);
-        }
-    };
+    // Help and version go to stdout; a usage error prints clap's whole message and exits with 2.
+    let cli = Cli::parse();
+    commit::remove_temporaries_on_signal();
     let result = match cli.command {
         Command::Train(args) => train::run(&args),
         Command::Predict(args) => predict::run(&args),

@@ -306,6 +306,7 @@ impl MethodArgs {
     pub fn params(&self) -> Result<MethodParams> {
         let mut json = match &self.params {
             Some(path) => {
+                crate::commit::settle(path)?;
                 let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
                 serde_json::from_str::<Value>(&text)
                     .with_context(|| format!("{}: not a JSON object", path.display()))?

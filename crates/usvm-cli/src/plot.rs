@@ -18,8 +18,8 @@ use usvm::io::ParseError;
 use usvm_experiments::toy_sampling::{PAPER_ANGLE_DEG, PAPER_POINTS};
 use usvm_plot::{AnglePlot, AnglePoint, AngleSeries, BoundaryPlot, Format, Line, PrCurve, PrPlot};
 
+use crate::commit::write_atomically;
 use crate::input::{InputArgs, open};
-use crate::output::write_atomically;
 use crate::predict::read_model;
 
 #[derive(Args, Debug)]

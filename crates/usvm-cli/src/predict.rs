@@ -10,8 +10,8 @@ use usvm::metrics::{Confusion, Metrics, mean_average_precision};
 use usvm::model::Platt;
 use usvm::{Model, ModelFile};
 
+use crate::commit::write_all_atomically;
 use crate::input::{InputArgs, io_error};
-use crate::output::write_all_atomically;
 
 #[derive(Args, Debug)]
 pub struct PredictArgs {
@@ -38,6 +38,7 @@ pub struct PredictArgs {
 
 /// Reads a model file: JSON if it starts with '{', otherwise an svm-gsu linear model file.
 pub fn read_model(path: &Path) -> Result<(Model, Option<Platt>)> {
+    crate::commit::settle(path)?;
     let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
     let source = path.display().to_string();
     if text.trim_start_matches('\u{feff}').trim_start().starts_with('{') {

@@ -13,9 +13,9 @@ use usvm::model_selection::cross_val_decision_with;
 use usvm::report::Route;
 use usvm::{Dataset, Fit, FitOptions, FitReport, MethodParams, Model, ModelFile, Termination};
 
+use crate::commit::write_all_atomically;
 use crate::input::{CovType, Input, InputArgs, check_two_classes, convert_covariances, read_per_example, read_weights};
 use crate::method_args::MethodArgs;
-use crate::output::write_all_atomically;
 
 /// The registry parameters and the fit options of the method flags.
 pub fn resolve(args: &MethodArgs) -> Result<(MethodParams, FitOptions<'static>)> {

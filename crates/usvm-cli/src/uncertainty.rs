@@ -19,8 +19,8 @@ use usvm::io::{
 };
 use usvm::{Covariances, Dataset};
 
+use crate::commit::write_all_atomically;
 use crate::input::{io_error, open};
-use crate::output::write_all_atomically;
 
 #[derive(Args, Debug)]
 #[command(about = "Build uncertain inputs (means + covariances) from raw measurements (DESIGN 2.9)")]
