@@ -207,6 +207,7 @@ fn main() {
                     None,
                 )
                 .unwrap()
+                .dataset
                 .n_samples()
             }),
         ),

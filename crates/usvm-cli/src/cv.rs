@@ -185,8 +185,7 @@ pub fn run(args: &CvArgs) -> Result<()> {
     // Validate every grid point before the long run.
     let grid = points.iter().map(|p| apply(&base, &axes, p)).collect::<Result<Vec<_>>>()?;
     for (p, point) in grid.iter().zip(&points) {
-        p.validate(data.n_samples())
-            .map_err(|e| crate::train::flag_error(e).context(format!("--grid point {point:?}")))?;
+        p.validate(data.n_samples()).map_err(|e| args.method.explain(e).context(format!("--grid point {point:?}")))?;
     }
 
     // This task's (grid point, fold) fits: unit `p·k + f` goes to task `(p·k + f) mod N`.
@@ -274,8 +273,9 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
     for path in &args.parts {
         crate::commit::settle(path)?;
         let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let part: Partial = serde_json::from_str(&text)
+        let part: Partial = usvm::json::parse_json(&text)
             .ok()
+            .and_then(|v| serde_json::from_value(v).ok())
             .filter(|p: &Partial| p.format == PARTIAL)
             .ok_or_else(|| anyhow!("{}: not a part written by `usvm cv --tasks`", path.display()))?;
         if let Some(first) = parts.first()
@@ -287,9 +287,7 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
                 args.parts[0].display()
             );
         }
-        if part.task_index >= part.setup.tasks {
-            bail!("{}: task {} of {}", path.display(), part.task_index, part.setup.tasks);
-        }
+        check_part(&part).with_context(|| format!("{}: a damaged part (rerun its task)", path.display()))?;
         if let Some(k) = parts.iter().position(|p| p.task_index == part.task_index) {
             bail!("{}: task {} is also {}", path.display(), part.task_index, args.parts[k].display());
         }
@@ -303,6 +301,37 @@ pub fn merge(args: &MergeArgs) -> Result<()> {
     }
     let fits: Vec<(usize, usize, f64)> = parts.iter().flat_map(|p| p.fits.iter().copied()).collect();
     report(setup, &fits, args.json.as_deref())
+}
+
+/// Checks a part's numbers: its task is one of the setup's, it holds exactly that task's `(grid point, fold)`
+/// fits (unit `p·k + f` of task `(p·k + f) mod N`), each once, and every accuracy is in [0, 1].
+fn check_part(part: &Partial) -> Result<()> {
+    let (s, index) = (&part.setup, part.task_index);
+    if s.folds < 2 || s.folds > s.n_samples || s.tasks == 0 || index >= s.tasks {
+        bail!("{} folds of {} examples, task {index} of {}", s.folds, s.n_samples, s.tasks);
+    }
+    let points = s.grid.iter().try_fold(1usize, |n, (_, values)| n.checked_mul(values.len()));
+    let Some(units) = points.and_then(|p| p.checked_mul(s.folds)) else { bail!("a grid too large to hold") };
+    let expected = if index < units { (units - index - 1) / s.tasks + 1 } else { 0 };
+    if part.fits.len() != expected {
+        bail!("task {index} of {} holds {} fits, expected {expected}", s.tasks, part.fits.len());
+    }
+    let mut seen: Vec<usize> = Vec::with_capacity(expected);
+    for &(p, f, accuracy) in &part.fits {
+        if !(0.0..=1.0).contains(&accuracy) {
+            bail!("the accuracy of grid point {p}, fold {f} is {accuracy}, outside [0, 1]");
+        }
+        let unit = p.checked_mul(s.folds).and_then(|u| u.checked_add(f)).filter(|_| f < s.folds);
+        match unit.filter(|&u| u < units && u % s.tasks == index) {
+            Some(u) => seen.push(u),
+            None => bail!("grid point {p}, fold {f} is not a fit of task {index} of {}", s.tasks),
+        }
+    }
+    seen.sort_unstable();
+    if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+        bail!("grid point {}, fold {} is given twice", w[0] / s.folds, w[0] % s.folds);
+    }
+    Ok(())
 }
 
 /// Prints the table of every grid point's mean accuracy (and writes the JSON report) from all its fits.

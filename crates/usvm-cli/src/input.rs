@@ -207,7 +207,11 @@ impl InputArgs {
             let source = name(data);
             let dataset = match &self.var {
                 None => read_libsvm(open(data)?, &source, n_features)?,
-                Some(var) => read_libsvm_with_variances(open(data)?, &source, open(var)?, &name(var), n_features)?,
+                Some(var) => {
+                    let read = read_libsvm_with_variances(open(data)?, &source, open(var)?, &name(var), n_features)?;
+                    read.notes.iter().for_each(|message| eprintln!("note: {message} (--n-features)"));
+                    read.dataset
+                }
             };
             return Ok(Input { dataset, labelled: true, label_source: source.clone(), feature_source: source });
         }

@@ -263,7 +263,7 @@ impl MethodArgs {
             ("--max-iter", "max_iter", self.max_iter.map(|v| json!(v))),
             ("--sigma-floor", "sigma_floor", self.sigma_floor.map(|v| json!(v))),
             ("--gap-tol", "gap_tol", self.gap_tol.map(|v| json!(v))),
-            ("--route", "route", self.route.map(|r| if r == RouteKind::Auto { Value::Null } else { name(&r) })),
+            ("--route", "route", self.route.map(|r| if r == RouteKind::Auto { json!("auto") } else { name(&r) })),
             ("--iterations", "iterations", self.iterations.map(|v| json!(v))),
             ("--batch", "batch", self.batch.map(|v| json!(v))),
             ("--gamma", "gamma", self.gamma.map(|v| json!(v))),
@@ -297,9 +297,25 @@ impl MethodArgs {
             .map(|(flag, field, v)| match v.expect("retained") {
                 // serde_json writes NaN and ±∞ as null.
                 Value::Null => bail!("invalid value for '{flag}': must be finite"),
+                // The registry's automatic route is its null.
+                Value::String(r) if flag == "--route" && r == "auto" => Ok((flag, field, Value::Null)),
                 v => Ok((flag, field, v)),
             })
             .collect()
+    }
+
+    /// An invalid parameter named as the user gave it: the flag if it was given on the command line, else the
+    /// field of `--params` (or of the defaults).
+    pub fn explain(&self, e: usvm::Error) -> anyhow::Error {
+        let usvm::Error::InvalidParameter { name, value, reason } = e else { return e.into() };
+        let given = self.given().unwrap_or_default();
+        let flags: Vec<&str> =
+            given.iter().filter(|(_, field, _)| name.split('/').any(|n| n == *field)).map(|(flag, ..)| *flag).collect();
+        match &self.params {
+            _ if !flags.is_empty() => anyhow::anyhow!("invalid value '{value}' for '{}': {reason}", flags.join("/")),
+            Some(path) => anyhow::anyhow!("{}: invalid {name} = {value}: {reason}", path.display()),
+            None => anyhow::anyhow!("invalid {name} = {value}: {reason}"),
+        }
     }
 
     /// The registry parameters: `--params` (if any), `--method`, then every flag given.
@@ -308,8 +324,7 @@ impl MethodArgs {
             Some(path) => {
                 crate::commit::settle(path)?;
                 let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-                serde_json::from_str::<Value>(&text)
-                    .with_context(|| format!("{}: not a JSON object", path.display()))?
+                usvm::json::parse_json(&text).with_context(|| format!("{}: not valid JSON", path.display()))?
             }
             None => json!({}),
         };
@@ -332,7 +347,11 @@ impl MethodArgs {
         }
         let source = self.params.as_ref().map_or("--method".to_string(), |p| p.display().to_string());
         let mut params = MethodParams::from_value(&json).with_context(|| source.clone())?;
+        let besvm = params.name() == "besvm";
         for (flag, field, value) in self.given()? {
+            if besvm && flag == "--gamma" {
+                continue;
+            }
             params.set(field, &value).map_err(|e| match e {
                 usvm::Error::Params(msg) if msg.contains("has no field") => {
                     anyhow::anyhow!("{flag} does not apply to --method {} (with these choices)", params.name())
@@ -340,6 +359,24 @@ impl MethodArgs {
                 e => anyhow::anyhow!("invalid value for '{flag}': {e}"),
             })?;
         }
-        Ok(params)
+        match self.gamma {
+            Some(gamma) if besvm => rbf_gamma(params, gamma),
+            _ => Ok(params),
+        }
     }
+}
+
+/// BE-SVM's `--gamma G`: the γ of its rbf similarity (`--similarity rbf:G`, the default similarity).
+fn rbf_gamma(params: MethodParams, gamma: f64) -> Result<MethodParams> {
+    let mut json = params.to_json();
+    let measures: Vec<String> = serde_json::from_value(json["similarity"].clone())?;
+    if !measures.iter().any(|m| m == "rbf" || m.starts_with("rbf:")) {
+        bail!(
+            "--gamma sets the γ of the rbf similarity, but the similarities are {measures:?}: add rbf:{gamma} to \
+             --similarity instead"
+        );
+    }
+    let with_gamma = |m: String| if m == "rbf" || m.starts_with("rbf:") { format!("rbf:{gamma}") } else { m };
+    json["similarity"] = json!(measures.into_iter().map(with_gamma).collect::<Vec<_>>());
+    Ok(MethodParams::from_value(&json)?)
 }

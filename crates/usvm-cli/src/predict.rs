@@ -101,6 +101,15 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         );
     }
     let decision = model.decision_function(&data.features)?;
+    if let Some(((i, _), v)) = decision.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        bail!(
+            "{}: example {}: its score is {v}: the model's coefficients times this example's features overflow; \
+             rescale the features (and retrain), or check this example's values and the model {}",
+            input.feature_source,
+            i + 1,
+            args.model.display()
+        );
+    }
     let predicted = model.predict(&data.features)?;
 
     // Φ(f/√(wᵀΣw)) needs the hyperplane's w: binary linear models only.
@@ -134,7 +143,17 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             write!(out, " {}", predict_proba(p, row[0])).expect("write to a String");
         }
         if let Some((m, w)) = &hyperplane {
-            let p = m.positive_probability_under_uncertainty(row[0], cov.quad_form(i, w));
+            let variance = cov.quad_form(i, w);
+            let p = m.positive_probability_under_uncertainty(row[0], variance);
+            if !p.is_finite() {
+                bail!(
+                    "{}: example {}: P(positive) under its covariance is {p} (score {}, wᵀΣw = {variance}); \
+                     rescale the features and covariances (and retrain)",
+                    input.feature_source,
+                    i + 1,
+                    row[0]
+                );
+            }
             write!(out, " {p}").expect("write to a String");
         }
         out.push('\n');

@@ -52,19 +52,18 @@ pub fn load(args: &MethodArgs, input_args: &InputArgs, params: &mut MethodParams
 }
 
 /// A core error about a parameter, told in terms of its flag (`gamma` → `--gamma`).
-pub fn flag_error(e: usvm::Error) -> anyhow::Error {
+pub fn parameter_error(e: usvm::Error) -> anyhow::Error {
     match e {
-        usvm::Error::InvalidParameter { name, value, reason } => {
-            let flag = name.split('/').map(|n| format!("--{}", n.replace('_', "-"))).collect::<Vec<_>>().join("/");
-            anyhow::anyhow!("invalid value '{value}' for '{flag}': {reason}")
-        }
+        usvm::Error::InvalidParameter { name, value, reason } => anyhow::anyhow!("invalid {name} = {value}: {reason}"),
         e => e.into(),
     }
 }
 
 /// Fits `params` with `options`, or says which method failed.
 pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Result<Fit> {
-    usvm::fit(params, data, options).map_err(flag_error).with_context(|| format!("training {} failed", params.name()))
+    usvm::fit(params, data, options)
+        .map_err(parameter_error)
+        .with_context(|| format!("training {} failed", params.name()))
 }
 
 /// The fits of a cross-validation: [`fit`] as a model-valued function for the library's routines, counting
@@ -209,7 +208,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
 fn train(args: &TrainArgs, mut params: MethodParams, options: FitOptions<'_>, bar: &ProgressBar) -> Result<String> {
     let input = load(&args.method, &args.input, &mut params)?;
     let data: &Dataset = &input.dataset;
-    params.validate(data.n_samples()).map_err(flag_error)?;
+    params.validate(data.n_samples()).map_err(|e| args.method.explain(e))?;
     if args.probability && data.classes().len() != 2 {
         bail!("--probability needs two classes, found {} in {}", data.classes().len(), input.label_source);
     }

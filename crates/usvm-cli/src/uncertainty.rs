@@ -462,6 +462,17 @@ fn welch(args: &WelchArgs) -> Result<()> {
         detrend: true,
         ddof: 1,
     };
+    params.validate().map_err(|e| match e {
+        usvm::Error::InvalidParameter { name, value, reason } => {
+            let flag = match name {
+                "segment_len" => "--segment-len",
+                "overlap" => "--overlap",
+                _ => "--fs",
+            };
+            anyhow!("invalid value '{value}' for '{flag}': {reason}")
+        }
+        e => e.into(),
+    })?;
     let x = data.features.to_dense();
     // Pooled first: the segment length is checked against the series before anything is sized by it.
     let mut rows = Vec::with_capacity(x.nrows());

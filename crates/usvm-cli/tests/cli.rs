@@ -535,9 +535,28 @@ fn cv_split_over_tasks_and_merged_is_one_run() {
         text.replace("\"folds\":3", "\"folds\":4611686018427387904").replace("\"tasks\":3", "\"tasks\":1"),
     )
     .unwrap();
-    fails_with(&usvm(&["cv", "merge", &forged]), "fits given for too many");
+    fails_with(
+        &usvm(&["cv", "merge", &forged]),
+        "forged.json: a damaged part (rerun its task): 4611686018427387904 folds",
+    );
     std::fs::write(&forged, text.replace("\"tasks\":3", "\"tasks\":9223372036854775807")).unwrap();
-    fails_with(&usvm(&["cv", "merge", &forged]), "missing the parts of task(s) [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]");
+    fails_with(&usvm(&["cv", "merge", &forged]), "task 0 of 9223372036854775807 holds");
+    // Every number of a part is checked: accuracies in [0, 1], exactly its task's fits, each once.
+    let part: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let forge = |edit: &dyn Fn(&mut Vec<serde_json::Value>)| {
+        let mut part = part.clone();
+        edit(part["fits"].as_array_mut().unwrap());
+        std::fs::write(&forged, part.to_string()).unwrap();
+        let mut merged = vec!["cv", "merge", &forged];
+        merged.extend(parts[1..].iter().map(String::as_str));
+        usvm(&merged)
+    };
+    for bad in [2.0, -3.0] {
+        fails_with(&forge(&|fits| fits[0][2] = serde_json::json!(bad)), "outside [0, 1]");
+    }
+    fails_with(&forge(&|fits| drop(fits.pop())), "fits, expected");
+    fails_with(&forge(&|fits| fits[1] = fits[0].clone()), "is given twice");
+    fails_with(&forge(&|fits| fits[0][1] = serde_json::json!(1)), "is not a fit of task 0 of 3");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -769,8 +788,13 @@ fn usage_errors_exit_2() {
     ] {
         let out = usvm(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
-        assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1, "{args:?}");
+        // clap's whole message: what is wrong, the usage line and where to read more.
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.starts_with("error: ") && err.contains("Usage: usvm train") && err.contains("--help"), "{err}");
     }
+    // A missing required argument is named.
+    let err = fails(&usvm(&["train", "--method", "gsu", "--data", "a"]));
+    assert!(err.contains("the following required arguments were not provided:\n  --model <FILE>"), "{err}");
 }
 
 #[test]

@@ -195,10 +195,10 @@ impl ColumnSet {
         self.words[j as usize / 64] |= 1 << (j % 64);
     }
 
-    /// Whether `j` is a member.
+    /// Whether `j` is a member (false past the set's width).
     #[inline]
     pub fn contains(&self, j: u32) -> bool {
-        self.words[j as usize / 64] >> (j % 64) & 1 == 1
+        self.words.get(j as usize / 64).is_some_and(|w| w >> (j % 64) & 1 == 1)
     }
 
     /// Number of members.

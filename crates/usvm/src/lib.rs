@@ -32,6 +32,7 @@ pub mod features;
 pub mod fit;
 pub mod gaussians;
 pub mod io;
+pub mod json;
 pub mod kernel;
 pub mod linalg;
 pub mod loss;

@@ -125,7 +125,7 @@ impl MethodParams {
 
     /// Parses a JSON object; unknown methods and fields (at any depth) are errors that name them.
     pub fn from_json(text: &str) -> Result<Self> {
-        let value: Value = serde_json::from_str(text).map_err(|e| Error::Params(e.to_string()))?;
+        let value = crate::json::parse_json(text).map_err(|e| Error::Params(e.to_string()))?;
         Self::from_value(&value)
     }
 

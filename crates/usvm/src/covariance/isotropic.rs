@@ -25,7 +25,7 @@ impl Covariance for Isotropic {
         self.variances[i] * dot(u, v)
     }
     fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]) {
-        crate::data::axpy(alpha * self.variances[i], v, out);
+        crate::linalg::axpy(alpha * self.variances[i], v, out);
     }
     fn apply_combination_add(
         &self,

@@ -90,19 +90,28 @@ pub fn welch_frequencies(params: &WelchParams) -> Vec<f64> {
     (0..=l / 2).map(|m| m as f64 * params.sampling_rate / l as f64).collect()
 }
 
+impl WelchParams {
+    /// Checks the settings alone (before any signal): `L ≥ 2`, overlap below `L`, a positive sampling rate.
+    pub fn validate(&self) -> Result<()> {
+        let (l, d) = (self.segment_len, self.overlap);
+        if l < 2 {
+            return Err(invalid("segment_len", l, "must be at least 2"));
+        }
+        if d >= l {
+            return Err(invalid("overlap", d, "must be smaller than the segment length"));
+        }
+        if !(self.sampling_rate > 0.0 && self.sampling_rate.is_finite()) {
+            return Err(invalid("sampling_rate", self.sampling_rate, "must be positive and finite"));
+        }
+        Ok(())
+    }
+}
+
 /// Mean and variance over Welch segments of the one-sided PSD of `signal`. Errors: invalid settings,
 /// non-finite samples, fewer than `ddof + 1` segments.
 pub fn welch_pool(signal: &[f64], params: &WelchParams) -> Result<Pooled> {
+    params.validate()?;
     let (l, d) = (params.segment_len, params.overlap);
-    if l < 2 {
-        return Err(invalid("segment_len", l, "must be at least 2"));
-    }
-    if d >= l {
-        return Err(invalid("overlap", d, "must be smaller than the segment length"));
-    }
-    if !(params.sampling_rate > 0.0 && params.sampling_rate.is_finite()) {
-        return Err(invalid("sampling_rate", params.sampling_rate, "must be positive and finite"));
-    }
     if let Some((i, &v)) = signal.iter().enumerate().find(|(_, v)| !v.is_finite()) {
         return Err(Error::NonFinite { what: "signal", index: i, value: v });
     }

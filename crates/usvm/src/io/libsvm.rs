@@ -28,7 +28,17 @@ pub fn read_libsvm(
     source: &str,
     n_features: Option<usize>,
 ) -> Result<Dataset<'static>, ParseError> {
-    read(data, source, None::<(&[u8], &str)>, n_features)
+    read(data, source, None::<(&[u8], &str)>, n_features).map(|d| d.dataset)
+}
+
+/// A dataset read from a LIBSVM file and its variance file, with the reader's notes: what it decided that
+/// the user may not expect (the variances widening the data).
+#[derive(Debug)]
+pub struct LibsvmData {
+    /// The dataset.
+    pub dataset: Dataset<'static>,
+    /// One sentence each, naming the file.
+    pub notes: Vec<String>,
 }
 
 /// Reads a LIBSVM/svmlight file and its variance file (same layout, same labels, line for line) into
@@ -39,7 +49,7 @@ pub fn read_libsvm_with_variances(
     variances: impl BufRead,
     variances_source: &str,
     n_features: Option<usize>,
-) -> Result<Dataset<'static>, ParseError> {
+) -> Result<LibsvmData, ParseError> {
     read(data, source, Some((variances, variances_source)), n_features)
 }
 
@@ -51,7 +61,7 @@ fn read<R: BufRead, V: BufRead>(
     source: &str,
     variances: Option<(V, &str)>,
     n_features: Option<usize>,
-) -> Result<Dataset<'static>, ParseError> {
+) -> Result<LibsvmData, ParseError> {
     let mut x = Store::new(n_features, "the features");
     let parsed = chunked::parse(data, source, &DataLine { n_features }, &mut x);
     let Some((reader, var_source)) = variances else {
@@ -62,14 +72,24 @@ fn read<R: BufRead, V: BufRead>(
             return Err(empty_input(source));
         }
         let n = n_features.unwrap_or(x.width());
-        return Ok(dataset(features(x, n, source)?, parsed.meta, Covariances::None));
+        let dataset = dataset(features(x, n, source)?, parsed.meta, Covariances::None);
+        return Ok(LibsvmData { dataset, notes: Vec::new() });
     };
     let mut v = Store::new(n_features, "the variances");
     let var = chunked::parse(reader, var_source, &VarLine { n_features }, &mut v);
     check_pairing(&parsed, source, &var, var_source)?;
-    let width = x.width().max(v.width());
-    let width = width.max(var.meta.iter().flat_map(|(_, f)| f.iter().map(|e| e.1 as usize + 1)).max().unwrap_or(0));
-    let n = n_features.unwrap_or(width);
+    let width = v.width().max(var.meta.iter().flat_map(|(_, f)| f.iter().map(|e| e.1 as usize + 1)).max().unwrap_or(0));
+    let mut notes = Vec::new();
+    if n_features.is_none() && width > x.width() {
+        notes.push(format!(
+            "{var_source}: variance entries reach feature {width}, beyond the largest index of {source} ({}): \
+             the data have {width} features, the means zero beyond {} (give the number of features to fix the \
+             dimension)",
+            x.width(),
+            x.width()
+        ));
+    }
+    let n = n_features.unwrap_or(width.max(x.width()));
     let loc = Loc { source: var_source, line: 0 };
     let covariances = if var.meta.iter().all(|(_, f)| f.is_empty()) {
         match v.finish(n, None, loc)? {
@@ -92,7 +112,7 @@ fn read<R: BufRead, V: BufRead>(
         };
         Covariances::low_rank(factors, diagonal)
     };
-    Ok(dataset(features(x, n, source)?, parsed.meta, covariances))
+    Ok(LibsvmData { dataset: dataset(features(x, n, source)?, parsed.meta, covariances), notes })
 }
 
 /// The features of `x` as `n` columns, dense or sparse by their fill.
@@ -321,7 +341,7 @@ mod tests {
     }
 
     fn read_var(text: &str, var: &str) -> Result<Dataset<'static>, ParseError> {
-        read_libsvm_with_variances(text.as_bytes(), "d.svm", var.as_bytes(), "v.svm", None)
+        read_libsvm_with_variances(text.as_bytes(), "d.svm", var.as_bytes(), "v.svm", None).map(|d| d.dataset)
     }
 
     fn assert_err(r: Result<Dataset, ParseError>, source: &str, line: usize, field: &str, msg: &str) {
@@ -414,9 +434,29 @@ mod tests {
         write_libsvm(&d, &mut out).unwrap();
         let mut var = Vec::new();
         write_libsvm_variances(&d, &mut var).unwrap();
-        let back = read_libsvm_with_variances(&out[..], "o", &var[..], "v", Some(4)).unwrap();
+        let back = read_libsvm_with_variances(&out[..], "o", &var[..], "v", Some(4)).unwrap().dataset;
         assert_eq!(back, d);
         assert_eq!(String::from_utf8(out).unwrap(), "1 1:0.1 3:-2.5e-300 4:1e300\n-1\n1 2:3\n");
+    }
+
+    #[test]
+    fn variances_beyond_the_data_widen_it_with_a_note() {
+        let read =
+            |n| read_libsvm_with_variances(&b"1 1:1\n-1 2:1\n"[..], "d.svm", &b"1 u1,4:0.5\n-1\n"[..], "v.svm", n);
+        let wide = read(None).unwrap();
+        assert_eq!(wide.dataset.n_features(), 4);
+        assert_eq!(wide.notes.len(), 1);
+        assert!(
+            wide.notes[0].starts_with("v.svm: variance entries reach feature 4, beyond the largest index of d.svm (2)")
+        );
+        let fixed = read(Some(4)).unwrap();
+        assert!(fixed.notes.is_empty());
+        assert!(
+            read_libsvm_with_variances(&b"1 1:1 2:1\n"[..], "d", &b"1 2:0.5\n"[..], "v", None)
+                .unwrap()
+                .notes
+                .is_empty()
+        );
     }
 
     #[test]
@@ -432,7 +472,7 @@ mod tests {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/");
         let data = std::fs::read(format!("{dir}toy.svm")).unwrap();
         let var = std::fs::read(format!("{dir}toy.var.svm")).unwrap();
-        let d = read_libsvm_with_variances(&data[..], "toy.svm", &var[..], "toy.var.svm", None).unwrap();
+        let d = read_libsvm_with_variances(&data[..], "toy.svm", &var[..], "toy.var.svm", None).unwrap().dataset;
         assert_eq!(d.labels, vec![1, -1, 1, -1]);
         assert_eq!(d.n_features(), 3);
         assert_eq!(d.features.row_dense(2), vec![0.0, 0.0, -1.25]);

@@ -39,7 +39,7 @@ mod svmgsu;
 mod writers;
 
 pub use csv::{read_csv, read_csv_weighted, read_csv_with_variances};
-pub use libsvm::{read_libsvm, read_libsvm_with_variances, write_libsvm, write_libsvm_variances};
+pub use libsvm::{LibsvmData, read_libsvm, read_libsvm_with_variances, write_libsvm, write_libsvm_variances};
 #[cfg(feature = "parquet")]
 pub use parquet::{TableColumns, read_parquet};
 pub use precomputed::read_libsvm_precomputed;

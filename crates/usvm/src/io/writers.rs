@@ -304,7 +304,7 @@ mod tests {
             let (mut d, mut v) = (Vec::new(), Vec::new());
             crate::io::write_libsvm(&data, &mut d).unwrap();
             crate::io::write_libsvm_variances(&data, &mut v).unwrap();
-            same(&read_libsvm_with_variances(&d[..], "d", &v[..], "v", Some(n)).unwrap(), "LIBSVM");
+            same(&read_libsvm_with_variances(&d[..], "d", &v[..], "v", Some(n)).unwrap().dataset, "LIBSVM");
 
             let (mut d, mut v) = (Vec::new(), Vec::new());
             write_csv(&data, None, "y", &mut d).unwrap();

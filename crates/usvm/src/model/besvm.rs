@@ -1,10 +1,10 @@
-//! The fitted BE-SVM: a basis expansion ([`crate::besvm::basis`]) and linear hyperplanes on its outputs.
+//! The fitted BE-SVM: a basis expansion (fitted by the `besvm` module) and linear hyperplanes on its outputs.
 
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use super::LinearModel;
-use crate::besvm::basis::{BasisExpansion, Block};
+use super::{BasisExpansion, Block};
 use crate::data::Features;
 use crate::error::{Error, Result};
 

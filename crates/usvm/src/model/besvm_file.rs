@@ -9,8 +9,8 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use super::file::{FORMAT, SupportVectors, VERSION, coef_to_file};
+use super::{BasisExpansion, Block};
 use super::{BeSvmModel, LinearModel, ModelFile};
-use crate::besvm::basis::{BasisExpansion, Block};
 use crate::data::Features;
 use crate::error::{Error, Result};
 use crate::kernel::similarity::{Measure, Similarity};
@@ -101,18 +101,15 @@ impl ModelFile {
         let fmt = |what: &str, e: Error| Error::Format(format!("basis_expansion.{what}: {e}"));
         let basis = match &f.basis {
             SupportVectors::Dense(r) => {
-                let mut a = Array2::zeros((r.len(), self.n_features));
-                for (i, row) in r.iter().enumerate() {
-                    if row.len() != self.n_features {
-                        return Err(Error::Format(format!(
-                            "basis vector {i} has {} entries, n_features is {}",
-                            row.len(),
-                            self.n_features
-                        )));
-                    }
-                    a.row_mut(i).assign(&ndarray::ArrayView1::from(row));
+                // Shapes first: the stated width is allocated only once the rows have it.
+                if let Some((i, row)) = r.iter().enumerate().find(|(_, row)| row.len() != self.n_features) {
+                    return Err(Error::Format(format!(
+                        "basis vector {i} has {} entries, n_features is {}",
+                        row.len(),
+                        self.n_features
+                    )));
                 }
-                Features::dense(a)
+                Features::dense(Array2::from_shape_fn((r.len(), self.n_features), |(i, j)| r[i][j]))
             }
             SupportVectors::Sparse(m) if m.n_cols == self.n_features => Features::Sparse(m.clone()),
             SupportVectors::Sparse(m) => {
@@ -144,9 +141,13 @@ impl ModelFile {
         for (k, n) in f.normalisation.iter().enumerate() {
             blocks.push(match n {
                 BlockFile::Centred { mean, scale } => {
-                    if mean.len() != b || !(scale.is_finite() && *scale > 0.0) || mean.iter().any(|v| !v.is_finite()) {
+                    // A subnormal scale would turn the mapped features into infinities.
+                    if mean.len() != b || !(scale.is_normal() && *scale > 0.0) || mean.iter().any(|v| !v.is_finite()) {
                         return Err(Error::Format(format!(
-                            "normalisation {k}: need {b} finite means and a positive scale"
+                            "normalisation {k}: need {b} finite means (found {}) and a positive, normal scale \
+                             (found {scale:e}; at least {:e})",
+                            mean.len(),
+                            f64::MIN_POSITIVE
                         )));
                     }
                     Block::Centred { mean: mean.clone(), scale: *scale }

@@ -24,11 +24,19 @@ pub struct Coefficients {
     support: Option<Support>,
 }
 
-/// The columns whose coefficients are stored (frozen, so that a column's position is its rank).
-#[derive(Debug, Clone, PartialEq)]
+/// The columns whose coefficients are stored (frozen, so that a column's position is its rank; the bitmap may
+/// end before `n_features`, after the last member).
+#[derive(Debug, Clone)]
 struct Support {
     columns: ColumnSet,
     n_features: usize,
+}
+
+impl PartialEq for Support {
+    /// The same members of the same width, however long the bitmaps.
+    fn eq(&self, other: &Self) -> bool {
+        self.n_features == other.n_features && self.columns.members().eq(other.columns.members())
+    }
 }
 
 impl From<Array2<f64>> for Coefficients {
@@ -47,19 +55,16 @@ impl Coefficients {
     }
 
     /// [`Self::on_columns`] from a list of columns, checked to be strictly increasing and below
-    /// `n_features` (e.g. a model file's `columns`). `n_features` is believed only up to `2³²` (columns are
-    /// 32-bit) and while the column bitmap (`n_features/8` bytes) fits in memory: a file cannot make it
-    /// allocate more than that by stating a large width.
+    /// `n_features` (e.g. a model file's `columns`). `n_features` is believed up to `2³²` (columns are
+    /// 32-bit) but never allocated: the column bitmap spans the columns listed (`last/8` bytes, checked
+    /// against the memory available), so a file cannot make a reader allocate by stating a large width.
     pub fn from_column_list(values: Array2<f64>, columns: &[u32], n_features: usize) -> Result<Self> {
         if n_features > 1 << 32 {
             return Err(Error::Format(format!("n_features = {n_features} is beyond 2^32, the widest sparse model")));
         }
+        let span = columns.last().map_or(0, |&j| j as usize + 1);
         // The bitmap's words and ranks: 12 bytes per 64 columns, reserved as 2 f64 per 64.
-        crate::memory::reserve(
-            "a model's column bitmap",
-            "check the file's n_features",
-            &[2, n_features.div_ceil(64)],
-        )?;
+        crate::memory::reserve("a model's column bitmap", "check the file's columns", &[2, span.div_ceil(64)])?;
         if let Some(w) = columns.windows(2).find(|w| w[0] >= w[1]) {
             return Err(Error::Format(format!("columns must be strictly increasing, found {} then {}", w[0], w[1])));
         }
@@ -73,7 +78,7 @@ impl Coefficients {
                 values.ncols()
             )));
         }
-        let mut set = ColumnSet::new(n_features);
+        let mut set = ColumnSet::new(span.min(n_features));
         columns.iter().for_each(|&j| set.insert(j));
         set.freeze();
         Ok(Self::on_columns(values, set, n_features))
@@ -101,7 +106,7 @@ impl Coefficients {
 
     /// Whether the support is stored and is exactly `columns`.
     pub(crate) fn has_support(&self, columns: &ColumnSet) -> bool {
-        self.support.as_ref().is_some_and(|s| s.columns == *columns)
+        self.support.as_ref().is_some_and(|s| s.columns.members().eq(columns.members()))
     }
 
     /// Row `k` over `width` columns: truncated, or zero-padded past `n` (the full row for `width = n`).

@@ -46,7 +46,7 @@ pub struct Platt {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "serde_json::Value")]
 /// The model file's `coef`.
 pub enum Coef {
     /// One hyperplane (two classes).
@@ -56,13 +56,51 @@ pub enum Coef {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "serde_json::Value")]
 /// The model file's `intercept`.
 pub enum Intercept {
     /// One intercept (two classes).
     Binary(f64),
     /// One per class (one-vs-rest).
     OneVsRest(Vec<f64>),
+}
+
+/// The numbers of a JSON list (`what` names it in the message).
+fn numbers(value: &serde_json::Value, what: &str) -> std::result::Result<Vec<f64>, String> {
+    let list = value.as_array().ok_or_else(|| format!("{what} must be a list of numbers"))?;
+    let number =
+        |(k, v): (usize, &serde_json::Value)| v.as_f64().ok_or_else(|| format!("{what}[{k}] is {v}, not a number"));
+    list.iter().enumerate().map(number).collect()
+}
+
+impl TryFrom<serde_json::Value> for Coef {
+    type Error = String;
+
+    /// A list of numbers (two classes) or a list of such lists (one per class, one-vs-rest).
+    fn try_from(value: serde_json::Value) -> std::result::Result<Self, String> {
+        const EXPECTED: &str = "coef must be a list of numbers (two classes) or a list of such lists (one per class)";
+        let Some(list) = value.as_array() else { return Err(EXPECTED.into()) };
+        if list.first().is_some_and(serde_json::Value::is_array) {
+            let row = |(k, r): (usize, &serde_json::Value)| numbers(r, &format!("coef[{k}]"));
+            list.iter().enumerate().map(row).collect::<std::result::Result<_, _>>().map(Coef::OneVsRest)
+        } else {
+            numbers(&value, "coef").map(Coef::Binary).map_err(|e| format!("{e} ({EXPECTED})"))
+        }
+    }
+}
+
+impl TryFrom<serde_json::Value> for Intercept {
+    type Error = String;
+
+    /// A number (two classes) or a list of numbers (one per class, one-vs-rest).
+    fn try_from(value: serde_json::Value) -> std::result::Result<Self, String> {
+        match value.as_f64() {
+            Some(b) => Ok(Intercept::Binary(b)),
+            None => numbers(&value, "intercept")
+                .map(Intercept::OneVsRest)
+                .map_err(|e| format!("{e} (intercept must be a number for two classes, or a list with one per class)")),
+        }
+    }
 }
 
 /// The support vectors of a kernel model, stored as dense rows or as a CSR matrix.
@@ -252,18 +290,32 @@ impl ModelFile {
         if self.columns.is_some() && self.version < VERSION_WITH_COLUMNS {
             return Err(Error::Format(format!("\"columns\" needs version {VERSION_WITH_COLUMNS}")));
         }
-        let (rows, intercept) = match (&self.coef, &self.intercept) {
-            (Coef::Binary(w), Intercept::Binary(b)) => (vec![w.clone()], vec![*b]),
-            (Coef::OneVsRest(w), Intercept::OneVsRest(b)) => (w.clone(), b.clone()),
-            _ => {
-                return Err(Error::Format("coef and intercept disagree on binary vs one-vs-rest".into()));
-            }
+        let rows = match &self.coef {
+            Coef::Binary(w) => vec![w.clone()],
+            Coef::OneVsRest(w) => w.clone(),
         };
-        let expected_rows = if self.classes.len() == 2 { 1 } else { self.classes.len() };
-        if self.classes.len() < 2 || rows.len() != expected_rows || intercept.len() != expected_rows {
+        let intercept = match &self.intercept {
+            Intercept::Binary(b) => vec![*b],
+            Intercept::OneVsRest(b) => b.clone(),
+        };
+        let classes = &self.classes;
+        if classes.len() < 2 {
+            return Err(Error::Format(format!("classes is {classes:?}: a model separates at least 2 classes")));
+        }
+        if let Some((k, c)) = classes.iter().enumerate().find(|&(k, c)| classes[..k].contains(c)) {
+            return Err(Error::Format(format!("classes is {classes:?}: class {c} is listed twice (at {k})")));
+        }
+        let expected_rows = if classes.len() == 2 { 1 } else { classes.len() };
+        if rows.len() != expected_rows || intercept.len() != expected_rows {
+            let need = if expected_rows == 1 {
+                "2 classes need one coef row (a list of numbers) and one intercept (a number)".to_string()
+            } else {
+                format!(
+                    "{expected_rows} classes need {expected_rows} coef rows and {expected_rows} intercepts (one per class)"
+                )
+            };
             return Err(Error::Format(format!(
-                "{} classes need {expected_rows} output(s), found {} coef row(s) and {} intercept(s)",
-                self.classes.len(),
+                "{need}; this file has {} coef row(s) and {} intercept(s)",
                 rows.len(),
                 intercept.len()
             )));
@@ -368,6 +420,7 @@ impl ModelFile {
 
     /// Parses a model file (without checking shapes: see the `to_*` methods).
     pub fn from_json(text: &str) -> Result<Self> {
-        serde_json::from_str(text).map_err(|e| Error::Format(e.to_string()))
+        let value = crate::json::parse_json(text).map_err(|e| Error::Format(e.to_string()))?;
+        serde_json::from_value(value).map_err(|e| Error::Format(e.to_string()))
     }
 }

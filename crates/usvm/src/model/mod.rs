@@ -1,5 +1,6 @@
 //! Fitted models: decision functions and predictions, and the JSON model file of DESIGN 6.
 
+pub(crate) mod basis_expansion;
 mod besvm;
 mod besvm_file;
 mod coefficients;
@@ -12,6 +13,7 @@ use std::borrow::Cow;
 
 use ndarray::Array2;
 
+pub use basis_expansion::{BasisExpansion, Block};
 pub use besvm::BeSvmModel;
 pub use besvm_file::{BasisExpansionFile, BlockFile};
 pub use coefficients::Coefficients;
