@@ -38,9 +38,12 @@ pub struct CvArgs {
     /// Also write the results as JSON to FILE (written atomically; default: none)
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Fail (exit 1) when any fit's solver stops without meeting its stopping rule (default: a warning on
-    /// stderr counting such fits)
-    #[arg(long)]
+    /// Go on when a fit's solver stops without meeting its stopping rule, counting such fits in a warning on
+    /// stderr (default: exit 1 at the first such fit)
+    #[arg(long = "accept-unconverged")]
+    pub accept_unconverged: bool,
+    /// The default since fits that stop short fail unless --accept-unconverged (kept for scripts)
+    #[arg(long, hide = true, conflicts_with = "accept_unconverged")]
     pub strict: bool,
     /// Split the (grid point, fold) fits over N tasks of a batch scheduler and run one of them (with
     /// --task-index); the task writes its part to --json FILE, and `usvm cv merge` joins the N parts into
@@ -204,7 +207,7 @@ pub fn run(args: &CvArgs) -> Result<()> {
             if which.is_empty() {
                 return Ok(Vec::new());
             }
-            let fits = FoldFits::new(params, &options, args.strict);
+            let fits = FoldFits::new(params, &options, !args.accept_unconverged);
             let results =
                 usvm::model_selection::cross_validate_folds_with(data, folds, options.seed, &which, |d, rows| {
                     fits.fit(d, rows)

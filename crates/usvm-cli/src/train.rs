@@ -88,7 +88,8 @@ impl<'a> FoldFits<'a> {
         if let Some(r) = fit.reports.iter().find(|r| !r.converged()) {
             if self.strict {
                 bail!(
-                    "--strict: {} {} after {} iterations in a cross-validation fit",
+                    "{} stopped short in a cross-validation fit: {} after {} iterations (--accept-unconverged counts \
+                     such fits and goes on)",
                     self.params.name(),
                     r.termination,
                     r.n_iter
@@ -105,7 +106,7 @@ impl<'a> FoldFits<'a> {
         if n > 0 {
             let total = self.total.load(Ordering::Relaxed);
             eprintln!(
-                "warning: {}: the solver did not converge in {n} of {total} {what} (--strict makes this an error)",
+                "warning: {}: the solver did not converge in {n} of {total} {what} (--accept-unconverged)",
                 self.params.name()
             );
         }
@@ -127,10 +128,13 @@ pub struct TrainArgs {
     /// Fit Platt scaling on 5-fold cross-validated decision values (binary only; default: off)
     #[arg(long)]
     pub probability: bool,
-    /// Fail (exit 1, no file written) when a solver stops without meeting its stopping rule: the iteration
-    /// or round limit, a stall, a relaxation that does not certify (default: a warning on stderr and the
-    /// report's termination)
-    #[arg(long)]
+    /// Write the model even when a solver stops without meeting its stopping rule (the iteration or round
+    /// limit, a stall, a relaxation that does not certify), with a warning on stderr and the report's
+    /// termination (default: exit 1 and no file written)
+    #[arg(long = "accept-unconverged")]
+    pub accept_unconverged: bool,
+    /// The default since the fits that stop short fail unless --accept-unconverged (kept for scripts)
+    #[arg(long, hide = true, conflicts_with = "accept_unconverged")]
     pub strict: bool,
     /// Print nothing on success (default: one summary line on standard error)
     #[arg(long, short)]
@@ -221,7 +225,7 @@ fn train(args: &TrainArgs, mut params: MethodParams, options: FitOptions<'_>, ba
             return Ok((fitted, None, train_seconds));
         }
         bar.set_message("fitting Platt scaling on 5-fold cross-validated decision values");
-        let folds = FoldFits::new(&params, &quiet, args.strict);
+        let folds = FoldFits::new(&params, &quiet, !args.accept_unconverged);
         let values =
             cross_val_decision_with(data, 5, options.seed, |d, rows| folds.fit(d, rows)).context("--probability")?;
         folds.warn("Platt cross-validation fits");
@@ -232,10 +236,12 @@ fn train(args: &TrainArgs, mut params: MethodParams, options: FitOptions<'_>, ba
     });
     let (Fit { model, reports, .. }, platt, train_seconds) = fitted?;
     bar.set_message(format!("{}: writing", params.name()));
-    bar.suspend(|| warn_unless_converged(&params, &reports));
-    if let Some(r) = reports.iter().find(|r| !r.converged()).filter(|_| args.strict) {
-        bail!("--strict: {} {} after {} iterations; no model written", params.name(), r.termination, r.n_iter);
+    if !args.accept_unconverged
+        && let Some(stopped) = unconverged(&params, &reports).next()
+    {
+        bail!("{stopped}; no model written (--accept-unconverged writes it anyway, with this warning)");
     }
+    bar.suspend(|| unconverged(&params, &reports).for_each(|w| eprintln!("warning: {w}")));
 
     let mut file = ModelFile::from_model(&model, params.name(), params.to_json());
     file.seed = Some(options.seed);
@@ -306,8 +312,8 @@ fn iteration_message(method: &str, i: &usvm::progress::Iteration) -> String {
 
 /// A note on standard error for every binary problem whose solver did not converge (with the solution
 /// taken where the method compared two, as TSVC's cone form does, and the plain hinge's solver routes).
-pub fn warn_unless_converged(params: &MethodParams, reports: &[FitReport]) {
-    for (k, r) in reports.iter().enumerate().filter(|(_, r)| !r.converged()) {
+fn unconverged<'a>(params: &'a MethodParams, reports: &'a [FitReport]) -> impl Iterator<Item = String> + 'a {
+    reports.iter().enumerate().filter(|(_, r)| !r.converged()).map(move |(k, r)| {
         let which = if reports.len() > 1 { format!(" (binary problem {k})") } else { String::new() };
         let taken = r.fallback.map(|f| format!("; {f}")).unwrap_or_default();
         let routes = if r.routes.is_empty() {
@@ -316,13 +322,8 @@ pub fn warn_unless_converged(params: &MethodParams, reports: &[FitReport]) {
             let names: Vec<String> = r.routes.iter().map(Route::to_string).collect();
             format!(" (routes: {})", names.join(" → "))
         };
-        eprintln!(
-            "warning: {}{which}: the solver {} after {} iterations{routes}{taken}",
-            params.name(),
-            r.termination,
-            r.n_iter
-        );
-    }
+        format!("{}{which}: the solver {} after {} iterations{routes}{taken}", params.name(), r.termination, r.n_iter)
+    })
 }
 
 fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f64, data: &Dataset) -> Report {

@@ -171,6 +171,8 @@ fn params_file_equals_the_flags_and_version_2_round_trips() {
             if matches!(a.as_str(), "--data" | "--var" | "--privileged" | "--seed") {
                 data_args.push(a.clone());
                 data_args.push(it.next().unwrap().clone());
+            } else if a == "--accept-unconverged" {
+                data_args.push(a.clone());
             } else if a.starts_with("--") && !matches!(a.as_str(), "--no-intercept" | "--no-shrinking") {
                 it.next();
             }
@@ -237,7 +239,7 @@ fn help_has_a_heading_per_method_and_every_default() {
 }
 
 #[test]
-fn a_solver_that_stops_short_warns_and_strict_makes_it_an_error() {
+fn a_solver_that_stops_short_fails_unless_accepted() {
     let dir = temp_dir("strict");
     let model = dir.join("m.json");
     let input = ["--data", &data("train.svm"), "--var", &data("train.var.svm")];
@@ -247,21 +249,28 @@ fn a_solver_that_stops_short_warns_and_strict_makes_it_an_error() {
         args.extend(input.iter().chain(&limited).chain(extra));
         usvm(&args)
     };
-    // Default: a warning naming the method and the reason, and the model.
-    let err = ok_stderr(&train(&[]));
+    // Default: exit 1 naming the method and the reason, nothing written (--strict, the old flag, is the same).
+    for strict in [&[][..], &["--strict"]] {
+        let err = fails(&train(strict));
+        assert!(
+            err.starts_with(
+                "error: gsu: the solver stopped at the iteration limit before converging after 1 iterations"
+            ),
+            "{err}"
+        );
+        assert!(err.contains("no model written (--accept-unconverged writes it anyway"), "{err}");
+        assert!(!model.exists());
+    }
+    // --accept-unconverged: a warning naming the method and the reason, and the model.
+    let err = ok_stderr(&train(&["--accept-unconverged"]));
     assert!(err.contains("warning: gsu") && err.contains("iteration limit"), "{err}");
     assert!(model.exists());
-    std::fs::remove_file(&model).unwrap();
-    // --strict: exit 1, nothing written.
-    let err = fails(&train(&["--strict"]));
-    assert!(err.contains("--strict: gsu stopped at the iteration limit"), "{err}");
-    assert!(!model.exists());
-    // cv counts the fits that stopped short; --strict fails on the first.
+    // cv fails on the first fit that stopped short; --accept-unconverged counts them.
     let mut cv = vec!["cv", "--folds", "3", "--grid", "lambda=0.01,0.1"];
     cv.extend(input.iter().chain(&limited));
+    let err = fails(&usvm(&cv));
+    assert!(err.contains("gsu stopped short in a cross-validation fit: stopped at the iteration limit"), "{err}");
+    cv.push("--accept-unconverged");
     let err = ok_stderr(&usvm(&cv));
     assert!(err.contains("did not converge in 3 of 3 cross-validation fits at lambda=0.01"), "{err}");
-    cv.push("--strict");
-    let err = fails(&usvm(&cv));
-    assert!(err.contains("--strict: gsu stopped at the iteration limit"), "{err}");
 }
