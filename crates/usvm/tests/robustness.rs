@@ -129,35 +129,46 @@ fn raw_digits_certify() {
     }
 }
 
-/// Columns spanning 10⁻⁸…10⁸ certify, and each coefficient is the standardised fit's divided by its
-/// column's scale (the model of the data as given).
+/// Columns spanning 10⁻⁸…10⁸ certify (relative duality gap ≤ 1e-9): ill-scaled columns cost iterations, not
+/// correctness. (A column's own scale changes the problem — `‖w‖²` weighs its coefficient by `1/s²` — so the
+/// model is not the standardised one rescaled; a scale common to every column is, with λ·s²: see
+/// `a_common_scale_with_lambda_times_its_square_maps_the_model_back`.)
 #[test]
-#[ignore = "open (#35): the routes do not certify columns spanning 1e-8..1e8 (dual bound off by 1e11); run with --ignored"]
 fn columns_scaled_by_1e_minus8_to_1e8_cost_iterations_not_correctness() {
     let base = standardised(&raw_wdbc());
     let n = base.n_features();
     let scales: Vec<f64> = (0..n).map(|j| 10f64.powf(-8.0 + 16.0 * j as f64 / (n - 1) as f64)).collect();
     let data = scaled(&base, &scales);
     for lambda in [1e-2, 1e-4] {
-        let p = params("hinge", &[("lambda", json!(lambda))]);
-        let reference = theta(&certified(&p, &base, "standardised").model);
-        let fit = certified(&p, &data, &format!("scaled λ={lambda}"));
-        let t = theta(&fit.model);
-        for j in 0..n {
-            let (expected, found) = (reference[j], t[j] * scales[j]);
-            assert!(
-                (expected - found).abs() <= 1e-6 * (1.0 + expected.abs()),
-                "λ={lambda} column {j} (scale {:e}): {found} vs {expected}",
-                scales[j]
-            );
+        certified(&params("hinge", &[("lambda", json!(lambda))]), &data, &format!("scaled λ={lambda}"));
+    }
+}
+
+/// `J(w; sX, λs²) = J(sw; X, λ)`: every column scaled by `s` and λ by `s²` divides the coefficients by `s`
+/// and keeps the intercept, from 1e-6 to 1e6.
+#[test]
+fn a_common_scale_with_lambda_times_its_square_maps_the_model_back() {
+    let base = standardised(&raw_wdbc());
+    let n = base.n_features();
+    for lambda in [1e-2, 1e-4] {
+        let reference = theta(&certified(&params("hinge", &[("lambda", json!(lambda))]), &base, "standardised").model);
+        for s in [1e-6, 1e-3, 1e3, 1e6] {
+            let p = params("hinge", &[("lambda", json!(lambda * s * s))]);
+            let t = theta(&certified(&p, &scaled(&base, &vec![s; n]), &format!("s = {s:e}")).model);
+            for j in 0..=n {
+                let (expected, found) = (reference[j], if j < n { t[j] * s } else { t[j] });
+                assert!(
+                    (expected - found).abs() <= 1e-6 * (1.0 + expected.abs()),
+                    "λ={lambda}, s={s:e}, θ_{j}: {found} vs {expected}"
+                );
+            }
         }
-        assert!((reference[n] - t[n]).abs() <= 1e-6 * (1.0 + reference[n].abs()));
     }
 }
 
 /// Duplicating every row equals weight 2 (C-form: weights multiply C).
 #[test]
-#[ignore = "open (#35): raw WDBC with every row twice stops at a gap of 6e-5 (C = 1); run with --ignored"]
+#[ignore = "open (#35): raw WDBC with every row twice ends at a gap of 8.5e-10, above its 1e-10 target, at the iteration limit (C = 1); run with --ignored"]
 fn duplicated_rows_equal_weight_two() {
     let base = raw_wdbc();
     let x = base.features.to_dense();
@@ -270,7 +281,7 @@ fn max_iter_is_honoured_by_the_plain_hinge() {
 /// Every linear method on the ugly sets: a certified fit, or an error — never a panic or a silent
 /// non-converged model (the report's termination says so).
 #[test]
-#[ignore = "open (#35): Power SVM on raw WDBC with covariances stalls at λ = 1e-4; run with --ignored"]
+#[ignore = "open (#35): sqhinge-gsu (L-BFGS, unpreconditioned) on raw WDBC with covariances stops at its iteration limit at λ = 1e-2; run with --ignored"]
 fn every_linear_method_certifies_on_raw_data_or_says_why_not() {
     let raw = raw_wdbc();
     let l = raw.n_samples();

@@ -122,17 +122,21 @@ pub fn minimize<F: SmoothFunction>(
 /// Hessian-vector products and factored (no CG iterations, fewer Newton iterations).
 pub(crate) const DIRECT_MAX_DIM: usize = 64;
 
-/// `(H + μI) s = -g` by Cholesky, with `H` from [`SmoothFunction::hessian`] and `μ = 10⁻¹⁰ max_j H_jj` (the
-/// same role as the damping of [`conjugate_gradient`]). Returns false if the factorisation fails.
+/// Solves `(H + μD²) s = -g` by Cholesky on the equilibrated `D⁻¹HD⁻¹ + μI`, `D = diag(√H_jj)`, with
+/// `μ = 10⁻¹⁰`: a ridge relative to each variable's own curvature, so that the direction is invariant under a
+/// rescaling of the variables (columns spanning 1e-8…1e8, or `w` and the intercept at different scales). A
+/// variable without curvature (the unregularised bias when no example is on the margin) gets the largest
+/// diagonal's scale. `false` if the factorisation fails.
 fn direct_solve<F: SmoothFunction>(f: &F, g: &[f64], s: &mut [f64]) -> bool {
     let dim = g.len();
     let mut columns = vec![0.0; dim * dim];
     f.hessian(&mut columns);
     let h = |i: usize, j: usize| 0.5 * (columns[j * dim + i] + columns[i * dim + j]);
-    let mu = 1e-10 * (0..dim).map(|j| h(j, j).abs()).fold(f64::MIN_POSITIVE, f64::max);
-    let entry = |i: usize, j: usize| h(i, j) + if i == j { mu } else { 0.0 };
-    let Some(x) = crate::linalg::cholesky_solve(dim, entry, |i| -g[i]) else { return false };
-    s.copy_from_slice(&x);
+    let largest = (0..dim).map(|j| h(j, j)).fold(f64::MIN_POSITIVE, f64::max);
+    let d: Vec<f64> = (0..dim).map(|j| if h(j, j) > 0.0 { h(j, j) } else { largest }.sqrt()).collect();
+    let entry = |i: usize, j: usize| h(i, j) / (d[i] * d[j]) + if i == j { 1e-10 } else { 0.0 };
+    let Some(y) = crate::linalg::cholesky_solve(dim, entry, |i| -g[i] / d[i]) else { return false };
+    s.iter_mut().zip(y.iter().zip(&d)).for_each(|(si, (yi, di))| *si = yi / di);
     s.iter().all(|v| v.is_finite())
 }
 
