@@ -129,6 +129,34 @@ fn raw_digits_certify() {
     }
 }
 
+/// The digits (65 variables with the intercept: conjugate-gradient directions, Jacobi-preconditioned) at a
+/// common scale of 10⁻³ or 10³ with λ·s² certify like the digits as given.
+#[test]
+fn digits_at_a_common_scale_certify_by_conjugate_gradients() {
+    let base = raw_digits();
+    let n = base.n_features();
+    for lambda in [1e-2, 1e-4] {
+        for s in [1e-3, 1e3] {
+            let p = params("hinge", &[("lambda", json!(lambda * s * s))]);
+            certified(&p, &scaled(&base, &vec![s; n]), &format!("digits ×{s:e} λ={lambda}"));
+        }
+    }
+}
+
+/// The digits with columns spanning 10⁻⁴…10⁴ certify.
+#[test]
+#[ignore = "open (#35): digits with columns spanning 1e-4..1e4 end at gaps of 2e-10 to 7e-10 (primal polish; dual CD \
+            stalls at 1.0), above the 1e-10 target; run with --ignored"]
+fn ill_scaled_digits_certify() {
+    let base = raw_digits();
+    let n = base.n_features();
+    let spread: Vec<f64> = (0..n).map(|j| 10f64.powf(-4.0 + 8.0 * ((j * 37) % n) as f64 / (n - 1) as f64)).collect();
+    for lambda in [1e-2, 1e-4] {
+        let p = params("hinge", &[("lambda", json!(lambda))]);
+        certified(&p, &scaled(&base, &spread), &format!("digits spread λ={lambda}"));
+    }
+}
+
 /// Columns spanning 10⁻⁸…10⁸ certify (relative duality gap ≤ 1e-9): ill-scaled columns cost iterations, not
 /// correctness. (A column's own scale changes the problem — `‖w‖²` weighs its coefficient by `1/s²` — so the
 /// model is not the standardised one rescaled; a scale common to every column is, with λ·s²: see
