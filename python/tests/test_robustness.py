@@ -40,6 +40,13 @@ def test_a_named_route_is_taken_alone(raw_wdbc, route):
     assert report["converged"] == (report["duality_gap"] <= 1e-10)
 
 
+def test_the_cross_validated_classifier_takes_the_route_too(raw_wdbc):
+    X, y = raw_wdbc
+    cv = usvm.GSUClassifierCV(method="hinge", lams=[1e-1, 1e-2], cv=3, route="primal").fit(X, y)
+    assert cv.best_estimator_.route == "primal"
+    assert all(r["routes"] == ["primal"] for r in cv.best_estimator_.reports_)
+
+
 def test_an_unknown_route_is_refused(raw_wdbc):
     X, y = raw_wdbc
     with pytest.raises(ValueError, match="route"):

@@ -132,9 +132,9 @@ class GSUClassifierCV(_PathCV):
         The candidate λ > 0.
     cv : int, cross-validation generator or iterable, default=5
     method : {"gsu", "hinge", "iso", "sampling", "power"}, default="gsu"
-    subspace_variance, tol, gap_tol, max_iter, fit_intercept, random_state, n_jobs, verbose, callback
-        As :class:`GSUClassifier`'s (exact solver; ``gap_tol`` is the plain hinge's duality-gap
-        tolerance, used where ``Σ = 0``).
+    subspace_variance, tol, gap_tol, route, max_iter, fit_intercept, random_state, n_jobs, verbose, callback
+        As :class:`GSUClassifier`'s (exact solver; ``gap_tol`` and ``route`` are the plain hinge's, used where
+        ``Σ = 0``).
 
     Attributes
     ----------
@@ -163,6 +163,7 @@ class GSUClassifierCV(_PathCV):
         subspace_variance: float | None = None,
         tol: float = 1e-6,
         gap_tol: float = 1e-10,
+        route: str | None = None,
         max_iter: int = 1000,
         fit_intercept: bool = True,
         random_state: Any = 0,
@@ -176,6 +177,7 @@ class GSUClassifierCV(_PathCV):
         self.subspace_variance = subspace_variance
         self.tol = tol
         self.gap_tol = gap_tol
+        self.route = route
         self.max_iter = max_iter
         self.fit_intercept = fit_intercept
         self.random_state = random_state
