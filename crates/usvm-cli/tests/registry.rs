@@ -140,12 +140,16 @@ fn every_method_trains_the_same_model_as_before_the_registry() {
                 // refines it away (|d| ≤ 5e-15, gap ≤ 2e-15), which moves coefficients by up to 1.7e-11
                 // relative (hinge-ovr).
                 let ridge = matches!(name.as_str(), "hinge" | "hinge-ovr" | "power");
+                // The Newton methods stop by a gradient rule (tol 1e-6 relative); the equilibrated Newton
+                // directions (#35: a ridge relative to each variable's curvature) take another path to it
+                // (gsu: 4 Newton steps instead of 5, coefficients 2e-11 relative apart; subspace 4e-9,
+                // ksvm-igsu 9.5e-7), within what that rule decides.
                 let (rel, floor) = if smo {
                     (1e-4, 1.0)
                 } else if ridge {
                     (5e-11, 0.0)
                 } else {
-                    (1e-12, 0.0)
+                    (1e-5, 0.0)
                 };
                 numbers_close(&got, &want, rel, floor, &format!("{name}.{key}"));
             }
