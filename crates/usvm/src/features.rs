@@ -611,17 +611,6 @@ impl<'a> Features<'a> {
         }
     }
 
-    /// `out_j += alpha · x_ij²`.
-    pub fn row_square_axpy(&self, i: usize, alpha: f64, out: &mut [f64]) {
-        match self {
-            Features::Dense(a) => a.row(i).iter().zip(out).for_each(|(v, o)| *o += alpha * v * v),
-            Features::Sparse(m) => {
-                let (idx, val) = m.row(i);
-                idx.iter().zip(val).for_each(|(&j, &v)| out[j as usize] += alpha * v * v);
-            }
-        }
-    }
-
     /// The Gram matrix `G_rc = x_{rows[r]}ᵀ x_{rows[c]}` of the rows `rows`, row-major `m × m`. Sparse rows
     /// are multiplied column by column (each stored column `j` adds `x_rj x_cj` for every pair of the
     /// rows that store it), which costs `Σ_j m_j²` for `m_j` rows storing column `j` — never O(m·n).

@@ -284,29 +284,6 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
         axpy(self.lambda, &v[..n], &mut out[..n]);
     }
 
-    /// The diagonal of [`Self::hess_vec`]'s matrix when no example has a covariance: `λ + Σ c_i L_dd x_ij² / ℓ`
-    /// for `w_j` and `Σ c_i L_dd / ℓ` for the intercept (the Jacobi preconditioner of conjugate gradients).
-    /// With covariances `false`, nothing written.
-    pub fn hessian_diagonal(&self, curvature: &Curvature, out: &mut [f64]) -> bool {
-        let p = &self.problem;
-        if !p.covariances.is_zero() {
-            return false;
-        }
-        let n = p.n_features();
-        out.iter_mut().for_each(|o| *o = 0.0);
-        for &(i, [_, _, ldd, _, _]) in &curvature.terms {
-            let c = p.weight(i) * ldd;
-            p.features.row_square_axpy(i, c, &mut out[..n]);
-            if self.fit_intercept {
-                out[n] += c;
-            }
-        }
-        let inv_l = 1.0 / p.n_samples() as f64;
-        out.iter_mut().for_each(|o| *o *= inv_l);
-        out[..n].iter_mut().for_each(|o| *o += self.lambda);
-        true
-    }
-
     /// `out = Σ c_i ∇²_θ L(d_i, σ_i) v`: the data term's part of [`Self::hess_vec`] before the `1/ℓ`.
     pub fn data_hess_vec(&self, theta: &[f64], curvature: &Curvature, v: &[f64], out: &mut [f64]) {
         let p = &self.problem;

@@ -80,10 +80,6 @@ impl<L: MarginLoss> SmoothFunction for Smooth<'_, L> {
         let c = self.curvature.as_ref().expect("value_grad before hess_vec");
         self.objective.hess_vec(&self.at, c, v, out);
     }
-    fn hessian_diagonal(&self, out: &mut [f64]) -> bool {
-        let c = self.curvature.as_ref().expect("value_grad before hessian_diagonal");
-        self.objective.hessian_diagonal(c, out)
-    }
     fn line<'s>(&'s self, x: &[f64], d: &[f64]) -> Box<dyn Fn(f64) -> (f64, f64, f64) + 's> {
         let line = self.objective.line(x, d);
         Box::new(move |alpha| line.eval(alpha))

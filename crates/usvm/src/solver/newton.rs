@@ -22,12 +22,6 @@ pub trait SmoothFunction {
     fn hess_vec(&self, v: &[f64], out: &mut [f64]);
     /// `α ↦ (φ(α), φ'(α), φ''(α))` for `φ(α) = f(x + α d)`.
     fn line<'s>(&'s self, x: &[f64], d: &[f64]) -> Box<dyn Fn(f64) -> (f64, f64, f64) + 's>;
-    /// The diagonal of the Hessian at the last `x` given to `value_grad` (or a positive approximation of it
-    /// that scales as it does), into `out`: the preconditioner of the conjugate-gradient directions. By
-    /// default none (`false`, nothing written).
-    fn hessian_diagonal(&self, _out: &mut [f64]) -> bool {
-        false
-    }
     /// The Hessian at the last `x` given to `value_grad`, column-major into `out` (`dim²` entries); by
     /// default column by column from [`Self::hess_vec`].
     fn hessian(&self, out: &mut [f64]) {
@@ -146,31 +140,14 @@ fn direct_solve<F: SmoothFunction>(f: &F, g: &[f64], s: &mut [f64]) -> bool {
     s.iter().all(|v| v.is_finite())
 }
 
-/// CG for `(H + μD²) s = -g` from `s = 0`, preconditioned by `D² = diag(H)` when `f` gives it
-/// ([`SmoothFunction::hessian_diagonal`], Jacobi; else `D = I`): plain CG on `D⁻¹HD⁻¹ y = -D⁻¹g`, `s = D⁻¹y`,
-/// until the residual is at most `forcing · ‖D⁻¹g‖` — directions and stopping rule invariant under a
-/// rescaling of the variables. The damping `μ = 10⁻¹⁰ · gᵀHg/gᵀg` (in the scaled variables) only matters in
-/// directions of (near) zero curvature — the unregularised bias when no example sits on the margin — where it
-/// turns an unbounded CG step into a long but finite direction whose length the exact line search then
-/// corrects.
+/// CG for `(H + μI) s = -g` from `s = 0` until the residual is at most `forcing · ‖g‖`. The damping
+/// `μ = 10⁻¹⁰ · gᵀHg/gᵀg` only matters in directions of (near) zero curvature — the unregularised bias when
+/// no example sits on the margin — where it turns an unbounded CG step into a long but finite direction whose
+/// length the exact line search then corrects.
 fn conjugate_gradient<F: SmoothFunction>(f: &F, g: &[f64], forcing: f64, s: &mut [f64]) {
     let dim = g.len();
-    let mut scale = vec![0.0; dim];
-    if f.hessian_diagonal(&mut scale) {
-        let largest = scale.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
-        scale.iter_mut().for_each(|m| *m = if *m > 0.0 { m.sqrt() } else { largest.sqrt() });
-    } else {
-        scale.iter_mut().for_each(|m| *m = 1.0);
-    }
-    // `out = D⁻¹ H D⁻¹ v`.
-    let mut unscaled = vec![0.0; dim];
-    let mut scaled_hess_vec = |v: &[f64], out: &mut [f64]| {
-        unscaled.iter_mut().zip(v.iter().zip(&scale)).for_each(|(u, (vi, di))| *u = vi / di);
-        f.hess_vec(&unscaled, out);
-        out.iter_mut().zip(&scale).for_each(|(o, di)| *o /= di);
-    };
-    let mut y = vec![0.0; dim];
-    let mut r: Vec<f64> = g.iter().zip(&scale).map(|(gi, di)| -gi / di).collect();
+    s.iter_mut().for_each(|v| *v = 0.0);
+    let mut r: Vec<f64> = g.iter().map(|v| -v).collect();
     let mut d = r.clone();
     let mut hd = vec![0.0; dim];
     let mut rtr = dot(&r, &r);
@@ -180,7 +157,7 @@ fn conjugate_gradient<F: SmoothFunction>(f: &F, g: &[f64], forcing: f64, s: &mut
         if rtr.sqrt() <= tol {
             break;
         }
-        scaled_hess_vec(&d, &mut hd);
+        f.hess_vec(&d, &mut hd);
         let dd = dot(&d, &d);
         let mu = *damping.get_or_insert_with(|| (1e-10 * dot(&d, &hd) / dd).max(f64::MIN_POSITIVE));
         axpy(mu, &d, &mut hd);
@@ -189,14 +166,13 @@ fn conjugate_gradient<F: SmoothFunction>(f: &F, g: &[f64], forcing: f64, s: &mut
             break;
         }
         let alpha = rtr / dhd;
-        axpy(alpha, &d, &mut y);
+        axpy(alpha, &d, s);
         axpy(-alpha, &hd, &mut r);
         let rtr_new = dot(&r, &r);
         let beta = rtr_new / rtr;
         d.iter_mut().zip(&r).for_each(|(di, ri)| *di = beta * *di + ri);
         rtr = rtr_new;
     }
-    s.iter_mut().zip(y.iter().zip(&scale)).for_each(|(si, (yi, di))| *si = yi / di);
 }
 
 /// The minimiser `α ≥ 0` of a convex `φ` with `φ'(0) = slope < 0`: bracket by doubling from the Newton step
