@@ -212,6 +212,19 @@ impl Journal {
         Ok(())
     }
 
+    /// Whether this is the journal that process `pid` wrote at `path`: one of its copies, naming only that
+    /// process's temporaries and old versions (a journal names files to rename and remove: one that does not
+    /// match is not acted on).
+    fn is_of(&self, pid: u32, path: &Path) -> bool {
+        let own = |e: &Entry| {
+            e.destination.file_name().is_some()
+                && e.temporary == beside(&e.destination, "tmp", pid)
+                && e.old.as_ref().is_none_or(|o| *o == beside(&e.destination, "old", pid))
+        };
+        let here = fs::canonicalize(path).ok();
+        self.copies.iter().any(|c| fs::canonicalize(c).ok() == here) && self.entries.iter().all(own)
+    }
+
     /// Completes the set in the journal's direction; idempotent, so a kill here is finished by the next
     /// [`settle`]. The journals go last.
     fn finish(&self) -> Result<()> {
@@ -254,25 +267,26 @@ fn remove_if_present(path: &Path) -> Result<()> {
 pub fn settle(path: &Path) -> Result<()> {
     let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else { return Ok(()) };
     let folder = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let left_by_dead = |prefix: &str, suffix: &str| -> Result<Vec<PathBuf>> {
-        let Ok(listing) = fs::read_dir(folder) else { return Ok(Vec::new()) };
-        let dead = |file: &str| {
-            let pid = file.strip_prefix(prefix)?.strip_suffix(suffix)?.parse::<u32>().ok()?;
-            (!alive(pid)).then_some(())
-        };
-        Ok(listing.flatten().filter(|e| dead(&e.file_name().to_string_lossy()).is_some()).map(|e| e.path()).collect())
+    let Ok(listing) = fs::read_dir(folder) else { return Ok(()) };
+    // `PREFIX PID SUFFIX` files of dead processes, from one listing of the folder.
+    let files: Vec<(String, PathBuf)> =
+        listing.flatten().map(|e| (e.file_name().to_string_lossy().into_owned(), e.path())).collect();
+    let left_by_dead = |prefix: &str, suffix: &str| -> Vec<(u32, PathBuf)> {
+        let pid = |file: &str| file.strip_prefix(prefix)?.strip_suffix(suffix)?.parse::<u32>().ok();
+        files.iter().filter_map(|(file, path)| Some((pid(file).filter(|&p| !alive(p))?, path.clone()))).collect()
     };
-    for journal in left_by_dead(".usvm-commit.", ".json")? {
+    for (pid, journal) in left_by_dead(".usvm-commit.", ".json") {
         let shown = journal.display();
         let text = fs::read(&journal).with_context(|| format!("reading the commit journal {shown}"))?;
-        let journal: Journal = serde_json::from_slice(&text).with_context(|| {
-            format!("{shown}: an unreadable commit journal; remove it and check the files it names")
-        })?;
-        journal.finish().with_context(|| format!("{shown}: a write interrupted by a killed process"))?;
+        let parsed = serde_json::from_slice::<Journal>(&text).ok().filter(|j| j.is_of(pid, &journal));
+        let Some(parsed) = parsed else {
+            bail!("{shown}: an unreadable commit journal; remove it and check the files it names")
+        };
+        parsed.finish().with_context(|| format!("{shown}: a write interrupted by a killed process"))?;
     }
     let stale = [(format!(".{name}.tmp"), ""), (format!(".{name}.old"), ""), (".usvm-commit.".into(), ".part")];
     for (prefix, suffix) in stale {
-        left_by_dead(&prefix, suffix)?.iter().try_for_each(|p| remove_if_present(p))?;
+        left_by_dead(&prefix, suffix).iter().try_for_each(|(_, p)| remove_if_present(p))?;
     }
     Ok(())
 }

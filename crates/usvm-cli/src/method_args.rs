@@ -263,7 +263,7 @@ impl MethodArgs {
             ("--max-iter", "max_iter", self.max_iter.map(|v| json!(v))),
             ("--sigma-floor", "sigma_floor", self.sigma_floor.map(|v| json!(v))),
             ("--gap-tol", "gap_tol", self.gap_tol.map(|v| json!(v))),
-            ("--route", "route", self.route.map(|r| if r == RouteKind::Auto { json!("auto") } else { name(&r) })),
+            ("--route", "route", self.route.map(|r| if r == RouteKind::Auto { Value::Null } else { name(&r) })),
             ("--iterations", "iterations", self.iterations.map(|v| json!(v))),
             ("--batch", "batch", self.batch.map(|v| json!(v))),
             ("--gamma", "gamma", self.gamma.map(|v| json!(v))),
@@ -295,10 +295,8 @@ impl MethodArgs {
         out.retain(|(_, _, v)| v.is_some());
         out.into_iter()
             .map(|(flag, field, v)| match v.expect("retained") {
-                // serde_json writes NaN and ±∞ as null.
-                Value::Null => bail!("invalid value for '{flag}': must be finite"),
-                // The registry's automatic route is its null.
-                Value::String(r) if flag == "--route" && r == "auto" => Ok((flag, field, Value::Null)),
+                // serde_json writes NaN and ±∞ as null (the automatic route is the registry's null).
+                Value::Null if flag != "--route" => bail!("invalid value for '{flag}': must be finite"),
                 v => Ok((flag, field, v)),
             })
             .collect()
@@ -370,13 +368,14 @@ impl MethodArgs {
 fn rbf_gamma(params: MethodParams, gamma: f64) -> Result<MethodParams> {
     let mut json = params.to_json();
     let measures: Vec<String> = serde_json::from_value(json["similarity"].clone())?;
-    if !measures.iter().any(|m| m == "rbf" || m.starts_with("rbf:")) {
+    let rbf = |m: &str| m == "rbf" || m.starts_with("rbf:");
+    if !measures.iter().any(|m| rbf(m)) {
         bail!(
             "--gamma sets the γ of the rbf similarity, but the similarities are {measures:?}: add rbf:{gamma} to \
              --similarity instead"
         );
     }
-    let with_gamma = |m: String| if m == "rbf" || m.starts_with("rbf:") { format!("rbf:{gamma}") } else { m };
+    let with_gamma = |m: String| if rbf(&m) { format!("rbf:{gamma}") } else { m };
     json["similarity"] = json!(measures.into_iter().map(with_gamma).collect::<Vec<_>>());
     Ok(MethodParams::from_value(&json)?)
 }

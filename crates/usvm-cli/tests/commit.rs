@@ -181,3 +181,38 @@ fn a_folder_or_missing_folder_as_an_output_touches_nothing() {
     assert!(!m.exists() && !l.exists());
     assert_eq!(leftovers(&d), Vec::<String>::new());
 }
+
+#[test]
+fn a_journal_that_names_other_files_is_not_acted_on() {
+    let d = temp_dir("forged-journal");
+    ok(&translation(&d, "1", &[]));
+    let old = set(&d);
+    let mut child = Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    // A journal "rolling back" a destination it has no temporary or old version for would delete it.
+    let keep = d.join("keep.txt");
+    std::fs::write(&keep, "precious").unwrap();
+    let journal = d.join(format!(".usvm-commit.{dead}.json"));
+    let entry = serde_json::json!({"temporary": d.join("elsewhere"), "destination": keep, "old": null});
+    let text = serde_json::json!({"forward": false, "copies": [journal], "entries": [entry]}).to_string();
+    std::fs::write(&journal, text).unwrap();
+    let (m, l, c) = outputs(&d);
+    let model = d.join("model.json");
+    let err = fails(&usvm(&[
+        "train",
+        "--method",
+        "gsu",
+        "--means",
+        s(&m),
+        "--labels",
+        s(&l),
+        "--cov",
+        s(&c),
+        "--model",
+        s(&model),
+    ]));
+    assert!(err.contains("an unreadable commit journal; remove it"), "{err}");
+    assert_eq!(std::fs::read_to_string(&keep).unwrap(), "precious");
+    assert_eq!(set(&d), old);
+}

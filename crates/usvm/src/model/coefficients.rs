@@ -78,7 +78,7 @@ impl Coefficients {
                 values.ncols()
             )));
         }
-        let mut set = ColumnSet::new(span.min(n_features));
+        let mut set = ColumnSet::new(span);
         columns.iter().for_each(|&j| set.insert(j));
         set.freeze();
         Ok(Self::on_columns(values, set, n_features))
