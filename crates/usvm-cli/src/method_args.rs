@@ -225,6 +225,9 @@ pub struct MethodArgs {
     /// Each half-quadratic round's SVM: bound on the SMO's KKT violation (default 1e-6; --tol is the rounds' relative decrease)
     #[arg(allow_negative_numbers = true, long = "svm-tol", value_name = "E", help_heading = "Method rsvm-rhhq")]
     pub svm_tol: Option<f64>,
+    /// Start of the half-quadratic rounds: svm (the C-SVM, default), zero (f = 0) or best (both, the lower objective kept)
+    #[arg(long = "hq-start", value_name = "START", value_parser = ["svm", "zero", "best"], help_heading = "Method rsvm-rhhq")]
+    pub hq_start: Option<String>,
     /// One uncertainty bound δ ≥ 0 for every example (default 0)
     #[arg(
         long,
@@ -289,6 +292,7 @@ impl MethodArgs {
             ("--sigma-prime", "sigma_prime", self.sigma_prime.map(|v| json!(v))),
             ("--eta", "eta", self.eta.map(|v| json!(v))),
             ("--svm-tol", "svm_tol", self.svm_tol.map(|v| json!(v))),
+            ("--hq-start", "start", self.hq_start.clone().map(Value::String)),
             ("--delta", "delta", self.delta.map(|v| json!(v))),
             ("--norm-bound", "norm_bound", self.norm_bound.map(|v| json!(v))),
         ];

@@ -133,8 +133,9 @@ pub struct TrainArgs {
     /// termination (default: exit 1 and no file written)
     #[arg(long = "accept-unconverged")]
     pub accept_unconverged: bool,
-    /// The default since the fits that stop short fail unless --accept-unconverged (kept for scripts)
-    #[arg(long, hide = true, conflicts_with = "accept_unconverged")]
+    /// Also fail (exit 1, no file written) on a degenerate fit: a classifier that predicts one class for
+    /// every training example although both are present (default: a warning on stderr)
+    #[arg(long)]
     pub strict: bool,
     /// Print nothing on success (default: one summary line on standard error)
     #[arg(long, short)]
@@ -156,6 +157,9 @@ struct Report {
     /// The plain hinge's solver routes, in order (of the binary problem; per class for one-vs-rest).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     routes: Vec<Route>,
+    /// Some binary problem's classifier predicts one class on its whole training set.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    degenerate: bool,
     train_seconds: f64,
     n_samples: usize,
     n_features: usize,
@@ -175,6 +179,8 @@ struct ClassReport {
     duality_gap: Option<f64>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     routes: Vec<Route>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    degenerate: bool,
 }
 
 /// A spinner with elapsed time on standard error, drawn only on a terminal (never when `quiet`) once the
@@ -242,6 +248,12 @@ fn train(args: &TrainArgs, mut params: MethodParams, options: FitOptions<'_>, ba
         bail!("{stopped}; no model written (--accept-unconverged writes it anyway, with this warning)");
     }
     bar.suspend(|| unconverged(&params, &reports).for_each(|w| eprintln!("warning: {w}")));
+    if args.strict
+        && let Some(note) = degenerate(&params, &reports).next()
+    {
+        bail!("{note}; no model written (--strict)");
+    }
+    bar.suspend(|| degenerate(&params, &reports).for_each(|w| eprintln!("warning: {w}")));
 
     let mut file = ModelFile::from_model(&model, params.name(), params.to_json());
     file.seed = Some(options.seed);
@@ -326,6 +338,18 @@ fn unconverged<'a>(params: &'a MethodParams, reports: &'a [FitReport]) -> impl I
     })
 }
 
+/// A note for every binary problem whose classifier predicts one class on its whole training set.
+fn degenerate<'a>(params: &'a MethodParams, reports: &'a [FitReport]) -> impl Iterator<Item = String> + 'a {
+    reports.iter().enumerate().filter(|(_, r)| r.degenerate).map(move |(k, _)| {
+        let which = if reports.len() > 1 { format!(" (binary problem {k})") } else { String::new() };
+        format!(
+            "{}{which}: degenerate: the classifier predicts one class for every training example although both \
+             are present (try another start, a larger C or a smaller η)",
+            params.name()
+        )
+    })
+}
+
 fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f64, data: &Dataset) -> Report {
     let per_class = (reports.len() > 1).then(|| {
         reports
@@ -340,6 +364,7 @@ fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f6
                 gradient_norm: r.gradient_norm,
                 duality_gap: r.duality_gap,
                 routes: r.routes.clone(),
+                degenerate: r.degenerate,
             })
             .collect()
     });
@@ -352,6 +377,7 @@ fn make_report(method: &str, classes: &[i64], reports: &[FitReport], seconds: f6
         gradient_norm: reports.iter().map(|r| r.gradient_norm).fold(0.0, f64::max),
         duality_gap: reports.iter().map(|r| r.duality_gap).try_fold(0.0, |m, g| g.map(|g| f64::max(m, g))),
         routes: if reports.len() == 1 { reports[0].routes.clone() } else { Vec::new() },
+        degenerate: reports.iter().any(|r| r.degenerate),
         train_seconds: seconds,
         n_samples: data.n_samples(),
         n_features: data.n_features(),

@@ -9,14 +9,17 @@
 
 use std::time::Instant;
 
-use usvm_experiments::wdbc::{SeRule, WdbcProtocol};
+use usvm_experiments::wdbc::{Partitions, SeRule, WdbcProtocol, compare, load};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut protocol = WdbcProtocol::default();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--splits" => protocol.splits = args.next().ok_or("--splits needs a value")?.parse()?,
+            "--splits" => {
+                let n = args.next().ok_or("--splits needs a value")?.parse()?;
+                protocol.partitions = Partitions::RandomSplits { n, test_fraction: 0.1 };
+            }
             "--folds" => protocol.folds = args.next().ok_or("--folds needs a value")?.parse()?,
             "--range-squared" => protocol.se_rule = SeRule::RangeSquared,
             _ => {
@@ -29,9 +32,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let results = protocol.run(&|| {})?;
     let seconds = start.elapsed().as_secs_f64();
 
+    let n = protocol.partitions.len();
     println!(
-        "WDBC, {} stratified 90/10 splits (seeds 0..{}), λ by {}-fold CV over 2^-12..2^2, standard-error rule {:?}",
-        protocol.splits, protocol.splits, protocol.folds, protocol.se_rule
+        "WDBC, {n} stratified 90/10 splits (seeds 0..{n}), λ by {}-fold CV over 2^-12..2^2, standard-error rule {:?}",
+        protocol.folds, protocol.se_rule
     );
     println!("test accuracy (%) per split [chosen log2 λ]:");
     print!("{:>5}", "split");
@@ -39,7 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         print!("  {:>16}", r.method);
     }
     println!();
-    for s in 0..protocol.splits as usize {
+    for s in 0..n {
         print!("{s:>5}");
         for r in &results {
             print!("  {:>9.2} [{:>4}]", 100.0 * r.accuracies[s], r.lambdas[s].log2().round());
@@ -56,14 +60,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             100.0 * (r.mean() - r.paper_accuracy)
         );
     }
-    let gsu = results.iter().find(|r| r.method == "LSVM-GSU").ok_or("no LSVM-GSU row")?;
-    for r in results.iter().filter(|r| r.method != "LSVM-GSU") {
-        let wins = (0..gsu.accuracies.len()).filter(|&s| gsu.accuracies[s] > r.accuracies[s]).count();
-        let losses = (0..gsu.accuracies.len()).filter(|&s| gsu.accuracies[s] < r.accuracies[s]).count();
+    let (_, labels) = load();
+    let design = protocol.partitions.resampling(&labels);
+    println!("differences (points), {}, Holm over the table:", design.test_name());
+    for c in compare(&results, design).unwrap_or_default() {
         println!(
-            "LSVM-GSU vs {:<10}: better on {wins}, worse on {losses} of {} splits",
-            r.method,
-            gsu.accuracies.len()
+            "{:>10} − {:<10}: {:+.2} ± {:.2}, better on {}, worse on {} of {n}; p = {:.3}, Holm p = {:.3}",
+            c.method,
+            c.baseline,
+            100.0 * c.test.mean,
+            100.0 * c.test.std,
+            c.better,
+            c.worse,
+            c.test.p_value,
+            c.holm_p_value
         );
     }
     println!("(mean ± sample std over splits; {seconds:.1} s)");

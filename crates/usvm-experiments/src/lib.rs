@@ -4,6 +4,7 @@
 //! and TSVC's Table 1 (paper 003).
 
 pub mod lupi;
+pub mod stats;
 pub mod toy_sampling;
 pub mod tsvc_synthetic;
 pub mod wdbc;

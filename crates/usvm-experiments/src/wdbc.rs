@@ -10,7 +10,9 @@
 //! `σ₀² = 1e-6`. [`SeRule::RangeSquared`] squares the rescaled value instead (reads it as a standard
 //! deviation, [`StandardErrorRule::RangeScaledSquared`]). Choose λ on the grid `2^-12..2^2` by stratified
 //! k-fold cross-validation accuracy on the training split (ties: the larger λ), refit, and score the test
-//! split.
+//! split. The thesis uses random splits; [`Partitions::RepeatedKFold`] scores repeated k-fold
+//! cross-validation instead. [`compare`] tests every pair of methods with the t-test corrected for the
+//! overlap of the partitions ([`crate::stats`]) and Holm's adjustment over the table.
 
 use ndarray::{Array2, Axis, s};
 use rayon::prelude::*;
@@ -19,7 +21,9 @@ use usvm::covariance::Covariances;
 use usvm::data::Dataset;
 use usvm::error::{Error, Result};
 use usvm::gaussians::{StandardErrorRule, standard_errors_to_variances};
-use usvm::model_selection::{cross_validate_path, stratified_split};
+use usvm::model_selection::{cross_validate_path, stratified_k_fold, stratified_split};
+
+use crate::stats::{Resampling, TTest, holm, paired_t_test};
 use usvm::svm::{LinearMethod, LinearSvmParams};
 
 const CSV: &str = include_str!("../../usvm/data/breast_cancer.csv");
@@ -49,13 +53,72 @@ impl SeRule {
     }
 }
 
+/// The train/test partitions the methods are scored on.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Partitions {
+    /// `n` stratified random splits (seeds `0..n`), `test_fraction` of each class in the test part.
+    RandomSplits { n: u64, test_fraction: f64 },
+    /// `repeats` repetitions (seeds `0..repeats`) of stratified `folds`-fold cross-validation: each fold is
+    /// one partition, repetition by repetition.
+    RepeatedKFold { repeats: u64, folds: usize },
+}
+
+impl Partitions {
+    /// The number of partitions.
+    pub fn len(&self) -> usize {
+        match *self {
+            Partitions::RandomSplits { n, .. } => n as usize,
+            Partitions::RepeatedKFold { repeats, folds } => repeats as usize * folds,
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `(training rows, test rows)` of every partition, in order.
+    pub fn draw(&self, labels: &[i64]) -> Vec<(Vec<usize>, Vec<usize>)> {
+        match *self {
+            Partitions::RandomSplits { n, test_fraction } => {
+                (0..n).map(|seed| stratified_split(labels, test_fraction, seed)).collect()
+            }
+            Partitions::RepeatedKFold { repeats, folds } => (0..repeats)
+                .flat_map(|seed| {
+                    let parts = stratified_k_fold(labels, folds, seed);
+                    (0..folds)
+                        .map(|k| {
+                            let train = (0..folds).filter(|&o| o != k).flat_map(|o| parts[o].iter().copied());
+                            let mut train: Vec<usize> = train.collect();
+                            train.sort_unstable();
+                            (train, parts[k].clone())
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect(),
+        }
+    }
+
+    /// The resampling design of the partitions of `labels`, for [`crate::stats::paired_t_test`].
+    pub fn resampling(&self, labels: &[i64]) -> Resampling {
+        match *self {
+            Partitions::RandomSplits { test_fraction, .. } => {
+                // Stratified splits of the same labels have the same sizes whatever the seed.
+                let (train, test) = stratified_split(labels, test_fraction, 0);
+                Resampling::RandomSplits { n_train: train.len(), n_test: test.len() }
+            }
+            Partitions::RepeatedKFold { folds, .. } => Resampling::RepeatedKFold { folds },
+        }
+    }
+}
+
 /// The protocol's settings.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WdbcProtocol {
-    /// Splits use seeds `0..splits`.
-    pub splits: u64,
+    /// The train/test partitions (thesis: random 90/10 splits).
+    pub partitions: Partitions,
+    /// Folds of the cross-validation that chooses λ on each training part.
     pub folds: usize,
-    pub test_fraction: f64,
     /// Candidate λ values.
     pub grid: Vec<f64>,
     pub se_rule: SeRule,
@@ -64,9 +127,8 @@ pub struct WdbcProtocol {
 impl Default for WdbcProtocol {
     fn default() -> Self {
         WdbcProtocol {
-            splits: 10,
+            partitions: Partitions::RandomSplits { n: 10, test_fraction: 0.1 },
             folds: 10,
-            test_fraction: 0.1,
             grid: (-12..=2).map(|e| 2f64.powi(e)).collect(),
             se_rule: SeRule::Paper,
         }
@@ -93,10 +155,12 @@ pub fn methods() -> [(&'static str, LinearMethod, f64); 4] {
 pub struct MethodResult {
     pub method: &'static str,
     pub paper_accuracy: f64,
-    /// Test accuracy of each split.
+    /// Test accuracy on each partition.
     pub accuracies: Vec<f64>,
-    /// λ chosen on each split.
+    /// λ chosen on each partition.
     pub lambdas: Vec<f64>,
+    /// Wall-clock seconds of this method's fits (the partitions run in parallel).
+    pub seconds: f64,
 }
 
 impl MethodResult {
@@ -112,6 +176,44 @@ impl MethodResult {
         let m = self.mean();
         (self.accuracies.iter().map(|a| (a - m).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
     }
+}
+
+/// One method against another over the same partitions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    /// The method whose accuracy is the minuend.
+    pub method: &'static str,
+    /// The method subtracted.
+    pub baseline: &'static str,
+    /// The t-test of the per-partition differences, corrected for the design.
+    pub test: TTest,
+    /// Its p-value adjusted by Holm's rule over all the comparisons of the table.
+    pub holm_p_value: f64,
+    /// Partitions on which `method` was more / less accurate.
+    pub better: usize,
+    pub worse: usize,
+}
+
+/// Every pair of methods (later in the table minus earlier, so `LSVM-GSU − LSVM` comes last), tested
+/// under `design` and Holm-adjusted together; `None` with fewer than two partitions.
+pub fn compare(results: &[MethodResult], design: Resampling) -> Option<Vec<Comparison>> {
+    let mut out = Vec::new();
+    for (b, baseline) in results.iter().enumerate() {
+        for method in &results[b + 1..] {
+            let d: Vec<f64> = method.accuracies.iter().zip(&baseline.accuracies).map(|(m, b)| m - b).collect();
+            out.push(Comparison {
+                method: method.method,
+                baseline: baseline.method,
+                test: paired_t_test(&d, design)?,
+                holm_p_value: f64::NAN,
+                better: d.iter().filter(|&&v| v > 0.0).count(),
+                worse: d.iter().filter(|&&v| v < 0.0).count(),
+            });
+        }
+    }
+    let adjusted = holm(&out.iter().map(|c| c.test.p_value).collect::<Vec<_>>());
+    out.iter_mut().zip(adjusted).for_each(|(c, p)| c.holm_p_value = p);
+    Some(out)
 }
 
 /// The raw 569 × 30 features and labels (0 malignant, 1 benign).
@@ -149,18 +251,20 @@ pub fn uncertain_dataset(x: &Array2<f64>, labels: &[i64], train: &[usize], se_ru
 impl WdbcProtocol {
     /// Number of fits [`Self::run`] performs (for progress reporting).
     pub fn n_fits(&self) -> usize {
-        methods().len() * self.splits as usize * (self.grid.len() * self.folds + 1)
+        methods().len() * self.partitions.len() * (self.grid.len() * self.folds + 1)
     }
 
     /// Runs the protocol; `on_fit` is called after every fit (from any thread).
     pub fn run(&self, on_fit: &(dyn Fn() + Sync)) -> Result<Vec<MethodResult>> {
-        if self.grid.is_empty() || self.splits == 0 {
-            return Err(Error::Empty("λ grid or splits"));
+        if self.grid.is_empty() || self.partitions.is_empty() {
+            return Err(Error::Empty("λ grid or partitions"));
         }
         let (x, labels) = load();
-        let splits: Vec<(Dataset, Dataset)> = (0..self.splits)
-            .map(|seed| {
-                let (train, test) = stratified_split(&labels, self.test_fraction, seed);
+        let splits: Vec<(Dataset, Dataset)> = self
+            .partitions
+            .draw(&labels)
+            .into_iter()
+            .map(|(train, test)| {
                 let data = uncertain_dataset(&x, &labels, &train, self.se_rule);
                 (data.select(&train), data.select(&test))
             })
@@ -168,6 +272,7 @@ impl WdbcProtocol {
         methods()
             .into_iter()
             .map(|(name, method, paper)| {
+                let start = std::time::Instant::now();
                 let per_split: Vec<(f64, f64)> = splits
                     .par_iter()
                     .enumerate()
@@ -178,6 +283,7 @@ impl WdbcProtocol {
                     paper_accuracy: paper,
                     accuracies: per_split.iter().map(|p| p.0).collect(),
                     lambdas: per_split.iter().map(|p| p.1).collect(),
+                    seconds: start.elapsed().as_secs_f64(),
                 })
             })
             .collect()
@@ -228,6 +334,53 @@ mod tests {
             assert!(report.converged(), "λ = 2^{exponent}: {report:?}");
             assert!(report.duality_gap.is_some_and(|g| g <= 1e-10), "λ = 2^{exponent}: {report:?}");
         }
+    }
+
+    /// Repeated k-fold: every row is tested once per repetition, never in its own training part; random
+    /// splits have the same sizes whatever the seed (the corrected test's `n₂/n₁`).
+    #[test]
+    fn partitions_are_what_the_tests_assume() {
+        let (_, labels) = load();
+        let parts = Partitions::RepeatedKFold { repeats: 2, folds: 10 }.draw(&labels);
+        assert_eq!(parts.len(), 20);
+        for repetition in parts.chunks(10) {
+            let mut tested: Vec<usize> = repetition.iter().flat_map(|(_, test)| test.iter().copied()).collect();
+            tested.sort_unstable();
+            assert_eq!(tested, (0..labels.len()).collect::<Vec<_>>());
+            for (train, test) in repetition {
+                assert_eq!(train.len() + test.len(), labels.len());
+                assert!(test.iter().all(|i| train.binary_search(i).is_err()));
+            }
+        }
+        assert_ne!(parts[0].1, parts[10].1, "repetitions are reshuffled");
+        let splits = Partitions::RandomSplits { n: 5, test_fraction: 0.1 };
+        assert!(splits.draw(&labels).iter().all(|(train, test)| (train.len(), test.len()) == (512, 57)));
+        assert_eq!(splits.resampling(&labels), Resampling::RandomSplits { n_train: 512, n_test: 57 });
+    }
+
+    #[test]
+    fn comparisons_cover_every_pair_once_with_holm_adjusted_p_values() {
+        let result = |method, accuracies: Vec<f64>| MethodResult {
+            method,
+            paper_accuracy: 0.0,
+            lambdas: vec![1.0; accuracies.len()],
+            accuracies,
+            seconds: 0.0,
+        };
+        let results = [
+            result("A", vec![0.90, 0.92, 0.91, 0.93]),
+            result("B", vec![0.91, 0.92, 0.93, 0.95]),
+            result("C", vec![0.90, 0.93, 0.90, 0.94]),
+        ];
+        let design = Resampling::RandomSplits { n_train: 90, n_test: 10 };
+        let c = compare(&results, design).unwrap();
+        let pairs: Vec<_> = c.iter().map(|c| (c.method, c.baseline)).collect();
+        assert_eq!(pairs, [("B", "A"), ("C", "A"), ("C", "B")]);
+        let ba = &c[0];
+        assert_eq!((ba.better, ba.worse), (3, 0));
+        assert!((ba.test.mean - 0.0125).abs() < 1e-12);
+        assert!(c.iter().all(|c| c.holm_p_value >= c.test.p_value && c.holm_p_value <= 1.0));
+        assert_eq!(compare(&[result("A", vec![0.9]), result("B", vec![0.8])], design), None);
     }
 
     #[test]

@@ -141,18 +141,31 @@ pub enum SimdLevel {
 /// is reported on stderr (once) and the default runs. AVX-512 is not the default: on the benchmark machine
 /// (AMD EPYC with AVX-512) its 8-lane kernels were no faster than AVX2's on vectors in cache and 10–25 %
 /// slower over a 50,000 × 100 matrix (`examples/bench_simd.rs`, bench/RESULTS.md).
+#[inline]
 pub fn simd_level() -> SimdLevel {
-    use std::sync::atomic::{AtomicU8, Ordering};
-    static LEVEL: AtomicU8 = AtomicU8::new(u8::MAX);
-    let levels = [SimdLevel::Portable, SimdLevel::Avx2, SimdLevel::Avx512];
-    match LEVEL.load(Ordering::Relaxed) {
-        u8::MAX => {
-            let level = detect_simd_level();
-            LEVEL.store(levels.iter().position(|&l| l == level).unwrap_or(0) as u8, Ordering::Relaxed);
-            level
-        }
-        k => levels[k as usize],
+    // Inlined into every kernel call: one relaxed load (the solvers call `dot` per coordinate on short rows).
+    match SIMD_LEVEL.load(std::sync::atomic::Ordering::Relaxed) {
+        0 => SimdLevel::Portable,
+        1 => SimdLevel::Avx2,
+        2 => SimdLevel::Avx512,
+        _ => first_simd_level(),
     }
+}
+
+/// [`simd_level`]'s choice as 0, 1, 2 (`Portable`, `Avx2`, `Avx512`); `u8::MAX` before the first call.
+static SIMD_LEVEL: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(u8::MAX);
+
+#[cold]
+#[inline(never)]
+fn first_simd_level() -> SimdLevel {
+    let level = detect_simd_level();
+    let code = match level {
+        SimdLevel::Portable => 0,
+        SimdLevel::Avx2 => 1,
+        SimdLevel::Avx512 => 2,
+    };
+    SIMD_LEVEL.store(code, std::sync::atomic::Ordering::Relaxed);
+    level
 }
 
 fn detect_simd_level() -> SimdLevel {

@@ -96,6 +96,10 @@ pub struct FitReport {
     /// to the next); empty for every other solver.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub routes: Vec<Route>,
+    /// The fitted classifier predicts one class for every training example although both are present
+    /// (checked by RSVM-RHHQ, whose bounded loss admits such minima): a warning, not a solver failure.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub degenerate: bool,
 }
 
 /// A route of the exact solver for the plain hinge (every `Σ_i = 0`, `solver::exact`'s `route`).

@@ -193,6 +193,7 @@ impl SquaredHingeSvmParams {
             norm_bound: None,
             fallback: None,
             routes: Vec::new(),
+            degenerate: false,
         };
         (result.x, report)
     }

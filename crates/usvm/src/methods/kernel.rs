@@ -9,7 +9,7 @@ use crate::error::{Result, invalid};
 use crate::model::Model;
 use crate::progress::Monitor;
 use crate::report::FitReport;
-use crate::svm::{Approximation, KernelIgsuParams, KernelSvmParams, RescaledHingeParams};
+use crate::svm::{Approximation, HqStart, KernelIgsuParams, KernelSvmParams, RescaledHingeParams};
 
 /// `γ`'s default for the kernel methods: `1/n_features`, as LIBSVM.
 pub(crate) fn default_gamma(data: &Dataset) -> f64 {
@@ -88,6 +88,7 @@ pub(crate) fn fit_svm(params: &KernelSvmParams, data: &Dataset, monitor: Monitor
             norm_bound: None,
             fallback: None,
             routes: Vec::new(),
+            degenerate: false,
         })
         .collect();
     Ok(Fit { model: Model::Kernel(fit.model), reports, support: Some(fit.support) })
@@ -197,6 +198,8 @@ pub struct RsvmRhhq {
     pub svm_tol: f64,
     /// Each SVM's SMO iteration limit; 0: `max(10⁷, 100ℓ)`.
     pub max_iter: usize,
+    /// Where the half-quadratic rounds start: `"svm"` (the C-SVM), `"zero"` (`f = 0`) or `"best"`.
+    pub start: HqStart,
 }
 
 impl Default for RsvmRhhq {
@@ -210,6 +213,7 @@ impl Default for RsvmRhhq {
             tol: s.tol,
             svm_tol: s.smo.tol,
             max_iter: s.smo.max_iter,
+            start: s.start,
         }
     }
 }
@@ -230,6 +234,7 @@ impl RsvmRhhq {
             max_rounds: self.max_rounds,
             tol: self.tol,
             smo: crate::solver::smo::SmoSettings { tol: self.svm_tol, max_iter: self.max_iter, ..base.smo },
+            start: self.start,
         })
     }
 

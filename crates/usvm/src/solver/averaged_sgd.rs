@@ -97,6 +97,7 @@ pub fn solve<L: MarginLoss>(
         norm_bound: None,
         fallback: None,
         routes: Vec::new(),
+        degenerate: false,
     };
     (average, report)
 }

@@ -201,6 +201,7 @@ pub(crate) fn continuation<C: Continuation>(
                 norm_bound: None,
                 fallback: None,
                 routes: Vec::new(),
+                degenerate: false,
             };
             return (x, report);
         }

@@ -94,6 +94,7 @@ pub fn solve<L: MarginLoss>(
         norm_bound: None,
         fallback: None,
         routes: Vec::new(),
+        degenerate: false,
     };
     (theta, report)
 }

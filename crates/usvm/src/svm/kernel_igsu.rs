@@ -404,6 +404,7 @@ impl KernelIgsuParams {
                 norm_bound: None,
                 fallback: None,
                 routes: Vec::new(),
+                degenerate: false,
             };
             Ok(ovr::Binary { coef: alpha, intercept: b, report })
         })?;

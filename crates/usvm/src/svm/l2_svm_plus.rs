@@ -173,6 +173,7 @@ impl L2SvmPlusParams {
                 norm_bound: None,
                 fallback: None,
                 routes: Vec::new(),
+                degenerate: false,
             };
             Ok(ovr::Binary { coef, intercept, report: (report, sol.alpha, t) })
         })?;

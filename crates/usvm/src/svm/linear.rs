@@ -520,6 +520,7 @@ impl LinearSvmParams {
             norm_bound: None,
             fallback: None,
             routes,
+            degenerate: false,
         };
         (run.theta, report)
     }

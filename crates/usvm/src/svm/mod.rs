@@ -23,7 +23,7 @@ pub use kernel_svm::{Gram, KernelSvmFit, KernelSvmParams, KernelSvmReport};
 pub use l2_svm_plus::{L2SvmPlusFit, L2SvmPlusParams};
 pub(crate) use linear::POWER_TOL;
 pub use linear::{LinearFit, LinearMethod, LinearSvmParams, Solver};
-pub use rescaled_hinge::{RescaledHingeFit, RescaledHingeParams};
+pub use rescaled_hinge::{HqStart, RescaledHingeFit, RescaledHingeParams};
 pub use squared_hinge_gsu::{SquaredHingeGsuLoss, SquaredHingeGsuParams, SquaredHingeGsuSolver};
 pub use subspace::project_to_subspaces;
 pub use svm_plus::{LupiMethod, SvmPlusFit, SvmPlusParams};

@@ -204,6 +204,7 @@ impl SquaredHingeGsuParams {
                     norm_bound: None,
                     fallback: None,
                     routes: Vec::new(),
+                    degenerate: false,
                 };
                 (r.x, report)
             }

@@ -284,6 +284,7 @@ fn solve_all(
             norm_bound: None,
             fallback: None,
             routes: Vec::new(),
+            degenerate: false,
         })
         .collect();
     let model = KernelModel::from_training(m.kernel, s.classes, &data.features, s.coef, s.intercept);

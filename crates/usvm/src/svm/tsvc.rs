@@ -341,6 +341,7 @@ impl TsvcParams {
             norm_bound: Some(best.gamma),
             fallback: None,
             routes: Vec::new(),
+            degenerate: false,
         };
         let report = TsvcReport { report, dual_objective: Some(best.dual), duality_gap: Some(gap), lower_bound };
         Ok((best.w, best.b, report))

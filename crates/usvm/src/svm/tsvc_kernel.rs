@@ -259,6 +259,7 @@ pub(crate) fn fit_binary_monitored(
         norm_bound: None,
         fallback: None,
         routes: Vec::new(),
+        degenerate: false,
     };
     Ok(KernelTsvc {
         points,
