@@ -4,6 +4,8 @@ generic ``Classifier`` reaching both through the registry, and typed errors for 
 
 from __future__ import annotations
 
+import warnings
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -65,12 +67,44 @@ def noisy_blobs(seed, n):
 
 
 @pytest.mark.parametrize("eta", [0.5, 2.0, 10.0])
-def test_rhhq_trace_never_rises(eta):
+@pytest.mark.parametrize("start", ["zero", "svm", "best"])
+def test_rhhq_trace_never_rises(eta, start):
     X, y = noisy_blobs(3, 60)
-    clf = RescaledHingeSVMClassifier(C=10.0, eta=eta, gamma=0.5, tol=1e-9).fit(X, y)
+    clf = RescaledHingeSVMClassifier(C=10.0, eta=eta, gamma=0.5, tol=1e-9, start=start).fit(X, y)
     trace = np.array(clf.reports_[0]["objective_trace"])
-    assert len(trace) >= 3 and np.all(np.diff(trace) <= 0) and trace[-1] < trace[0]
-    assert clf.objective_[0] == trace[-1]
+    assert np.all(np.diff(trace) <= 0) and clf.objective_[0] == trace[-1]
+    if start == "zero":
+        assert len(trace) >= 3 and trace[-1] < trace[0]
+
+
+def digits_plus(n=80, seed=0):
+    """80 of the 5s and 8s of scikit-learn's 8 x 8 digits, pooled to 4 x 4 and L1-normalised (the
+    digits-plus task of paper 004's Table 1 protocol)."""
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    keep = np.isin(d.target, [5, 8])
+    img = d.images[keep].reshape(-1, 4, 2, 4, 2).mean(axis=(2, 4)).reshape(-1, 16)
+    idx = np.random.default_rng(seed).permutation(len(img))[:n]
+    X = img[idx] / img[idx].sum(axis=1, keepdims=True)
+    return X, d.target[keep][idx]
+
+
+def test_rhhq_from_zero_is_degenerate_at_large_eta_and_warns():
+    X, y = digits_plus()
+    with pytest.warns(usvm.DegenerateFitWarning, match="degenerate: the classifier predicts one class"):
+        zero = RescaledHingeSVMClassifier(C=10.0, eta=10.0, gamma=10.0, start="zero").fit(X, y)
+    assert zero.reports_[0]["degenerate"] and len(np.unique(zero.predict(X))) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", usvm.DegenerateFitWarning)
+        svm = RescaledHingeSVMClassifier(C=10.0, eta=10.0, gamma=10.0).fit(X, y)
+        params = {"eta": 10.0, "start": "best", "regularization": {"C": 10.0}, "kernel": {"type": "rbf", "gamma": 10.0}}
+        best = usvm.Classifier(method="rsvm-rhhq", params=params).fit(X, y)
+    assert not svm.reports_[0]["degenerate"] and len(np.unique(svm.predict(X))) == 2
+    assert svm.objective_[0] < 0.5 * zero.objective_[0]
+    assert best.reports_[0]["degenerate"] is False and best.objective_[0] <= svm.objective_[0]
+    with pytest.raises(ValueError, match="start must be one of"):
+        RescaledHingeSVMClassifier(start="random").fit(X, y)
 
 
 def test_rhhq_with_small_eta_is_the_kernel_svm():

@@ -52,6 +52,14 @@ struct Report {
     design: &'static str,
     /// Partitions: splits, or repetitions × outer folds.
     partitions: usize,
+    /// Random splits: the training and test rows of each.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    n_train: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    n_test: Option<usize>,
+    /// Repeated k-fold: k.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    outer_folds: Option<usize>,
     /// Folds of the inner cross-validation that chooses λ.
     folds: u64,
     se_rule: SeRuleArg,
@@ -137,6 +145,18 @@ pub fn run(args: &DemoArgs) -> Result<()> {
                 Partitions::RepeatedKFold { .. } => "repeated_k_fold",
             },
             partitions: partitions.len(),
+            n_train: match design {
+                Resampling::RandomSplits { n_train, .. } => Some(n_train),
+                _ => None,
+            },
+            n_test: match design {
+                Resampling::RandomSplits { n_test, .. } => Some(n_test),
+                _ => None,
+            },
+            outer_folds: match partitions {
+                Partitions::RepeatedKFold { folds, .. } => Some(folds),
+                Partitions::RandomSplits { .. } => None,
+            },
             folds: args.folds,
             se_rule: args.se_rule,
             results: rows,

@@ -58,3 +58,31 @@ fn bad_input_is_a_one_line_error_without_a_model() {
     fails_with(&run(&["--method", "svm", "--eta", "1"]), "--eta");
     assert!(!model.exists(), "no model file after a failure");
 }
+
+/// RSVM-RHHQ from `f = 0` at η = 10 stays at a classifier that predicts one class on the training set: a
+/// warning naming it (and `"degenerate": true` in the report), or with --strict exit 1 and no model; from
+/// the C-SVM start (the default) the fit predicts both classes and says nothing.
+#[test]
+fn a_degenerate_fit_warns_and_strict_refuses_it() {
+    let dir = temp_dir("lupi-hq-start");
+    let (model, report) = (dir.join("m.json"), dir.join("r.json"));
+    let train = data("lupi.svm");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["train", "--method", "rsvm-rhhq", "--data", train.as_str(), "--model", s(&model)];
+        args.extend(["--report", s(&report), "--C", "1", "--gamma", "0.5", "--eta", "10"]);
+        args.extend(extra);
+        usvm(&args)
+    };
+    let out = run(&["--hq-start", "zero"]);
+    ok(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("warning: rsvm-rhhq: degenerate: the classifier predicts one class"), "{err}");
+    assert_eq!(read_json(&report)["degenerate"], true);
+    std::fs::remove_file(&model).unwrap();
+    fails_with(&run(&["--hq-start", "zero", "--strict"]), "degenerate");
+    assert!(!model.exists(), "no model file after --strict refused a degenerate fit");
+    let out = run(&[]);
+    ok(&out);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("degenerate"));
+    assert!(read_json(&report).get("degenerate").is_none(), "the report names only degenerate fits");
+}

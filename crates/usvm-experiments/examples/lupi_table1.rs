@@ -27,6 +27,7 @@ use usvm_experiments::lupi::mnist_plus::MnistPlus;
 use usvm_experiments::lupi::table1::{
     Grid, METHODS, NoiseStage, Preprocess, Protocol, Split, TrialResult, format_table, run_trial,
 };
+use usvm_experiments::stats::Resampling;
 
 enum Data {
     Synthetic,
@@ -111,7 +112,8 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.is_empty() { 0 } else { 2 });
         }
     };
-    let (name, splits): (String, Vec<Split>) = match &args.data {
+    // How the trials' partitions relate, for the paired tests (`usvm_experiments::stats`).
+    let (name, splits, design): (String, Vec<Split>, Resampling) = match &args.data {
         Data::MnistPlus(dir) => match MnistPlus::load(dir) {
             Ok(data) => {
                 let name = format!(
@@ -121,7 +123,10 @@ fn main() -> ExitCode {
                     data.validation.n_samples(),
                     data.test.n_samples()
                 );
-                (name, (0..args.trials).map(|t| data.split(args.n_train, t)).collect())
+                // Every trial tests on the same images and trains on a subset of the same pool: the
+                // corrected test with the test set's size is conservative here.
+                let design = Resampling::RandomSplits { n_train: args.n_train, n_test: data.test.n_samples() };
+                (name, (0..args.trials).map(|t| data.split(args.n_train, t)).collect(), design)
             }
             Err(e) => {
                 eprintln!("error: {e}");
@@ -135,13 +140,17 @@ fn main() -> ExitCode {
                  the rest split evenly into validation and test",
                 data.labels.len()
             );
-            (name, (0..args.trials).map(|t| data.split(args.n_train, t)).collect())
+            let splits: Vec<Split> = (0..args.trials).map(|t| data.split(args.n_train, t)).collect();
+            let design = Resampling::RandomSplits { n_train: args.n_train, n_test: splits[0].test.1.len() };
+            (name, splits, design)
         }
         Data::Synthetic => {
             let task = LupiTask { n: args.n_train, ..LupiTask::default() };
             (
                 format!("synthetic {task:?}, validation 1000, test 2000"),
                 (0..args.trials).map(|t| task.split(t)).collect(),
+                // Every trial draws new training, validation and test examples.
+                Resampling::Independent,
             )
         }
     };
@@ -173,11 +182,14 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    print!("{}", format_table(&protocol, &results));
+    print!("{}", format_table(&protocol, &results, design));
     let total = |f: fn(&TrialResult) -> [usize; 5], k: usize| results.iter().map(|r| f(r)[k]).sum::<usize>();
     let fits: usize = (0..5).map(|k| total(|r| r.fits, k)).sum();
     println!(
-        "test accuracy %, mean ± sd over trials; differences paired over trials, mean ± standard error; {fits} fits, {:.1} s",
+        "test accuracy %, mean ± sd over trials; differences paired over trials, mean ± sd, Holm-adjusted p of the {} \
+         over the {} differences; {fits} fits, {:.1} s",
+        design.test_name(),
+        2 * protocol.snrs.len(),
         start.elapsed().as_secs_f64()
     );
     for (k, method) in METHODS.iter().enumerate() {
@@ -185,6 +197,10 @@ fn main() -> ExitCode {
         if missed > 0 {
             println!("not converged: {missed} of {of} {method} fits stopped at their iteration limit");
             eprintln!("warning: {missed} of {of} {method} fits stopped at their iteration limit");
+        }
+        let degenerate = total(|r| r.degenerate, k);
+        if degenerate > 0 {
+            println!("degenerate: {degenerate} of {of} {method} fits predict one class on their training set");
         }
     }
     ExitCode::SUCCESS

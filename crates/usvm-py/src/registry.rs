@@ -356,7 +356,8 @@ fn fit<'py>(
 
 /// A report as a dict: `objective`, `n_iter`, `termination`, `converged`, `gradient_norm`,
 /// `initial_gradient_norm`, `duality_gap`, `objective_trace`, `rounds`, `norm_bound`, `routes` (the plain
-/// hinge's solver routes, in order; else empty) and `fallback` (TSVC's
+/// hinge's solver routes, in order; else empty), `degenerate` (one class predicted on the whole training set;
+/// checked by RSVM-RHHQ) and `fallback` (TSVC's
 /// cone form: `{"taken": "relaxation" | "alternating", "relaxation_objective", "alternating_objective"}`, else
 /// None).
 pub(crate) fn report_dict<'py>(py: Python<'py>, r: &usvm::FitReport) -> PyResult<Bound<'py, PyDict>> {
@@ -384,6 +385,7 @@ pub(crate) fn report_dict<'py>(py: Python<'py>, r: &usvm::FitReport) -> PyResult
         .transpose()?;
     d.set_item("fallback", fallback)?;
     d.set_item("routes", r.routes.iter().map(|route| route.to_string()).collect::<Vec<_>>())?;
+    d.set_item("degenerate", r.degenerate)?;
     Ok(d)
 }
 

@@ -14,7 +14,13 @@ pass the means as ``X`` and the covariances as ``X_cov`` to ``fit``.
 True
 """
 
-from ._base import Classifier, NoPrivilegedInformationWarning, RegistryClassifier, default_params
+from ._base import (
+    Classifier,
+    DegenerateFitWarning,
+    NoPrivilegedInformationWarning,
+    RegistryClassifier,
+    default_params,
+)
 from ._besvm import BasisExpansion, BasisExpansionClassifier
 from ._cv import BasisExpansionClassifierCV, ClassifierCV, GSUClassifierCV, GSUSquaredHingeClassifierCV
 from ._estimators import GSUClassifier, LowRankCovariance
@@ -52,6 +58,7 @@ __all__ = [
     "Classifier",
     "ClassifierCV",
     "DataError",
+    "DegenerateFitWarning",
     "GSUClassifier",
     "GSUClassifierCV",
     "GSUSquaredHingeClassifier",

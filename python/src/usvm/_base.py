@@ -33,6 +33,12 @@ class NoPrivilegedInformationWarning(UserWarning):
     :class:`usvm.KernelSVMClassifier` fits with those values), not the privileged-information model."""
 
 
+class DegenerateFitWarning(UserWarning):
+    """A fitted classifier predicts one class for every training example although both are present
+    (``reports_[k]["degenerate"]``; RSVM-RHHQ checks this): not a solver failure, but rarely the model
+    wanted — try another ``start``, a larger ``C`` or a smaller ``eta``."""
+
+
 class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
     """Base of the estimators fitted through the registry.
 
@@ -125,6 +131,7 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
         self.converged_ = np.array([r["converged"] for r in reports], dtype=bool)
         self._fitted(X, y_enc, cov, sw)
         warn_unconverged(type(self).__name__, model.method, reports, stacklevel=4)
+        warn_degenerate(type(self).__name__, model.method, reports, stacklevel=4)
         return self
 
     def _fit_core(
@@ -219,6 +226,20 @@ def warn_unconverged(who: str, method: str, reports: list[dict], stacklevel: int
             f"{who} ({method}): the solver did not converge in {len(failed)} of {len(reports)} binary "
             f"problem(s): {_why(failed[0])}",
             ConvergenceWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def warn_degenerate(who: str, method: str, reports: list[dict], stacklevel: int) -> None:
+    """A ``DegenerateFitWarning`` when some binary problem's classifier predicts one class on its
+    whole training set."""
+    bad = [k for k, r in enumerate(reports) if r.get("degenerate")]
+    if bad:
+        which = f" (binary problem {bad[0]})" if len(reports) > 1 else ""
+        warnings.warn(
+            f"{who} ({method}){which}: degenerate: the classifier predicts one class for every training "
+            "example although both are present; try another start, a larger C or a smaller eta",
+            DegenerateFitWarning,
             stacklevel=stacklevel,
         )
 

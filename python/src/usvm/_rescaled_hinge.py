@@ -14,6 +14,7 @@ from ._kernel_svm import KernelSVMClassifier
 __all__ = ["RescaledHingeSVMClassifier"]
 
 _KERNELS = ("linear", "rbf", "poly")
+_STARTS = ("svm", "zero", "best")
 
 
 class RescaledHingeSVMClassifier(RegistryClassifier):
@@ -36,6 +37,12 @@ class RescaledHingeSVMClassifier(RegistryClassifier):
     svm_tol : float, default=1e-6
         Each weighted SVM's bound on the SMO's KKT violation.
     max_rounds : int, default=50
+        Weighted SVMs solved, the start's included.
+    start : {'svm', 'zero', 'best'}, default='svm'
+        Where the half-quadratic rounds start: the C-SVM (the ``eta → 0`` limit, as the half-quadratic
+        literature starts), ``f = 0`` (whose first costs ``C·η/(e^η − 1)`` are nearly zero for a large
+        ``eta``, so the rounds can stay at the constant classifier), or both, keeping the lower objective.
+        A fit that predicts one class on its training set warns (``DegenerateFitWarning``).
     n_jobs : int or None, default=None
         Threads of the fit (one pool per fit).
     verbose : int, default=0
@@ -71,6 +78,7 @@ class RescaledHingeSVMClassifier(RegistryClassifier):
         tol: float = 1e-6,
         svm_tol: float = 1e-6,
         max_rounds: int = 50,
+        start: str = "svm",
         n_jobs: int | None = None,
         verbose: int = 0,
         callback: Any = None,
@@ -84,6 +92,7 @@ class RescaledHingeSVMClassifier(RegistryClassifier):
         self.tol = tol
         self.svm_tol = svm_tol
         self.max_rounds = max_rounds
+        self.start = start
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
@@ -93,6 +102,8 @@ class RescaledHingeSVMClassifier(RegistryClassifier):
             positive_real(name, getattr(self, name))
         if self.kernel not in _KERNELS:
             raise ValueError(f"kernel must be one of {_KERNELS}; got {self.kernel!r}")
+        if self.start not in _STARTS:
+            raise ValueError(f"start must be one of {_STARTS}; got {self.start!r}")
         if isinstance(self.gamma, str):
             if self.gamma not in ("scale", "auto"):
                 raise ValueError(f"gamma must be 'scale', 'auto' or a positive float; got {self.gamma!r}")
@@ -119,6 +130,7 @@ class RescaledHingeSVMClassifier(RegistryClassifier):
             "tol": float(self.tol),
             "svm_tol": float(self.svm_tol),
             "max_rounds": int(self.max_rounds),
+            "start": self.start,
         }
 
     def _fitted(self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None) -> None:

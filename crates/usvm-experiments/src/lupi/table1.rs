@@ -24,7 +24,9 @@ use ndarray::{Array2, ArrayView2, Axis};
 use rayon::prelude::*;
 
 use usvm::svm::{KernelSvmParams, L2SvmPlusParams, LupiMethod, RescaledHingeParams, SvmPlusParams};
-use usvm::{Dataset, Features, Kernel, KernelModel, Result, Termination};
+use usvm::{Dataset, Features, FitReport, Kernel, KernelModel, Result, Termination};
+
+use crate::stats::{Resampling, holm, paired_t_test};
 
 use super::add_white_noise;
 
@@ -145,6 +147,8 @@ pub struct TrialResult {
     pub fits: [usize; 5],
     /// Fits whose solver did not meet its stopping rule, per method.
     pub not_converged: [usize; 5],
+    /// Fits reported degenerate (one class predicted on the training set), per method.
+    pub degenerate: [usize; 5],
 }
 
 /// The models of one grid that share a kernel, as coefficients over the training rows.
@@ -163,11 +167,13 @@ struct Fitted {
     classes: Vec<i64>,
     fits: [usize; 5],
     not_converged: [usize; 5],
+    degenerate: [usize; 5],
 }
 
 impl Fitted {
-    fn add(&mut self, method: usize, fit: (KernelModel, bool), train: ArrayView2<f64>) {
-        let (model, converged) = fit;
+    /// Adds a fitted model with (whether it converged, whether it is degenerate).
+    fn add(&mut self, method: usize, fit: (KernelModel, (bool, bool)), train: ArrayView2<f64>) {
+        let (model, (converged, degenerate)) = fit;
         assert_eq!(model.classes, self.classes, "a binary model over the training classes");
         let g = match self.groups.iter().position(|g| g.kernel == model.kernel) {
             Some(g) => g,
@@ -187,6 +193,7 @@ impl Fitted {
         self.models[method].push((g, group.intercept.len() - 1));
         self.fits[method] += 1;
         self.not_converged[method] += usize::from(!converged);
+        self.degenerate[method] += usize::from(degenerate);
     }
 
     /// The accuracy of every model on `(x, labels)`, indexed like `groups`.
@@ -223,6 +230,11 @@ fn support_rows(support: &Array2<f64>, train: ArrayView2<f64>) -> Vec<usize> {
         .collect()
 }
 
+/// (Whether every binary problem converged, whether one is degenerate.)
+fn status(reports: &[FitReport]) -> (bool, bool) {
+    (reports.iter().all(|r| r.converged()), reports.iter().any(|r| r.degenerate))
+}
+
 /// Fits every model of the grid on the (preprocessed) training set.
 fn fit_grid(train: &Dataset, grid: &Grid) -> Result<Fitted> {
     let x = train.features.to_dense();
@@ -232,28 +244,30 @@ fn fit_grid(train: &Dataset, grid: &Grid) -> Result<Fitted> {
         classes: train.classes(),
         fits: [0; 5],
         not_converged: [0; 5],
+        degenerate: [0; 5],
     };
     for &c in &grid.c {
         for &gamma in &grid.gamma {
             let kernel = Kernel::Rbf { gamma };
             let svm = KernelSvmParams { kernel, c, ..KernelSvmParams::default() }.fit(train)?;
-            out.add(0, (svm.model, svm.reports.iter().all(|r| r.termination == Termination::Converged)), x.view());
+            let converged = svm.reports.iter().all(|r| r.termination == Termination::Converged);
+            out.add(0, (svm.model, (converged, false)), x.view());
             for &eta in &grid.eta {
                 let r = RescaledHingeParams { kernel, c, eta, ..RescaledHingeParams::default() }.fit(train)?;
-                out.add(1, (r.model, r.reports.iter().all(|r| r.converged())), x.view());
+                out.add(1, (r.model, status(&r.reports)), x.view());
             }
         }
         for &rho in &grid.rho {
             let plus = SvmPlusParams { c, rho, ..SvmPlusParams::default() };
             let f = plus.fit(train)?;
-            out.add(2, (f.model, f.reports.iter().all(|r| r.converged())), x.view());
+            out.add(2, (f.model, status(&f.reports)), x.view());
             let f = L2SvmPlusParams { c, rho, ..L2SvmPlusParams::default() }.fit(train)?;
-            out.add(3, (f.model, f.reports.iter().all(|r| r.converged())), x.view());
+            out.add(3, (f.model, status(&f.reports)), x.view());
             for &sigma_prime in &grid.sigma_prime {
                 for &lambda in &grid.lambda {
                     let robust = SvmPlusParams { method: LupiMethod::Robust { lambda, sigma_prime }, ..plus.clone() };
                     let f = robust.fit(train)?;
-                    out.add(4, (f.model, f.reports.iter().all(|r| r.converged())), x.view());
+                    out.add(4, (f.model, status(&f.reports)), x.view());
                 }
             }
         }
@@ -297,7 +311,7 @@ pub fn run_trial(split: &Split, protocol: &Protocol, seed: u64) -> Result<TrialR
             Ok(row)
         })
         .collect::<Result<Vec<_>>>()?;
-    Ok(TrialResult { accuracy, fits: fitted.fits, not_converged: fitted.not_converged })
+    Ok(TrialResult { accuracy, fits: fitted.fits, not_converged: fitted.not_converged, degenerate: fitted.degenerate })
 }
 
 /// Mean and sample standard deviation.
@@ -308,13 +322,20 @@ pub fn mean_sd(v: &[f64]) -> (f64, f64) {
 }
 
 /// The table: per noise level, each method's mean ± sd over trials, then R-SVM+ − SVM+ and SVM+ − SVM
-/// paired over trials (mean ± standard error).
-pub fn format_table(protocol: &Protocol, trials: &[TrialResult]) -> String {
+/// paired over trials (mean ± sd of the differences) with the p-value of the t-test for `design`,
+/// Holm-adjusted over the table's differences (two per noise level).
+pub fn format_table(protocol: &Protocol, trials: &[TrialResult], design: Resampling) -> String {
     let mut out = format!("{:>8}", "SNR dB");
     for m in METHODS {
         out += &format!(" {m:>14}");
     }
-    out += &format!(" {:>18} {:>18}\n", "R-SVM+ - SVM+", "SVM+ - SVM");
+    out += &format!(" {:>26} {:>26}\n", "R-SVM+ - SVM+ (Holm p)", "SVM+ - SVM (Holm p)");
+    let pairs = [(4, 2), (2, 0)];
+    let differences: Vec<Vec<f64>> = (0..protocol.snrs.len())
+        .flat_map(|s| pairs.map(|(a, b)| trials.iter().map(|t| t.accuracy[s][a] - t.accuracy[s][b]).collect()))
+        .collect();
+    let tests: Vec<_> = differences.iter().map(|d| paired_t_test(d, design)).collect();
+    let adjusted = holm(&tests.iter().map(|t| t.map_or(1.0, |t| t.p_value)).collect::<Vec<_>>());
     for (s, snr) in protocol.snrs.iter().enumerate() {
         out += &format!("{:>8}", snr.map_or("clean".to_string(), |v| format!("{v}")));
         let column = |k: usize| trials.iter().map(|t| t.accuracy[s][k]).collect::<Vec<_>>();
@@ -322,10 +343,10 @@ pub fn format_table(protocol: &Protocol, trials: &[TrialResult]) -> String {
             let (m, sd) = mean_sd(&column(k));
             out += &format!(" {:>14}", format!("{m:.2} ± {sd:.2}"));
         }
-        for (a, b) in [(4, 2), (2, 0)] {
-            let d: Vec<f64> = trials.iter().map(|t| t.accuracy[s][a] - t.accuracy[s][b]).collect();
-            let (m, sd) = mean_sd(&d);
-            out += &format!(" {:>18}", format!("{m:+.2} ± {:.2}", sd / (d.len() as f64).sqrt()));
+        for k in 2 * s..2 * s + 2 {
+            let (m, sd) = mean_sd(&differences[k]);
+            let p = if tests[k].is_some() { format!("{:.3}", adjusted[k]) } else { "-".to_string() };
+            out += &format!(" {:>26}", format!("{m:+.2} ± {sd:.2} ({p})"));
         }
         out += "\n";
     }

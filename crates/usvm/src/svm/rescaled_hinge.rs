@@ -27,9 +27,11 @@
 //! grid the fit was the constant classifier. [`HqStart::Best`] runs both and keeps the lower objective.
 //! The rounds stop when one lowers `J` by at most `tol·J` (`Converged`) or after `max_rounds` SVMs (the
 //! start's included); a round whose approximate (SMO tolerance) solution
-//! would raise `J` is rejected and ends the rounds — `Converged` when the rise is at most `tol·J` (the
-//! rounds' fixed point, to the SVMs' accuracy), else `Stalled` — so the reported trace is monotone. Costs
-//! `C_i u_i` that underflow are floored at the smallest normal number (the example then barely counts).
+//! would raise `J` is rejected and ends the rounds — `Converged` when the rise is at most `tol·J` or
+//! `svm_tol·Σ C_i u_i` (the rounds' fixed point, to the SVMs' accuracy), else `Stalled` — so the reported
+//! trace is monotone. Costs
+//! `C_i u_i` that underflow (and zero costs `C_i` of the start) are floored at the smallest normal number
+//! (the example then barely counts).
 //! A fit whose classifier predicts one class on every training example is reported `degenerate`.
 //!
 //! `J` after each SVM comes from the SMO gradient `G = Qα − 1`: `‖w‖² = Σ α_i (G_i + 1)` and
@@ -229,7 +231,10 @@ impl RescaledHingeParams {
         };
         // `f = 0`: every hinge 1, `J = Σ C_i`; or the C-SVM with costs `C_i` (the `η → 0` limit).
         let mut at = match start {
-            HqStart::Svm => svm(costs, &mut done)?,
+            HqStart::Svm => {
+                let floored: Vec<f64> = costs.iter().map(|c| c.max(f64::MIN_POSITIVE)).collect();
+                svm(&floored, &mut done)?
+            }
             _ => Iterate {
                 coef: vec![0.0; n],
                 bias: 0.0,
@@ -246,9 +251,11 @@ impl RescaledHingeParams {
                 (0..n).map(|i| (costs[i] * rescaled_hinge_weight(at.hinge[i], eta)).max(f64::MIN_POSITIVE)).collect();
             let next = svm(&weighted, &mut done)?;
             if !(next.j <= at.j) {
-                // Rejected. A rise of at most `tol·J` is the SVMs' own accuracy: the rounds are at their
-                // fixed point (`Converged`); a larger one is `Stalled`.
-                let within = next.j - at.j <= self.tol * at.j.abs();
+                // Rejected. A rise of at most `tol·J`, or within the SVM's own accuracy (its KKT violation
+                // `svm_tol` times the sum of its box bounds `Σ C_i u_i`, the order of its duality gap), puts the
+                // rounds at their fixed point (`Converged`); a larger one is `Stalled`.
+                let svm_accuracy = self.smo.tol * weighted.iter().sum::<f64>();
+                let within = next.j - at.j <= (self.tol * at.j.abs()).max(svm_accuracy);
                 termination = if within { Termination::Converged } else { Termination::Stalled };
                 break;
             }
