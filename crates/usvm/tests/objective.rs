@@ -1,5 +1,5 @@
-//! Gradients and Hessian-vector products of the one objective against central finite differences, for
-//! every covariance form (proptest over random problems and points).
+//! Gradients and Hessian-vector products of the one objective against central finite differences, and the
+//! full Hessian against the products, for every covariance form (proptest over random problems and points).
 
 mod common;
 
@@ -39,6 +39,18 @@ fn check<L: MarginLoss>(objective: &Objective<'_, L>, theta: &[f64], v: &[f64]) 
     let fd_hv: Vec<f64> = gp.iter().zip(&gm).map(|(a, b)| (a - b) / (2.0 * h)).collect();
     let err: Vec<f64> = hv.iter().zip(&fd_hv).map(|(a, b)| a - b).collect();
     prop_assert!(norm(&err) <= 1e-6 * norm(&hv).max(1e-2), "Hv {hv:?} vs finite differences {fd_hv:?}");
+
+    // The full Hessian (formed directly without covariances) has the products as its columns.
+    let mut hessian = vec![0.0; dim * dim];
+    objective.hessian(theta, &curvature, &mut hessian);
+    let mut e = vec![0.0; dim];
+    for (j, column) in hessian.chunks(dim).enumerate() {
+        e[j] = 1.0;
+        objective.hess_vec(theta, &curvature, &e, &mut hv);
+        e[j] = 0.0;
+        let err: Vec<f64> = column.iter().zip(&hv).map(|(a, b)| a - b).collect();
+        prop_assert!(norm(&err) <= 1e-13 * norm(&hv).max(1e-300), "column {j}: {column:?} vs H e_j {hv:?}");
+    }
     Ok(())
 }
 
@@ -114,5 +126,33 @@ fn sparse_and_dense_features_agree() {
     let (a, b) = (make(&data.features), make(&sparse));
     for (x, z) in a.iter().zip(&b) {
         assert!((x - z).abs() <= 1e-14 * x.abs().max(1.0));
+    }
+}
+
+/// The direct Hessian of the plain (smoothed) hinge reads sparse rows as it reads dense ones.
+#[test]
+fn the_direct_hessian_of_sparse_and_dense_features_agrees() {
+    let data = common::random_dataset(4, "none", 20, 6);
+    let y = common::labels_pm1(&data);
+    let usvm::Features::Dense(a) = &data.features else { unreachable!() };
+    // Every third entry zero, so the sparse rows have gaps.
+    let rows: Vec<Vec<(usize, f64)>> = (0..a.nrows())
+        .map(|i| a.row(i).iter().copied().enumerate().filter(|(j, _)| (i + j) % 3 != 0).collect())
+        .collect();
+    let sparse = usvm::Features::Sparse(usvm::CsrMatrix::from_rows(6, &rows).unwrap());
+    let dense = usvm::Features::dense(sparse.to_dense());
+    let theta = point(6, 7, 0.3);
+    let hessian = |features| {
+        let p = Problem { features, y: &y, weights: None, covariances: data.covariances.as_dyn() };
+        let objective = Objective { sigma_floor: 0.5, ..Objective::new(p, ExpectedHinge, 0.1) };
+        let (_, curvature) = objective.value_grad(&theta, &mut vec![0.0; 7]);
+        let mut h = vec![0.0; 49];
+        objective.hessian(&theta, &curvature, &mut h);
+        h
+    };
+    let (d, s) = (hessian(&dense), hessian(&sparse));
+    assert!(d.iter().any(|&v| v != 0.0));
+    for (x, z) in d.iter().zip(&s) {
+        assert!((x - z).abs() <= 1e-14 * x.abs().max(1.0), "{d:?} vs {s:?}");
     }
 }

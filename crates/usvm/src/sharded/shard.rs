@@ -14,7 +14,7 @@ use crate::model::Model;
 use crate::objective::{Curvature, LineTerms, Objective, Problem};
 use crate::ovr;
 use crate::params::MethodParams;
-use crate::solver::newton::{DIRECT_MAX_DIM, columns_from_products};
+use crate::solver::newton::DIRECT_MAX_DIM;
 use crate::svm::alternating::shift_points;
 use crate::svm::transform::power_radii;
 
@@ -227,12 +227,11 @@ impl Shard {
         (value, grad, curvature)
     }
 
-    /// `Σ c_i ∇²L_i`, column-major, from `dim` Hessian-vector products (as the local direct solve forms it).
+    /// `Σ c_i ∇²L_i`, column-major (as the local direct solve forms it).
     fn hessian(&self, at: &Point, curvature: &Curvature) -> Vec<f64> {
         let dim = self.dim();
-        let objective = self.objective(at);
-        let mut columns = vec![0.0; dim * dim];
-        columns_from_products(dim, &mut columns, |e, column| objective.data_hess_vec(&at.theta, curvature, e, column));
-        columns
+        let mut out = vec![0.0; dim * dim];
+        self.objective(at).data_hessian(&at.theta, curvature, &mut out);
+        out
     }
 }

@@ -80,6 +80,10 @@ impl<L: MarginLoss> SmoothFunction for Smooth<'_, L> {
         let c = self.curvature.as_ref().expect("value_grad before hess_vec");
         self.objective.hess_vec(&self.at, c, v, out);
     }
+    fn hessian(&self, out: &mut [f64]) {
+        let c = self.curvature.as_ref().expect("value_grad before hessian");
+        self.objective.hessian(&self.at, c, out);
+    }
     fn line<'s>(&'s self, x: &[f64], d: &[f64]) -> Box<dyn Fn(f64) -> (f64, f64, f64) + 's> {
         let line = self.objective.line(x, d);
         Box::new(move |alpha| line.eval(alpha))
