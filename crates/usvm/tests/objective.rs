@@ -145,7 +145,7 @@ fn the_direct_hessian_of_sparse_and_dense_features_agrees() {
     let hessian = |features| {
         let p = Problem { features, y: &y, weights: None, covariances: data.covariances.as_dyn() };
         let objective = Objective { sigma_floor: 0.5, ..Objective::new(p, ExpectedHinge, 0.1) };
-        let (_, curvature) = objective.value_grad(&theta, &mut vec![0.0; 7]);
+        let (_, curvature) = objective.value_grad(&theta, &mut [0.0; 7]);
         let mut h = vec![0.0; 49];
         objective.hessian(&theta, &curvature, &mut h);
         h
