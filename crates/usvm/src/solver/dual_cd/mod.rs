@@ -636,3 +636,27 @@ fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Opti
     let p = hinge_polish::reduced_solve(x, y, setup.weights, lambda, setup.fit_intercept, theta, working)?;
     Some(certified(setup, lambda, p))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The projection behind `stalled`: with 1,000 examples the first check comes at 20 passes (20,000
+    /// visits) and the allowance is 20 × max(work, 20,000, 200,000) visits, capped by the limit.
+    #[test]
+    fn the_gap_projection_calls_slow_progress_a_stall_and_fast_progress_not() {
+        let (total, tol, limit) = (1000, 1e-10, usize::MAX);
+        // A decade of gap per 100,000 visits: 5 more decades cost 500,000 visits, within 20 × 200,000.
+        assert!(!progress_stalls((100_000, 1e-4), (200_000, 1e-5), tol, total, limit));
+        // The allowance grows with the work done: at 2·10^6 visits it is 4·10^7, so a decade per 10^6 visits
+        // (5·10^6 to go) passes, while a gap down by a factor of 1.2 per 10^6 visits (6.3·10^7 to go) stalls.
+        assert!(!progress_stalls((1_000_000, 1e-4), (2_000_000, 1e-5), tol, total, limit));
+        assert!(progress_stalls((1_000_000, 1.2e-5), (2_000_000, 1e-5), tol, total, limit));
+        // No progress, or a gap that grew: stalled; a gap at the target: never.
+        assert!(progress_stalls((100_000, 1e-5), (200_000, 1e-5), tol, total, limit));
+        assert!(progress_stalls((100_000, 1e-6), (200_000, 1e-5), tol, total, limit));
+        assert!(!progress_stalls((100_000, 1e-4), (200_000, 1e-10), tol, total, limit));
+        // Fast enough by the factor, but beyond what the work limit leaves: stalled.
+        assert!(progress_stalls((100_000, 1e-4), (200_000, 1e-5), tol, total, 300_000));
+    }
+}
