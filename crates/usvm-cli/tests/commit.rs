@@ -38,6 +38,12 @@ fn outputs(d: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (d.join("means"), d.join("labels"), d.join("cov"))
 }
 
+/// `usvm train --method gsu` on the three files of `d` (reading them settles any interrupted write first).
+fn train_on_outputs(d: &Path, model: &Path) -> Output {
+    let (m, l, c) = outputs(d);
+    usvm(&["train", "--method", "gsu", "--means", s(&m), "--labels", s(&l), "--cov", s(&c), "--model", s(model)])
+}
+
 /// The three files' contents (None where a file is missing).
 fn set(d: &Path) -> [Option<Vec<u8>>; 3] {
     let (m, l, c) = outputs(d);
@@ -83,21 +89,8 @@ fn a_kill_at_any_step_leaves_a_whole_set_for_the_next_reader() {
         let out = translation(&d, "2", &[("USVM_FAULT", &format!("kill@{point}"))]);
         assert!(!out.status.success(), "{point}: the process was to abort");
         // The next usvm command to read the files finishes (or drops) the interrupted write first.
-        let (m, l, c) = outputs(&d);
         let model = d.join("model.json");
-        ok(&usvm(&[
-            "train",
-            "--method",
-            "gsu",
-            "--means",
-            s(&m),
-            "--labels",
-            s(&l),
-            "--cov",
-            s(&c),
-            "--model",
-            s(&model),
-        ]));
+        ok(&train_on_outputs(&d, &model));
         let now = set(&d);
         let expected = if point == "staged" { &old } else { &new };
         assert!(&now == expected, "{point}: a mixed or wrong set after the kill");
@@ -197,21 +190,8 @@ fn a_journal_that_names_other_files_is_not_acted_on() {
     let entry = serde_json::json!({"temporary": d.join("elsewhere"), "destination": keep, "old": null});
     let text = serde_json::json!({"forward": false, "copies": [journal], "entries": [entry]}).to_string();
     std::fs::write(&journal, text).unwrap();
-    let (m, l, c) = outputs(&d);
     let model = d.join("model.json");
-    let err = fails(&usvm(&[
-        "train",
-        "--method",
-        "gsu",
-        "--means",
-        s(&m),
-        "--labels",
-        s(&l),
-        "--cov",
-        s(&c),
-        "--model",
-        s(&model),
-    ]));
+    let err = fails(&train_on_outputs(&d, &model));
     assert!(err.contains("an unreadable commit journal; remove it"), "{err}");
     assert_eq!(std::fs::read_to_string(&keep).unwrap(), "precious");
     assert_eq!(set(&d), old);

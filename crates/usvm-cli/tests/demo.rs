@@ -92,4 +92,8 @@ fn demo_offers_the_squared_standard_error_rule() {
         .output()
         .expect("run usvm");
     assert!(!both.status.success() && String::from_utf8_lossy(&both.stderr).contains("cannot be used with"));
+    for bad in [&["--cv-repeats", "0"][..], &["--cv-repeats", "1", "--outer-folds", "1"], &["--outer-folds", "3"]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_usvm")).arg("demo").args(bad).output().expect("run usvm");
+        assert!(!out.status.success(), "{bad:?} was accepted");
+    }
 }

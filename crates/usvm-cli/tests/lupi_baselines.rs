@@ -56,6 +56,11 @@ fn bad_input_is_a_one_line_error_without_a_model() {
     fails_with_all(&run(&["--method", "rsvm-rhhq", "--C", "-1"]), &["C", "positive"]);
     fails_with(&run(&["--method", "rsvm-rhhq", "--privileged", &star]), "--privileged");
     fails_with(&run(&["--method", "svm", "--eta", "1"]), "--eta");
+    // An unknown start is clap's usage error (exit 2, naming the flag and the values it takes).
+    let out = run(&["--method", "rsvm-rhhq", "--hq-start", "random"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.code() == Some(2) && err.contains("--hq-start") && err.contains("best"), "{err}");
+    fails_with(&run(&["--method", "svm", "--hq-start", "zero"]), "--hq-start");
     assert!(!model.exists(), "no model file after a failure");
 }
 

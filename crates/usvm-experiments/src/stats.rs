@@ -63,6 +63,13 @@ pub struct TTest {
     pub p_value: f64,
 }
 
+/// Mean and sample standard deviation (0 for one value; NaN mean for none).
+pub fn mean_sd(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let m = v.iter().sum::<f64>() / n;
+    (m, (v.iter().map(|a| (a - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt())
+}
+
 /// The t-test of paired differences `d` (one per partition) under `design`; `None` for fewer than two
 /// differences or a non-finite one.
 pub fn paired_t_test(d: &[f64], design: Resampling) -> Option<TTest> {
@@ -73,10 +80,9 @@ pub fn paired_t_test(d: &[f64], design: Resampling) -> Option<TTest> {
     if let Resampling::RandomSplits { n_train: 0, .. } | Resampling::RepeatedKFold { folds: 0 | 1 } = design {
         return None;
     }
-    let mean = d.iter().sum::<f64>() / j as f64;
-    let var = d.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (j - 1) as f64;
+    let (mean, std) = mean_sd(d);
     let df = (j - 1) as f64;
-    let se = (design.variance_factor(j) * var).sqrt();
+    let se = design.variance_factor(j).sqrt() * std;
     let (t, p_value) = if se > 0.0 {
         let t = mean / se;
         let dist = StudentsT::new(0.0, 1.0, df).expect("df ≥ 1");
@@ -86,7 +92,7 @@ pub fn paired_t_test(d: &[f64], design: Resampling) -> Option<TTest> {
     } else {
         (mean.signum() * f64::INFINITY, 0.0)
     };
-    Some(TTest { mean, std: var.sqrt(), t, df, p_value })
+    Some(TTest { mean, std, t, df, p_value })
 }
 
 /// Holm's step-down adjustment of `p` (same order): the `i`-th smallest becomes

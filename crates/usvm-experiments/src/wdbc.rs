@@ -23,7 +23,7 @@ use usvm::error::{Error, Result};
 use usvm::gaussians::{StandardErrorRule, standard_errors_to_variances};
 use usvm::model_selection::{cross_validate_path, stratified_k_fold, stratified_split};
 
-use crate::stats::{Resampling, TTest, holm, paired_t_test};
+use crate::stats::{Resampling, TTest, holm, mean_sd, paired_t_test};
 use usvm::svm::{LinearMethod, LinearSvmParams};
 
 const CSV: &str = include_str!("../../usvm/data/breast_cancer.csv");
@@ -165,16 +165,11 @@ pub struct MethodResult {
 
 impl MethodResult {
     pub fn mean(&self) -> f64 {
-        self.accuracies.iter().sum::<f64>() / self.accuracies.len() as f64
+        mean_sd(&self.accuracies).0
     }
-    /// Sample standard deviation over the splits (0 for one split).
+    /// Sample standard deviation over the partitions (0 for one partition).
     pub fn std(&self) -> f64 {
-        let n = self.accuracies.len();
-        if n < 2 {
-            return 0.0;
-        }
-        let m = self.mean();
-        (self.accuracies.iter().map(|a| (a - m).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        mean_sd(&self.accuracies).1
     }
 }
 

@@ -121,6 +121,17 @@ pub fn axpy(alpha: f64, x: &[f64], y: &mut [f64]) {
     }
 }
 
+/// A `dim × dim` matrix, column-major into `out`, from its products `product(e_j, column_j)` with the
+/// unit vectors.
+pub(crate) fn columns_from_products(dim: usize, out: &mut [f64], mut product: impl FnMut(&[f64], &mut [f64])) {
+    let mut e = vec![0.0; dim];
+    for (j, column) in out.chunks_mut(dim).enumerate() {
+        e[j] = 1.0;
+        product(&e, column);
+        e[j] = 0.0;
+    }
+}
+
 /// Below this length the vector kernels' call does not pay.
 const SIMD_MIN_LEN: usize = 16;
 

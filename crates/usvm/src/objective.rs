@@ -25,6 +25,7 @@ use rayon::prelude::*;
 
 use crate::covariance::Covariance;
 use crate::data::{Features, axpy, dot};
+use crate::linalg::columns_from_products;
 use crate::loss::{LossDerivatives, MarginLoss};
 
 /// Examples per parallel work unit; partial sums are added in a fixed order.
@@ -303,13 +304,8 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
         let p = &self.problem;
         let (n, dim) = (p.n_features(), self.dim());
         if !p.covariances.is_zero() {
-            let mut e = vec![0.0; dim];
-            for (j, column) in out[..dim * dim].chunks_mut(dim).enumerate() {
-                e[j] = 1.0;
-                self.data_hess_vec(theta, curvature, &e, column);
-                e[j] = 0.0;
-            }
-            return;
+            let product = |e: &[f64], column: &mut [f64]| self.data_hess_vec(theta, curvature, e, column);
+            return columns_from_products(dim, &mut out[..dim * dim], product);
         }
         p.blocks().accumulate(curvature.terms.len(), &mut out[..dim * dim], |r, acc| {
             let mut row = vec![0.0; dim];

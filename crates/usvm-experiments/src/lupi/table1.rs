@@ -26,7 +26,7 @@ use rayon::prelude::*;
 use usvm::svm::{KernelSvmParams, L2SvmPlusParams, LupiMethod, RescaledHingeParams, SvmPlusParams};
 use usvm::{Dataset, Features, FitReport, Kernel, KernelModel, Result, Termination};
 
-use crate::stats::{Resampling, holm, paired_t_test};
+use crate::stats::{Resampling, holm, mean_sd, paired_t_test};
 
 use super::add_white_noise;
 
@@ -312,13 +312,6 @@ pub fn run_trial(split: &Split, protocol: &Protocol, seed: u64) -> Result<TrialR
         })
         .collect::<Result<Vec<_>>>()?;
     Ok(TrialResult { accuracy, fits: fitted.fits, not_converged: fitted.not_converged, degenerate: fitted.degenerate })
-}
-
-/// Mean and sample standard deviation.
-pub fn mean_sd(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    (m, (v.iter().map(|a| (a - m).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt())
 }
 
 /// The table: per noise level, each method's mean ± sd over trials, then R-SVM+ − SVM+ and SVM+ − SVM

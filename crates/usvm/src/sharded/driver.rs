@@ -7,6 +7,7 @@ use super::shard::Shard;
 use super::{Plan, Treatment};
 use crate::data::{axpy, dot, norm2};
 use crate::error::{Error, Result};
+use crate::linalg::columns_from_products;
 use crate::methods::{Fit, FitOptions};
 use crate::model::{LinearModel, Model};
 use crate::ovr;
@@ -14,7 +15,7 @@ use crate::params::MethodParams;
 use crate::progress::Monitor;
 use crate::report::{FitReport, Termination};
 use crate::solver::exact::{self, Continuation};
-use crate::solver::newton::{self, DIRECT_MAX_DIM, SmoothFunction, columns_from_products};
+use crate::solver::newton::{self, DIRECT_MAX_DIM, SmoothFunction};
 use crate::svm::{POWER_TOL, alternating};
 
 /// The transport between the driver and the shards: asks every shard the same question and returns their

@@ -9,6 +9,7 @@
 //! piecewise-linear (smoothed hinge) objective, which is what makes a vanishing smoothing floor workable.
 
 use crate::data::{axpy, dot, norm2};
+use crate::linalg::columns_from_products;
 use crate::progress::{Monitor, Quantity};
 use crate::report::Termination;
 
@@ -31,17 +32,6 @@ pub trait SmoothFunction {
     /// [`Self::line`], one evaluation at a time.
     fn line_minimum(&self, x: &[f64], d: &[f64], slope: f64) -> f64 {
         line_minimum(&*self.line(x, d), slope)
-    }
-}
-
-/// A `dim × dim` matrix, column-major into `out`, from its products `product(e_j, column_j)` with the
-/// unit vectors.
-pub(crate) fn columns_from_products(dim: usize, out: &mut [f64], mut product: impl FnMut(&[f64], &mut [f64])) {
-    let mut e = vec![0.0; dim];
-    for (j, column) in out.chunks_mut(dim).enumerate() {
-        e[j] = 1.0;
-        product(&e, column);
-        e[j] = 0.0;
     }
 }
 
