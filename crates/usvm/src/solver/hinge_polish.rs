@@ -42,6 +42,9 @@ pub struct Polished {
     /// The multipliers `β_i` (`c_i/ℓ` on the active set, the solved weights clipped to `[0, c_i/ℓ]` on the
     /// margin set, 0 elsewhere): a dual point for a duality-gap certificate.
     pub beta: Vec<f64>,
+    /// The interior-point iterations of the working-set QPs that found the margin set
+    /// ([`reduced_solve`]; 0 for an active-set solve alone).
+    pub qp_iterations: usize,
 }
 
 /// Active-set corrections tried before giving up.
@@ -61,6 +64,9 @@ const REFINEMENTS: usize = 30;
 /// Margin systems with at most this many unknowns `n + 1 + |M|` are solved in their primal form
 /// (`MarginSystem::solve_primal`), whose entries are the features themselves, not their Gram matrix.
 const PRIMAL_MAX: usize = 400;
+/// Margin systems of up to this many unknowns `n + 1 + |M|` are solved again in their primal form when the
+/// Gram route leaves a margin off by more than `10⁻¹²` (see [`polish_sides`]).
+const PRIMAL_FALLBACK_MAX: usize = 2000;
 /// Conjugate-gradient iterations allowed for one margin system.
 const MAX_CG: usize = 2000;
 
@@ -153,8 +159,16 @@ pub fn polish_sides(
             (beta, bias, w)
         };
         let (beta, bias, mut w) = match x {
+            // (Conjugate gradients stall on an ill-conditioned Gram matrix, e.g. images stored sparse at a
+            // small λ, short of round-off: a margin set small enough for the dense factorisation takes it
+            // unless they reach 1e-13, as their margins' error is the duality gap's.)
             Features::Sparse(rows) if m > DIRECT_MAX_SPARSE => {
-                from_multipliers(system.solve_iteratively(rows, &g, g_bias)?)
+                let direct = m <= MAX_MARGIN;
+                match system.solve_iteratively(rows, &g, g_bias, if direct { 1e-13 } else { 1e-10 }) {
+                    Some(solved) => from_multipliers(solved),
+                    None if direct => from_multipliers(system.solve_directly(&g, g_bias)?),
+                    None => return None,
+                }
             }
             // (More margin rows than unknowns: repeated rows, whose singular system the Gram route's ridge
             // handles.)
@@ -164,6 +178,22 @@ pub fn polish_sides(
             },
             _ => from_multipliers(system.solve_directly(&g, g_bias)?),
         };
+        // The Gram route's margins hold to `cond(X_M X_Mᵀ/λ)·ε` only: at a tiny λ on nearly dependent rows
+        // (images at λ = 1e-7: 10⁻⁹, a relative duality gap of 10⁻¹⁰) the primal form, whose condition is
+        // that of the rows themselves, is worth its larger factorisation.
+        let (mut beta, mut bias) = (beta, bias);
+        if m <= n + 1 && n + 1 + m > PRIMAL_MAX && n + 1 + m <= PRIMAL_FALLBACK_MAX {
+            let worst =
+                |w: &[f64], b: f64| margin.iter().map(|&i| margin_of_wb(x, y, w, b, i).abs()).fold(0.0, f64::max);
+            let off = worst(&w, bias);
+            if off > 1e-12 {
+                if let Some((beta_p, bias_p, w_p)) = system.solve_primal(&g, g_bias, &col_max) {
+                    if worst(&w_p, bias_p) < off {
+                        (beta, bias, w) = (beta_p, bias_p, w_p);
+                    }
+                }
+            }
+        }
         if fit_intercept {
             w.push(bias);
         }
@@ -211,10 +241,15 @@ pub fn polish_sides(
             for (r, &i) in margin.iter().enumerate() {
                 multipliers[i] = beta[r].clamp(0.0, upper(i));
             }
-            return Some(Polished { theta: w, residual, beta: multipliers });
+            return Some(Polished { theta: w, residual, beta: multipliers, qp_iterations: 0 });
         }
     }
     None
+}
+
+/// `d_i = 1 - y_i(x_iᵀw + b)`.
+fn margin_of_wb(x: &Features, y: &[f64], w: &[f64], b: f64, i: usize) -> f64 {
+    1.0 - y[i] * (x.row_dot(i, w) + b)
 }
 
 /// `|d|` ordered by `f64::total_cmp`, for the working set's heap.
@@ -407,8 +442,8 @@ impl MarginSystem<'_> {
     /// By conjugate gradients on `K β = rhs - y b` with `K = Y X_M X_Mᵀ Y/λ + ridge·I` (SPD), restricted to
     /// `yᵀβ = -g_bias` by projecting onto `yᵀv = 0` (then `b = yᵀ(rhs - Kβ)/|M|`). Each product with `K`
     /// scatters `X_Mᵀ(Yp)` into one `n`-vector and clears the touched entries again: O(nnz of the margin
-    /// rows). `None` unless the residual falls below `1e-10 ‖rhs‖`.
-    fn solve_iteratively(&self, rows: &CsrMatrix, g: &[f64], g_bias: f64) -> Option<(Vec<f64>, f64)> {
+    /// rows). `None` unless the residual falls below `accept · ‖rhs‖`.
+    fn solve_iteratively(&self, rows: &CsrMatrix, g: &[f64], g_bias: f64, accept: f64) -> Option<(Vec<f64>, f64)> {
         let (y, margin, lambda) = (self.y, self.margin, self.lambda);
         let m = margin.len();
         let ym: Vec<f64> = margin.iter().map(|&i| y[i]).collect();
@@ -469,7 +504,7 @@ impl MarginSystem<'_> {
         let mut res: Vec<f64> = rhs.iter().zip(&kv).map(|(a, b)| a - b).collect();
         let bias = if self.fit_intercept { dot(&ym, &res) / m as f64 } else { 0.0 };
         res.iter_mut().zip(&ym).for_each(|(ri, yi)| *ri -= bias * yi);
-        let converged = norm2(&res) <= 1e-10 * norm2(&rhs) && beta.iter().all(|b| b.is_finite());
+        let converged = norm2(&res) <= accept * norm2(&rhs) && beta.iter().all(|b| b.is_finite());
         converged.then_some((beta, bias))
     }
 }
@@ -519,7 +554,10 @@ const REDUCED_ROUNDS: usize = 4;
 /// 4. [`polish_sides`] from the interior-point solution's sides (`|d_i| ≤ 1e-7` on the margin) makes it
 ///    exact to round-off.
 ///
-/// `None` if the rounds do not settle, a QP solve fails, or the final active-set solve does not settle.
+/// `None` if the rounds do not settle, a QP solve fails (or needs more than `max_qp_iterations`
+/// interior-point iterations in all), or the final active-set solve does not settle. With `working ≥ ℓ` it
+/// is the exact solution of the whole problem, whatever `theta` is.
+#[allow(clippy::too_many_arguments)]
 pub fn reduced_solve(
     x: &Features,
     y: &[f64],
@@ -528,6 +566,7 @@ pub fn reduced_solve(
     fit_intercept: bool,
     theta: &[f64],
     working: usize,
+    max_qp_iterations: usize,
 ) -> Option<Polished> {
     let (l, n) = (x.n_samples(), x.n_features());
     let upper = |i: usize| weights.map_or(1.0, |c| c[i]) / l as f64;
@@ -550,6 +589,7 @@ pub fn reduced_solve(
     for (_, i) in nearest {
         in_u[i] = true;
     }
+    let mut qp_iterations = 0;
     for round in 0..REDUCED_ROUNDS {
         let u: Vec<usize> = (0..l).filter(|&i| in_u[i]).collect();
         let mut g = vec![0.0; n];
@@ -579,7 +619,10 @@ pub fn reduced_solve(
         let nb = usize::from(fit_intercept);
         let set =
             WorkingSet { x, y, lambda, fit_intercept, u: &u, cols: &cols, position: &position, g: &g, g_bias, upper };
-        let solution = if k + nb <= u.len() { set.interior_point(theta)? } else { set.clarabel()? };
+        let budget = max_qp_iterations.checked_sub(qp_iterations)?;
+        let (solution, iterations) =
+            if k + nb <= u.len() { set.interior_point(theta, budget)? } else { set.clarabel(budget)? };
+        qp_iterations += iterations;
         let mut theta: Vec<f64> = g.iter().map(|v| v / lambda).collect();
         for (j, &c) in cols.iter().enumerate() {
             theta[c] = solution[j];
@@ -610,7 +653,8 @@ pub fn reduced_solve(
         }
         // The QP solution's sides, made exact by the active-set solve.
         let sides = sides_at(x, y, fit_intercept, &theta, 1e-7 * (1.0 + norm2(&theta)));
-        return polish_sides(x, y, weights, lambda, fit_intercept, sides, true);
+        let polished = polish_sides(x, y, weights, lambda, fit_intercept, sides, true)?;
+        return Some(Polished { qp_iterations, ..polished });
     }
     None
 }
@@ -633,8 +677,8 @@ struct WorkingSet<'a, U> {
 
 impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
     /// `[w_cols; b]` by `hinge_qp::WorkingQp` (normal equations of size `k + 1`, for working sets of at least
-    /// as many examples as coordinates), from `theta`.
-    fn interior_point(&self, theta: &[f64]) -> Option<Vec<f64>> {
+    /// as many examples as coordinates), from `theta`, with its iterations (at most `max_iterations`).
+    fn interior_point(&self, theta: &[f64], max_iterations: usize) -> Option<(Vec<f64>, usize)> {
         let &WorkingSet { x, y, lambda, fit_intercept, u, cols, position, g, g_bias, ref upper } = self;
         let (k, nb) = (cols.len(), usize::from(fit_intercept));
         // ã_i = y_i [x_i; 1] on the touched coordinates.
@@ -662,12 +706,12 @@ impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
             ridge.push(0.0);
             start.push(theta[x.n_features()]);
         }
-        WorkingQp { rows: rows.view(), upper: &upper, q: &q, ridge: &ridge }.solve(&start)
+        WorkingQp { rows: rows.view(), upper: &upper, q: &q, ridge: &ridge }.solve(&start, max_iterations)
     }
 
     /// `[w_cols; b]` by Clarabel, over `b`, `ξ_U` and the touched coordinates of `w` (for working sets with
-    /// more coordinates than examples).
-    fn clarabel(&self) -> Option<Vec<f64>> {
+    /// more coordinates than examples), with its iterations (at most `max_iterations`).
+    fn clarabel(&self, max_iterations: usize) -> Option<(Vec<f64>, usize)> {
         let &WorkingSet { x, y, lambda, fit_intercept, u, cols, position, g, g_bias, ref upper } = self;
         let (k, nb) = (cols.len(), usize::from(fit_intercept));
         let dim = k + nb + u.len();
@@ -721,7 +765,7 @@ impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
         let cones = [NonnegativeConeT(2 * u.len())];
         let settings = DefaultSettingsBuilder::default()
             .verbose(false)
-            .max_iter(200)
+            .max_iter(max_iterations.min(200) as u32)
             .tol_gap_abs(1e-12)
             .tol_gap_rel(1e-12)
             .tol_feas(1e-12)
@@ -734,7 +778,8 @@ impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
             solver.solve();
         }
         let sol = &solver.solution;
-        matches!(sol.status, SolverStatus::Solved | SolverStatus::AlmostSolved).then(|| sol.x[..k + nb].to_vec())
+        matches!(sol.status, SolverStatus::Solved | SolverStatus::AlmostSolved)
+            .then(|| (sol.x[..k + nb].to_vec(), sol.iterations as usize))
     }
 }
 
@@ -808,8 +853,10 @@ mod tests {
                             g_bias,
                             upper,
                         };
-                        let ipm = set.interior_point(&start).expect("the interior-point QP converges");
-                        let reference = set.clarabel().expect("Clarabel solves the QP");
+                        let (ipm, _) = set
+                            .interior_point(&start, crate::solver::hinge_qp::MAX_ITERATIONS)
+                            .expect("the interior-point QP converges");
+                        let (reference, _) = set.clarabel(200).expect("Clarabel solves the QP");
                         let value = |v: &[f64]| set.objective(v);
                         let (f, f_ref) = (value(&ipm), value(&reference));
                         let case = format!(

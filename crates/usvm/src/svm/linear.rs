@@ -30,8 +30,8 @@ use crate::report::{FitReport, Route, Termination};
 use crate::solver::columns::UsedColumns;
 use crate::solver::dual_cd::{self, DualCdSettings, DualLoss};
 use crate::solver::exact::{self, ExactSettings};
-use crate::solver::hinge_newton;
 use crate::solver::pegasos::{self, SgdSettings};
+use crate::solver::{hinge_newton, hinge_polish, hinge_qp};
 
 /// Which linear method to fit. Every method minimises `λ/2‖w‖² + (1/ℓ) Σ c_i L_i`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -102,8 +102,28 @@ impl Default for LinearSvmParams {
 /// Power SVM's alternating rounds stop when a round lowers the objective by less than this, relatively.
 pub(crate) const POWER_TOL: f64 = 1e-6;
 
-/// A plain-hinge fit that chose its route from the data hands over to the other route at most this often.
+/// A plain-hinge fit that chose its route from the data hands over to another route at most this often.
 const MAX_HANDOVERS: usize = 3;
+/// The QP route ([`Route::Qp`]) is taken automatically only where its matrix of rows, `ℓ × (n + 1)` floats
+/// (normal equations) or the non-zeros (Clarabel, more features than examples), holds at most this many
+/// entries (128 MB).
+const QP_MAX_ENTRIES: usize = 1 << 24;
+/// ... and, with more features than examples, at most this many examples (Clarabel's sparse factorisation).
+const QP_MAX_WIDE_EXAMPLES: usize = 2000;
+
+/// Whether the QP route fits the problem's size ([`QP_MAX_ENTRIES`], [`QP_MAX_WIDE_EXAMPLES`]).
+fn qp_applies(x: &Features) -> bool {
+    let (l, p) = (x.n_samples(), x.n_features() + 1);
+    if l >= p {
+        l.saturating_mul(p) <= QP_MAX_ENTRIES
+    } else {
+        let nnz = match x {
+            Features::Dense(a) => a.len(),
+            Features::Sparse(m) => m.values.len(),
+        };
+        l <= QP_MAX_WIDE_EXAMPLES && nnz <= QP_MAX_ENTRIES
+    }
+}
 /// The last smoothing floor of a first primal pass chosen from the data (see [`LinearSvmParams::plain_hinge`]).
 const FIRST_PRIMAL_FLOOR: f64 = 1e-2;
 
@@ -376,11 +396,16 @@ impl LinearSvmParams {
     ///   ([`hinge_newton`]) — for `n ≪ ℓ` and `C Q_ii` large, where coordinate descent crawls on a
     ///   rank-deficient free set, and for ill-scaled columns, which cost Newton's method nothing.
     ///
+    /// - **qp**: the primal QP over every example by an interior-point method, made exact by an active-set
+    ///   solve ([`hinge_polish::reduced_solve`] with every example in the working set) — 10–30
+    ///   factorisations of an `(n + 1)`-square normal matrix (`O(ℓ n²)` each), whatever λ and the scaling.
+    ///
     /// `settings.route` names one route to take alone. Otherwise the data choose the first, and a route
     /// that stalls (dual: the gap's progress projects too much work, [`DualCdSettings::detect_stall`];
-    /// primal: its last stage did not certify) hands its iterate to the other, warm-started, at most
-    /// [`MAX_HANDOVERS`] times; if neither certifies, the smoothing continuation of [`exact`] finishes from
-    /// the best point. The report names every route taken (`routes`), and its termination is `Converged`
+    /// primal: its last stage did not certify) hands over to the QP route if the problem's size allows it
+    /// ([`qp_applies`]) and it has not run yet, else to the other iterative route, warm-started (after the QP:
+    /// dual CD from its multipliers), at most [`MAX_HANDOVERS`] times; if none certifies, the smoothing
+    /// continuation of [`exact`] finishes from the best point. The report names every route taken (`routes`), and its termination is `Converged`
     /// only if the duality gap `(J - D)/J` (its `duality_gap`) meets `gap_tol`: `MaxIterations` when
     /// `max_iter` iterations (Newton iterations and epochs, counted together) ran out first, else
     /// `Stalled`. Its `gradient_norm` is the active-set solve's KKT residual, or else the norm of the hinge
@@ -409,6 +434,35 @@ impl LinearSvmParams {
             }
             routes.push(route);
             let run = match route {
+                Route::Qp => {
+                    let start = best.as_ref().map_or_else(|| vec![0.0; objective.dim()], |b| b.theta.clone());
+                    let initial = best.as_ref().map_or_else(|| exact::initial_gradient_norm(&objective), |b| b.initial);
+                    let qp_budget = budget.min(hinge_qp::MAX_ITERATIONS);
+                    let solved = hinge_polish::reduced_solve(x, y, c, lambda, self.fit_intercept, &start, l, qp_budget);
+                    match solved {
+                        Some(p) => Certified {
+                            value: objective.value(&p.theta),
+                            dual: dual_cd::dual_value(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &p.beta),
+                            n_iter: p.qp_iterations.max(1),
+                            residual: Some(p.residual),
+                            initial,
+                            theta: p.theta,
+                            beta: p.beta,
+                        },
+                        // Failed (round-off ended the iteration before it converged, or the margin set did
+                        // not settle): its iterations, at most `qp_budget`, are counted, and the next route
+                        // goes on from the best point so far.
+                        None => Certified {
+                            value: objective.value(&start),
+                            dual: f64::NEG_INFINITY,
+                            beta: Vec::new(),
+                            n_iter: qp_budget,
+                            residual: None,
+                            initial,
+                            theta: start,
+                        },
+                    }
+                }
                 Route::Primal => {
                     // Chosen from the data, its first pass stops at σ = 10⁻² and hands over to dual CD,
                     // warm-started, which then finishes fast on well-conditioned data; a later pass (dual CD
@@ -470,7 +524,12 @@ impl LinearSvmParams {
             if done {
                 break;
             }
-            route = if route == Route::Primal { Route::Dual } else { Route::Primal };
+            route = match route {
+                Route::Qp => Route::Dual,
+                _ if !routes.contains(&Route::Qp) && qp_applies(x) => Route::Qp,
+                Route::Primal => Route::Dual,
+                _ => Route::Primal,
+            };
         }
         let mut run = best.unwrap_or_else(|| {
             // No iteration allowed at all: the origin, certified by nothing.

@@ -633,7 +633,16 @@ fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Opti
     };
     let working = working.clamp(200, hinge_polish::MAX_MARGIN).min(l);
     let theta = if setup.fit_intercept { theta } else { &theta[..x.n_features()] };
-    let p = hinge_polish::reduced_solve(x, y, setup.weights, lambda, setup.fit_intercept, theta, working)?;
+    let p = hinge_polish::reduced_solve(
+        x,
+        y,
+        setup.weights,
+        lambda,
+        setup.fit_intercept,
+        theta,
+        working,
+        crate::solver::hinge_qp::MAX_ITERATIONS,
+    )?;
     Some(certified(setup, lambda, p))
 }
 
