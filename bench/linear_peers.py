@@ -29,7 +29,9 @@ timed; the C library's rand(), which LIBLINEAR permutes with, is seeded with 1 b
 process) at its default E = 0.1 and tighter; scikit-learn: `LinearSVC(loss="hinge", C=C, intercept_scaling=1)`
 with its defaults (tol 1e-4, max_iter 1000), `fit` timed. Every solution's objective is evaluated under
 usvm's definition `J = λ/2‖w‖² + (1/ℓ) Σ max(0, 1 - y_i(wᵀx_i + b))` (unregularised bias) and shown relative to
-the best one found. Times are the best of --repeat runs; the runs of one point follow each other (paired),
+the best one found. Then LIBLINEAR's own objective (`-B 1`: `λ/2(‖w‖² + b²) + mean hinge`), which usvm
+solves as given with the constant feature appended to the file and `--no-intercept`: each LIBLINEAR run is
+matched by usvm stopped at the gap that certifies no worse in that objective. Times are the best of --repeat runs; the runs of one point follow each other (paired),
 and the load average is printed with each point because the machine is shared.
 """
 
@@ -124,12 +126,17 @@ def objective(x, y, lam, w, b):
     return 0.5 * lam * float(w @ w) + float(d.mean())
 
 
-def run_usvm(exe, data_file, lam, workdir, repeat, gap_tol=None):
+def liblinear_objective(x, y, lam, w, b):
+    """LIBLINEAR's own objective with `-B 1` in λ-form: the bias regularised like a coefficient."""
+    return objective(x, y, lam, w, b) + 0.5 * lam * b * b
+
+
+def run_usvm(exe, data_file, lam, workdir, repeat, gap_tol=None, extra=()):
     best, wall_best, out = np.inf, np.inf, None
     for _ in range(repeat):
         model, report = workdir / "m.json", workdir / "r.json"
         cmd = [exe, "train", "--method", "hinge", "--data", str(data_file), "--lambda", repr(lam),
-               "--model", str(model), "--report", str(report), "--quiet"]
+               "--model", str(model), "--report", str(report), "--quiet", "--accept-unconverged", *extra]
         if gap_tol is not None:
             cmd += ["--gap-tol", repr(gap_tol)]
         t = time.perf_counter()
@@ -255,6 +262,11 @@ def main() -> None:
         # Read back: every solver trains on exactly the floats usvm parses.
         x, y = load_svmlight_file(str(path), n_features=x.shape[1], zero_based=False)
         x = sp.csr_matrix(x, dtype=np.float64)
+        # LIBLINEAR's -B 1 problem as data: the constant feature n + 1 appended.
+        path_b1 = workdir / f"{name}_b1.svm"
+        if not path_b1.exists():
+            dump_svmlight_file(sp.hstack([x, np.ones((x.shape[0], 1))], format="csr"), y, str(path_b1),
+                               zero_based=False)
         x.indices, x.indptr = x.indices.astype(np.int32), x.indptr.astype(np.int32)  # LinearSVC wants 32-bit
         l, n = x.shape
         # The Python API gets dense data as an array (as the CLI's reader keeps a filled file dense).
@@ -269,12 +281,13 @@ def main() -> None:
             w = np.pad(w, (0, n - len(w)))  # the CLI sizes w by the largest column index in the file
             j_usvm = objective(x, y, lam, w, b)
             rows.append(("usvm (gap 1e-10)", t, j_usvm, f"wall {wall:.2f} s, n_iter {r['n_iter']}, "
-                         f"gap {r['duality_gap']:.1e}, converged {r['converged']}", None))
-            peers, wheel_rows = [], []
+                         f"gap {r['duality_gap']:.1e}, {r['termination']}, routes {'→'.join(r['routes'])}", None))
+            peers, wheel_rows, own = [], [], []
             for eps in eps_values:
                 t_ll, w, b = run_liblinear(lib, x, y, c, eps, args.repeat)
                 j_ll = objective(x, y, lam, w, b)
                 peers.append((f"LIBLINEAR {tag} -s 3 -B 1 -e {eps:g}", t_ll, j_ll, ""))
+                own.append((f"LIBLINEAR {tag} -s 3 -B 1 -e {eps:g}", t_ll, liblinear_objective(x, y, lam, w, b)))
                 if wheel is not None:  # the same solver, the installed build, right after: paired
                     t_w, w, b = run_liblinear(wheel, x, y, c, eps, args.repeat)
                     j_w = objective(x, y, lam, w, b)
@@ -299,13 +312,32 @@ def main() -> None:
                         how = f"  usvm (Python) gap_tol={gap:.1e}"
                     j_m = objective(x, y, lam, w, b)
                     rows.append((how, t_m, j_m,
-                                 f"certified gap {r['duality_gap']:.1e}, n_iter {r['n_iter']}; no worse: {j_m <= j_p}",
-                                 t_p))
+                                 f"{r['termination']} at gap {r['duality_gap']:.1e}, n_iter {r['n_iter']}, routes "
+                                 f"{'→'.join(r['routes'])}; no worse: {j_m <= j_p}", t_p))
             rows += wheel_rows
             best = min(row[2] for row in rows)
             for label, t, obj, note, peer_time in rows:
                 ratio = "" if peer_time is None else f"{t / peer_time:9.2f}"
                 print(f"{lam:>7.0e} {label:<34} {t:8.3f} {ratio:>9} {obj:16.12f} {(obj - best) / best:14.2e}  {note}")
+            # LIBLINEAR's own problem (the bias regularised, -B 1), which usvm solves exactly as given: the
+            # constant column appended and no intercept. Each LIBLINEAR run is matched at its own objective.
+            t, _, w1, _, r = run_usvm(args.usvm, path_b1, lam, workdir, args.repeat, extra=("--no-intercept",))
+            w1 = np.pad(w1, (0, n + 1 - len(w1)))
+            j_own = liblinear_objective(x, y, lam, w1[:n], w1[n])
+            print(f"{lam:>7.0e} LIBLINEAR's own objective (-B 1):")
+            print(f"{lam:>7.0e} {'usvm -B 1 (gap 1e-10)':<34} {t:8.3f} {'':>9} {j_own:16.12f} {0.0:14.2e}  "
+                  f"n_iter {r['n_iter']}, gap {r['duality_gap']:.1e}, {r['termination']}, routes {'→'.join(r['routes'])}")
+            for label, t_p, j_p in own:
+                rel = max((j_p - j_own) / j_own, 0.0)
+                gap = min(max(rel / (1.0 + rel), 1e-10), 0.5)
+                print(f"{lam:>7.0e} {label:<34} {t_p:8.3f} {'':>9} {j_p:16.12f} {rel:14.2e}")
+                t_m, _, w1, _, r = run_usvm(args.usvm, path_b1, lam, workdir, args.repeat, gap_tol=gap,
+                                            extra=("--no-intercept",))
+                w1 = np.pad(w1, (0, n + 1 - len(w1)))
+                j_m = liblinear_objective(x, y, lam, w1[:n], w1[n])
+                print(f"{lam:>7.0e} {'  usvm -B 1 --gap-tol ' + format(gap, '.1e'):<34} {t_m:8.3f} {t_m / t_p:9.2f} "
+                      f"{j_m:16.12f} {(j_m - j_own) / j_own:14.2e}  {r['termination']} at gap {r['duality_gap']:.1e}, "
+                      f"n_iter {r['n_iter']}; no worse: {j_m <= j_p}")
             print(f"{'':>7} (C = {c:.6g}, load average {load:.2f} at the start of this point)")
 
 
