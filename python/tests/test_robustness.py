@@ -29,7 +29,7 @@ def test_raw_wdbc_certifies(raw_wdbc, method, lam):
     assert report["routes"], report
 
 
-@pytest.mark.parametrize("route", ["dual", "primal"])
+@pytest.mark.parametrize("route", ["dual", "primal", "qp"])
 def test_a_named_route_is_taken_alone(raw_wdbc, route):
     X, y = raw_wdbc
     with warnings.catch_warnings():

@@ -94,8 +94,14 @@ fn parameter_errors_name_what_the_user_wrote() {
     std::fs::write(&params, "{\"method\": \"gsu\",\n \"method\": \"hinge\"}").unwrap();
     fails_with(&usvm(&train), "p.json: not valid JSON: duplicate key \"method\"; give each key once at line 2");
     assert!(!model.exists());
-    // `--route auto` is the default route, named.
+    // `--route auto` is the default route, named; `--route qp` is taken alone and certifies.
     ok(&usvm(&["train", "--method", "hinge", "--route", "auto", "--csv", &data("train.csv"), "--model", s(&model)]));
+    let report = d.join("r.json");
+    let qp = ["--route", "qp", "--report", s(&report)];
+    ok(&usvm(&[&["train", "--method", "hinge", "--csv", &data("train.csv"), "--model", s(&model)][..], &qp].concat()));
+    let r = read_json(&report);
+    assert_eq!(r["routes"], json!(["qp"]), "{r}");
+    assert_eq!(r["converged"], json!(true), "{r}");
     // `--segment-len 0` is a flag's error, not the data's.
     let out = d.join("w.csv");
     let welch = ["uncertainty", "welch", "--input", &data("series.csv"), "--segment-len", "0"];

@@ -67,6 +67,10 @@ const PRIMAL_MAX: usize = 400;
 /// Margin systems of up to this many unknowns `n + 1 + |M|` are solved again in their primal form when the
 /// Gram route leaves a margin off by more than `10⁻¹²` (see [`polish_sides`]).
 const PRIMAL_FALLBACK_MAX: usize = 2000;
+/// The working-set QP takes the interior-point method (normal equations the size of `[w; b]`, `p³/3` flops
+/// a factorisation) whenever `[w; b]` has at most this many coordinates or the working set as many examples;
+/// Clarabel otherwise.
+const DENSE_NORMAL_MAX: usize = 2000;
 /// Conjugate-gradient iterations allowed for one margin system.
 const MAX_CG: usize = 2000;
 
@@ -620,8 +624,11 @@ pub fn reduced_solve(
         let set =
             WorkingSet { x, y, lambda, fit_intercept, u: &u, cols: &cols, position: &position, g: &g, g_bias, upper };
         let budget = max_qp_iterations.checked_sub(qp_iterations)?;
-        let (solution, iterations) =
-            if k + nb <= u.len() { set.interior_point(theta, budget)? } else { set.clarabel(budget)? };
+        let (solution, iterations) = if k + nb <= u.len().max(DENSE_NORMAL_MAX) {
+            set.interior_point(theta, budget)?
+        } else {
+            set.clarabel(budget)?
+        };
         qp_iterations += iterations;
         let mut theta: Vec<f64> = g.iter().map(|v| v / lambda).collect();
         for (j, &c) in cols.iter().enumerate() {
