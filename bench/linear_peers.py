@@ -138,7 +138,7 @@ def run_usvm(exe, data_file, lam, workdir, repeat, gap_tol=None, extra=()):
         cmd = [exe, "train", "--method", "hinge", "--data", str(data_file), "--lambda", repr(lam),
                "--model", str(model), "--report", str(report), "--quiet", "--accept-unconverged", *extra]
         if gap_tol is not None:
-            cmd += ["--gap-tol", repr(gap_tol)]
+            cmd += ["--gap-tol", repr(float(gap_tol))]
         t = time.perf_counter()
         subprocess.run(cmd, check=True)
         wall = time.perf_counter() - t

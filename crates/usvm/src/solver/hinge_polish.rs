@@ -704,29 +704,16 @@ impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
                 row[k] = y[i];
             }
         }
-        // In the columns scaled to `max_i |ã_ij| = 1` (`w̃_j = s_j w_j`, ridge `λ/s_j²`, linear term `q_j/s_j`),
-        // where the iteration's tolerances weigh every coordinate alike: ill-scaled columns (10⁻⁴…10⁴) cost
-        // the interior-point method nothing.
-        let scale: Vec<f64> = (0..k)
-            .map(|j| rows.column(j).iter().fold(0.0, |a: f64, v| a.max(v.abs())))
-            .map(|s| if s > 0.0 { s } else { 1.0 })
-            .collect();
-        for mut row in rows.rows_mut() {
-            row.iter_mut().zip(&scale).for_each(|(v, s)| *v /= s);
-        }
         let upper: Vec<f64> = u.iter().map(|&i| upper(i)).collect();
-        let mut q: Vec<f64> = cols.iter().zip(&scale).map(|(&c, s)| -g[c] / s).collect();
-        let mut ridge: Vec<f64> = scale.iter().map(|s| lambda / (s * s)).collect();
-        let mut start: Vec<f64> = cols.iter().zip(&scale).map(|(&c, s)| theta[c] * s).collect();
+        let mut q: Vec<f64> = cols.iter().map(|&c| -g[c]).collect();
+        let mut ridge = vec![lambda; k];
+        let mut start: Vec<f64> = cols.iter().map(|&c| theta[c]).collect();
         if fit_intercept {
             q.push(-g_bias);
             ridge.push(0.0);
             start.push(theta[x.n_features()]);
         }
-        let (mut v, iterations) =
-            WorkingQp { rows: rows.view(), upper: &upper, q: &q, ridge: &ridge }.solve(&start, max_iterations)?;
-        v.iter_mut().zip(&scale).for_each(|(v, s)| *v /= s);
-        Some((v, iterations))
+        WorkingQp { rows: rows.view(), upper: &upper, q: &q, ridge: &ridge }.solve(&start, max_iterations)
     }
 
     /// `[w_cols; b]` by Clarabel, over `b`, `ξ_U` and the touched coordinates of `w` (for working sets with
