@@ -104,11 +104,10 @@ pub(crate) const POWER_TOL: f64 = 1e-6;
 
 /// A plain-hinge fit that chose its route from the data hands over to another route at most this often.
 const MAX_HANDOVERS: usize = 3;
-/// The QP route ([`Route::Qp`]) is taken automatically only where its matrix of rows, `ℓ × (n + 1)` floats
-/// (normal equations) or the non-zeros (Clarabel, more features than examples), holds at most this many
-/// entries (128 MB).
+/// The QP route ([`Route::Qp`]) is taken automatically only where its matrix of rows, `ℓ × (n + 1)` floats,
+/// or the non-zeros with more features than examples, holds at most this many entries (128 MB).
 const QP_MAX_ENTRIES: usize = 1 << 24;
-/// ... and, with more features than examples, at most this many examples (Clarabel's sparse factorisation).
+/// ... and, with more features than examples, at most this many examples.
 const QP_MAX_WIDE_EXAMPLES: usize = 2000;
 
 /// Whether the QP route fits the problem's size ([`QP_MAX_ENTRIES`], [`QP_MAX_WIDE_EXAMPLES`]).
@@ -405,8 +404,9 @@ impl LinearSvmParams {
     /// primal: its last stage did not certify) hands over to the QP route if the problem's size allows it
     /// ([`qp_applies`]) and it has not run yet, else to the other iterative route, warm-started (after the QP:
     /// dual CD from its multipliers), at most [`MAX_HANDOVERS`] times; if none certifies, the smoothing
-    /// continuation of [`exact`] finishes from the best point. The report names every route taken (`routes`), and its termination is `Converged`
-    /// only if the duality gap `(J - D)/J` (its `duality_gap`) meets `gap_tol`: `MaxIterations` when
+    /// continuation of [`exact`] finishes from the best point. The report names every route taken
+    /// (`routes`), and its termination is `Converged` only if the duality gap `(J - D)/J` (its
+    /// `duality_gap`) meets `gap_tol`: `MaxIterations` when
     /// `max_iter` iterations (Newton iterations and epochs, counted together) ran out first, else
     /// `Stalled`. Its `gradient_norm` is the active-set solve's KKT residual, or else the norm of the hinge
     /// sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i` (with its bias part), which need not be small at a
@@ -435,7 +435,10 @@ impl LinearSvmParams {
             routes.push(route);
             let run = match route {
                 Route::Qp => {
-                    let start = best.as_ref().map_or_else(|| vec![0.0; objective.dim()], |b| b.theta.clone());
+                    // From the origin, whatever the other routes found: the interior-point method takes only
+                    // its slacks from a start, and an iterate with a large `w` (a stalled route at a tiny λ)
+                    // gives a badly centred one, from which round-off ended the iteration early.
+                    let start = vec![0.0; objective.dim()];
                     let initial = best.as_ref().map_or_else(|| exact::initial_gradient_norm(&objective), |b| b.initial);
                     let qp_budget = budget.min(hinge_qp::MAX_ITERATIONS);
                     let solved = hinge_polish::reduced_solve(x, y, c, lambda, self.fit_intercept, &start, l, qp_budget);
