@@ -162,7 +162,7 @@ pub fn polish_sides(
             w.iter_mut().for_each(|v| *v /= lambda);
             (beta, bias, w)
         };
-        let (beta, bias, mut w) = match x {
+        let (mut beta, mut bias, mut w) = match x {
             // (Conjugate gradients stall on an ill-conditioned Gram matrix, e.g. images stored sparse at a
             // small λ, short of round-off: a margin set small enough for the dense factorisation takes it
             // unless they reach 1e-13, as their margins' error is the duality gap's.)
@@ -185,17 +185,15 @@ pub fn polish_sides(
         // The Gram route's margins hold to `cond(X_M X_Mᵀ/λ)·ε` only: at a tiny λ on nearly dependent rows
         // (images at λ = 1e-7: 10⁻⁹, a relative duality gap of 10⁻¹⁰) the primal form, whose condition is
         // that of the rows themselves, is worth its larger factorisation.
-        let (mut beta, mut bias) = (beta, bias);
         if m <= n + 1 && n + 1 + m > PRIMAL_MAX && n + 1 + m <= PRIMAL_FALLBACK_MAX {
             let worst =
                 |w: &[f64], b: f64| margin.iter().map(|&i| margin_of_wb(x, y, w, b, i).abs()).fold(0.0, f64::max);
             let off = worst(&w, bias);
-            if off > 1e-12 {
-                if let Some((beta_p, bias_p, w_p)) = system.solve_primal(&g, g_bias, &col_max) {
-                    if worst(&w_p, bias_p) < off {
-                        (beta, bias, w) = (beta_p, bias_p, w_p);
-                    }
-                }
+            if off > 1e-12
+                && let Some((beta_p, bias_p, w_p)) = system.solve_primal(&g, g_bias, &col_max)
+                && worst(&w_p, bias_p) < off
+            {
+                (beta, bias, w) = (beta_p, bias_p, w_p);
             }
         }
         if fit_intercept {
