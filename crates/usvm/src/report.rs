@@ -112,9 +112,9 @@ pub enum Route {
     /// affine invariant, so ill-scaled columns cost it nothing.
     Primal,
     /// The primal QP over every example by an interior-point method (normal equations the size of `[w; b]`;
-    /// Clarabel when there are more features than examples), made exact by an active-set solve on its margin
-    /// set: a fixed cost of 10–30 factorisations, whatever the conditioning, for where both iterative routes
-    /// stall (small λ on dense data, ill-scaled columns).
+    /// Clarabel beyond 2,000 coordinates when there are more of them than examples), made exact by an
+    /// active-set solve on its margin set: 10–30 factorisations whatever λ, for where both iterative routes
+    /// stall (small λ on dense data).
     Qp,
     /// The smoothing continuation of the GSU solver, the last resort when no route certifies.
     Smoothing,

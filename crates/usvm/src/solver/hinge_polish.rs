@@ -162,7 +162,7 @@ pub fn polish_sides(
             w.iter_mut().for_each(|v| *v /= lambda);
             (beta, bias, w)
         };
-        let (mut beta, mut bias, mut w) = match x {
+        let (mut beta, bias, mut w) = match x {
             // (Conjugate gradients stall on an ill-conditioned Gram matrix, e.g. images stored sparse at a
             // small λ, short of round-off: a margin set small enough for the dense factorisation takes it
             // unless they reach 1e-13, as their margins' error is the duality gap's.)
@@ -185,19 +185,22 @@ pub fn polish_sides(
         // The Gram route's margins hold to `cond(X_M X_Mᵀ/λ)·ε` only: at a tiny λ on nearly dependent rows
         // (images at λ = 1e-7: 10⁻⁹, a relative duality gap of 10⁻¹⁰) the primal form, whose condition is
         // that of the rows themselves, is worth its larger factorisation.
-        if m <= n + 1 && n + 1 + m > PRIMAL_MAX && n + 1 + m <= PRIMAL_FALLBACK_MAX {
-            let worst =
-                |w: &[f64], b: f64| margin.iter().map(|&i| margin_of_wb(x, y, w, b, i).abs()).fold(0.0, f64::max);
-            let off = worst(&w, bias);
-            if off > 1e-12
-                && let Some((beta_p, bias_p, w_p)) = system.solve_primal(&g, g_bias, &col_max)
-                && worst(&w_p, bias_p) < off
-            {
-                (beta, bias, w) = (beta_p, bias_p, w_p);
-            }
-        }
         if fit_intercept {
             w.push(bias);
+        }
+        if m <= n + 1 && n + 1 + m > PRIMAL_MAX && n + 1 + m <= PRIMAL_FALLBACK_MAX {
+            let worst = |t: &[f64]| margin.iter().map(|&i| margin_of(t, i).abs()).fold(0.0, f64::max);
+            let off = worst(&w);
+            if off > 1e-12
+                && let Some((beta_p, bias_p, mut w_p)) = system.solve_primal(&g, g_bias, &col_max)
+            {
+                if fit_intercept {
+                    w_p.push(bias_p);
+                }
+                if worst(&w_p) < off {
+                    (beta, w) = (beta_p, w_p);
+                }
+            }
         }
         // Check every condition; move the violators. `d_i` is in margin units, so its tolerance is too: 1e-9,
         // plus a multiple of the round-off of `x_iᵀw` (at most `Σ_j max_i |x_ij| |w_j|`), never of `‖w‖`
@@ -247,11 +250,6 @@ pub fn polish_sides(
         }
     }
     None
-}
-
-/// `d_i = 1 - y_i(x_iᵀw + b)`.
-fn margin_of_wb(x: &Features, y: &[f64], w: &[f64], b: f64, i: usize) -> f64 {
-    1.0 - y[i] * (x.row_dot(i, w) + b)
 }
 
 /// `|d|` ordered by `f64::total_cmp`, for the working set's heap.
