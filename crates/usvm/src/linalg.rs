@@ -567,7 +567,19 @@ impl Cholesky {
         }
         let view = scaled.view();
         let b = faer_ref(&view);
-        let mut matrix = b.transpose() * b;
+        // Only the lower half, which the factorisation reads: half the flops of the full product.
+        let mut matrix = faer::Mat::<f64>::zeros(b.ncols(), b.ncols());
+        faer::linalg::matmul::triangular::matmul(
+            matrix.as_mut(),
+            faer::linalg::matmul::triangular::BlockStructure::TriangularLower,
+            faer::Accum::Replace,
+            b.transpose(),
+            faer::linalg::matmul::triangular::BlockStructure::Rectangular,
+            b,
+            faer::linalg::matmul::triangular::BlockStructure::Rectangular,
+            1.0,
+            faer::get_global_parallelism(),
+        );
         for (j, &r) in ridge.iter().enumerate() {
             matrix[(j, j)] += r;
         }

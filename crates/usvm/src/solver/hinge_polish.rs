@@ -73,6 +73,8 @@ const PRIMAL_FALLBACK_MAX: usize = 2000;
 const DENSE_NORMAL_MAX: usize = 2000;
 /// Conjugate-gradient iterations allowed for one margin system.
 const MAX_CG: usize = 2000;
+/// ... and they stop when the residual has not halved in this many.
+const CG_STALL: usize = 200;
 
 /// The largest margin set worth a dense solve after a first-order method: its system costs `|M|³/3`
 /// flops, kept within a few hundred passes over the data (`nnz` flops each), and at most [`MAX_MARGIN`].
@@ -480,9 +482,15 @@ impl MarginSystem<'_> {
         let target = 1e-14 * norm2(&rhs).max(f64::MIN_POSITIVE);
         let mut d = r.clone();
         let mut rr = dot(&r, &r);
-        for _ in 0..MAX_CG {
-            if rr.sqrt() <= target {
+        // The residual's last halving (iteration, `rr`): round-off stalls CG on an ill-conditioned system,
+        // and iterating on is then wasted.
+        let mut halved = (0, rr);
+        for k in 0..MAX_CG {
+            if rr.sqrt() <= target || k - halved.0 > CG_STALL {
                 break;
+            }
+            if rr <= 0.25 * halved.1 {
+                halved = (k, rr);
             }
             product(&d, &mut kv);
             project(&mut kv);
