@@ -294,6 +294,34 @@ fn a_named_route_is_taken_alone_and_reports_honestly() {
     certified(&p, &data, "primal alone");
 }
 
+/// A loose gap tolerance on the QP route stops at an interior-point iterate that meets it, after fewer
+/// iterations than the exact path: its objective is then within the certified factor of the optimum,
+/// `J ≤ J*/(1 - tol)` (as `D ≤ J*`).
+#[test]
+fn the_qp_route_certifies_a_loose_tolerance_early_and_honestly() {
+    let data = raw_digits();
+    for lambda in [1e-3, 1e-5] {
+        let fit_at = |gap_tol: f64| {
+            let p = params("hinge", &[("lambda", json!(lambda)), ("route", json!("qp")), ("gap_tol", json!(gap_tol))]);
+            usvm::fit(&p, &data, &FitOptions::default()).unwrap().reports.remove(0)
+        };
+        let exact = fit_at(1e-10);
+        assert!(exact.converged() && exact.duality_gap.unwrap() <= 1e-10, "λ={lambda}: {exact:?}");
+        for tol in [0.3, 1e-3] {
+            let loose = fit_at(tol);
+            let gap = loose.duality_gap.unwrap();
+            assert!(loose.converged() && gap <= tol, "λ={lambda} tol {tol}: {loose:?}");
+            assert!(loose.n_iter < exact.n_iter, "λ={lambda} tol {tol}: {} ≥ {}", loose.n_iter, exact.n_iter);
+            assert!(
+                loose.objective <= exact.objective / (1.0 - tol) * (1.0 + 1e-12),
+                "λ={lambda} tol {tol}: J {} vs J* {}",
+                loose.objective,
+                exact.objective
+            );
+        }
+    }
+}
+
 /// `max_iter` bounds every route's iterations (Newton iterations and epochs together) and is reported.
 #[test]
 fn max_iter_is_honoured_by_the_plain_hinge() {

@@ -19,7 +19,8 @@ use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, Nonnegat
 use ndarray::{Array2, s};
 
 use crate::data::{CsrMatrix, Features, dot, norm2};
-use crate::solver::hinge_qp::WorkingQp;
+use crate::solver::dual_cd::{DualLoss, dual_value, hinge_subgradient_norm, relative_gap};
+use crate::solver::hinge_qp::{QpSolution, WorkingQp};
 
 /// Where an example stands at the optimum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -564,7 +565,11 @@ const REDUCED_ROUNDS: usize = 4;
 ///
 /// `None` if the rounds do not settle, a QP solve fails (or needs more than `max_qp_iterations`
 /// interior-point iterations in all), or the final active-set solve does not settle. With `working ≥ ℓ` it
-/// is the exact solution of the whole problem, whatever `theta` is.
+/// is the exact solution of the whole problem, whatever `theta` is; and then, given `accept_gap`, the first
+/// interior-point iterate whose relative duality gap `(J - D)/J` meets it is returned as it is (`J` at its
+/// `[w; b]`, `D` at its multipliers `β` clipped into `[0, c_i/ℓ]` and made feasible as in
+/// [`crate::solver::dual_cd::dual_value`]; its `residual` is the hinge sub-gradient's norm): a loose
+/// tolerance costs a few factorisations, not the whole path.
 #[allow(clippy::too_many_arguments)]
 pub fn reduced_solve(
     x: &Features,
@@ -575,6 +580,7 @@ pub fn reduced_solve(
     theta: &[f64],
     working: usize,
     max_qp_iterations: usize,
+    accept_gap: Option<f64>,
 ) -> Option<Polished> {
     let (l, n) = (x.n_samples(), x.n_features());
     let upper = |i: usize| weights.map_or(1.0, |c| c[i]) / l as f64;
@@ -625,21 +631,49 @@ pub fn reduced_solve(
         };
         let k = cols.len();
         let nb = usize::from(fit_intercept);
+        // `[w; b]` of a solution on the touched coordinates (the others in closed form, `w_j = g_j/λ`).
+        let full_theta = |solution: &[f64]| {
+            let mut theta: Vec<f64> = g.iter().map(|v| v / lambda).collect();
+            for (j, &c) in cols.iter().enumerate() {
+                theta[c] = solution[j];
+            }
+            if fit_intercept {
+                theta.push(solution[k]);
+            }
+            theta
+        };
+        // The multipliers of the whole problem from the working set's, clipped into the box.
+        let full_beta = |beta: &[f64]| {
+            let mut full = vec![0.0; l];
+            for (&i, &b) in u.iter().zip(beta) {
+                full[i] = b.clamp(0.0, upper(i));
+            }
+            full
+        };
+        let everything = u.len() == (0..l).filter(|&i| upper(i) > 0.0).count();
+        let certifies = |v: &[f64], beta: &[f64]| {
+            let theta = full_theta(v);
+            let primal = hinge_value(x, y, weights, lambda, fit_intercept, &theta);
+            let dual = dual_value(x, y, weights, lambda, DualLoss::Hinge, fit_intercept, &full_beta(beta));
+            relative_gap(primal, dual) <= accept_gap.unwrap_or(0.0)
+        };
+        let accept: Option<&dyn Fn(&[f64], &[f64]) -> bool> =
+            if everything && accept_gap.is_some() { Some(&certifies) } else { None };
         let set =
             WorkingSet { x, y, lambda, fit_intercept, u: &u, cols: &cols, position: &position, g: &g, g_bias, upper };
         let budget = max_qp_iterations.checked_sub(qp_iterations)?;
-        let (solution, iterations) = if k + nb <= u.len().max(DENSE_NORMAL_MAX) {
-            set.interior_point(theta, budget)?
+        let solution = if k + nb <= u.len().max(DENSE_NORMAL_MAX) {
+            set.interior_point(theta, budget, accept)?
         } else {
-            set.clarabel(budget)?
+            let (v, iterations) = set.clarabel(budget)?;
+            QpSolution { v, iterations, accepted: None }
         };
-        qp_iterations += iterations;
-        let mut theta: Vec<f64> = g.iter().map(|v| v / lambda).collect();
-        for (j, &c) in cols.iter().enumerate() {
-            theta[c] = solution[j];
-        }
-        if fit_intercept {
-            theta.push(solution[k]);
+        qp_iterations += solution.iterations;
+        let theta = full_theta(&solution.v);
+        if let Some(beta) = solution.accepted {
+            let beta = full_beta(&beta);
+            let residual = hinge_subgradient_norm(x, y, weights, lambda, fit_intercept, &theta);
+            return Some(Polished { theta, residual, beta, qp_iterations });
         }
         // Fixed examples that crossed join the working set, and the QP is solved again.
         // The margins are computed when needed, here and for the sides: no vector of ℓ margins (a fit of
@@ -670,6 +704,22 @@ pub fn reduced_solve(
     None
 }
 
+/// `J(θ) = λ/2‖w‖² + (1/ℓ) Σ c_i max(0, 1 - y_i(x_iᵀw + b))` at `θ = [w; b]` (`w` without intercept).
+fn hinge_value(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    lambda: f64,
+    fit_intercept: bool,
+    theta: &[f64],
+) -> f64 {
+    let n = x.n_features();
+    let (w, b) = (&theta[..n], if fit_intercept { theta[n] } else { 0.0 });
+    let risk: f64 =
+        (0..y.len()).map(|i| weights.map_or(1.0, |c| c[i]) * (1.0 - y[i] * (x.row_dot(i, w) + b)).max(0.0)).sum();
+    0.5 * lambda * dot(w, w) + risk / y.len() as f64
+}
+
 /// The QP of one round of [`reduced_solve`]: the working rows `u`, the coordinates `cols` of `w` they touch
 /// (column `j` is number `position[j]` among them; the identity for dense rows), the fixed examples' share
 /// `g`, `g_bias`, and the bounds `upper(i) = c_i/ℓ`.
@@ -689,7 +739,12 @@ struct WorkingSet<'a, U> {
 impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
     /// `[w_cols; b]` by `hinge_qp::WorkingQp` (normal equations of size `k + 1`, for working sets of at least
     /// as many examples as coordinates), from `theta`, with its iterations (at most `max_iterations`).
-    fn interior_point(&self, theta: &[f64], max_iterations: usize) -> Option<(Vec<f64>, usize)> {
+    fn interior_point(
+        &self,
+        theta: &[f64],
+        max_iterations: usize,
+        accept: Option<&dyn Fn(&[f64], &[f64]) -> bool>,
+    ) -> Option<QpSolution> {
         let &WorkingSet { x, y, lambda, fit_intercept, u, cols, position, g, g_bias, ref upper } = self;
         let (k, nb) = (cols.len(), usize::from(fit_intercept));
         // ã_i = y_i [x_i; 1] on the touched coordinates.
@@ -717,7 +772,7 @@ impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
             ridge.push(0.0);
             start.push(theta[x.n_features()]);
         }
-        WorkingQp { rows: rows.view(), upper: &upper, q: &q, ridge: &ridge }.solve(&start, max_iterations)
+        WorkingQp { rows: rows.view(), upper: &upper, q: &q, ridge: &ridge, accept }.solve(&start, max_iterations)
     }
 
     /// `[w_cols; b]` by Clarabel, over `b`, `ξ_U` and the touched coordinates of `w` (for working sets with
@@ -864,9 +919,10 @@ mod tests {
                             g_bias,
                             upper,
                         };
-                        let (ipm, _) = set
-                            .interior_point(&start, crate::solver::hinge_qp::MAX_ITERATIONS)
-                            .expect("the interior-point QP converges");
+                        let ipm = set
+                            .interior_point(&start, crate::solver::hinge_qp::MAX_ITERATIONS, None)
+                            .expect("the interior-point QP converges")
+                            .v;
                         let (reference, _) = set.clarabel(200).expect("Clarabel solves the QP");
                         let value = |v: &[f64]| set.objective(v);
                         let (f, f_ref) = (value(&ipm), value(&reference));

@@ -40,12 +40,25 @@ const LOOSE: f64 = 1e3;
 const STEP_BACK: f64 = 0.99;
 
 /// The QP on a working set: the rows `ã_i` (`m × p`, row-major), the bounds `u_i > 0`, the linear term `q`
-/// and the diagonal of `R` (`λ` on `w`, 0 on `b`).
+/// and the diagonal of `R` (`λ` on `w`, 0 on `b`); and optionally an early stop, `accept(v, β)`, asked at
+/// every iterate (e.g. whether a duality-gap certificate of the whole problem already meets a loose
+/// tolerance there).
 pub(crate) struct WorkingQp<'a> {
     pub rows: ArrayView2<'a, f64>,
     pub upper: &'a [f64],
     pub q: &'a [f64],
     pub ridge: &'a [f64],
+    pub accept: Option<&'a dyn Fn(&[f64], &[f64]) -> bool>,
+}
+
+/// The result of [`WorkingQp::solve`].
+pub(crate) struct QpSolution {
+    /// The minimiser `v = [w; b]`, or the accepted iterate.
+    pub v: Vec<f64>,
+    /// Interior-point iterations taken.
+    pub iterations: usize,
+    /// The multipliers `β` of an iterate that `accept` took (`None`: converged).
+    pub accepted: Option<Vec<f64>>,
 }
 
 /// The variables of the interior-point iteration.
@@ -60,9 +73,9 @@ struct Point {
 
 impl WorkingQp<'_> {
     /// The minimiser `v = [w; b]` and the iterations taken, from `start` (only the slacks' initial values
-    /// depend on it), within `max_iterations`; `None` if the iteration does not converge (not even to the
-    /// loose tolerances before round-off ends it).
-    pub(crate) fn solve(&self, start: &[f64], max_iterations: usize) -> Option<(Vec<f64>, usize)> {
+    /// depend on it), within `max_iterations`, or the first iterate `accept` takes; `None` if the iteration
+    /// does not converge (not even to the loose tolerances before round-off ends it).
+    pub(crate) fn solve(&self, start: &[f64], max_iterations: usize) -> Option<QpSolution> {
         let m = self.upper.len();
         if m == 0 {
             return None;
@@ -85,7 +98,10 @@ impl WorkingQp<'_> {
             let r_c: Vec<f64> = (0..m).map(|i| self.row_dot(i, &p.v) + p.xi[i] - p.s[i] - 1.0).collect();
             let mu = (dot(&p.beta, &p.s) + dot(&p.eta, &p.xi)) / (2 * m) as f64;
             if max_abs(&r_c) <= PRIMAL_TOL && max_abs(&r_v) <= DUAL_TOL * v_scale && mu <= MU_TOL * u_max {
-                return Some((p.v, it));
+                return Some(QpSolution { v: p.v, iterations: it, accepted: None });
+            }
+            if it > 0 && self.accept.is_some_and(|accept| accept(&p.v, &p.beta)) {
+                return Some(QpSolution { v: p.v, iterations: it, accepted: Some(p.beta) });
             }
             let stationarity = max_abs(&r_v) / v_scale;
             if max_abs(&r_c) <= LOOSE * PRIMAL_TOL
@@ -125,7 +141,7 @@ impl WorkingQp<'_> {
                 axpy(alpha, dx, x);
             }
         }
-        fallback.map(|(_, v, it)| (v, it))
+        fallback.map(|(_, v, iterations)| QpSolution { v, iterations, accepted: None })
     }
 
     /// `ã_iᵀv`.

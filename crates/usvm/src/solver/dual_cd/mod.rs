@@ -674,6 +674,7 @@ fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Opti
         theta,
         working,
         crate::solver::hinge_qp::MAX_ITERATIONS,
+        None,
     )?;
     Some(certified(setup, lambda, p))
 }
