@@ -146,9 +146,6 @@ fn digits_at_a_common_scale_certify_by_conjugate_gradients() {
 
 /// The digits with columns spanning 10⁻⁴…10⁴ certify.
 #[test]
-#[ignore = "open (#35): the iterative routes stall and the QP route's interior-point method breaks down (columns \
-            scaled inside it certified this but broke MNIST at λ = 1e-7; an equilibrated Cholesky broke λ = 1e-5); \
-            run with --ignored"]
 fn ill_scaled_digits_certify() {
     let base = raw_digits();
     let n = base.n_features();
