@@ -234,6 +234,11 @@ pub fn polish_sides(
                 _ => None,
             })
             .collect();
+        // Damped exchanges fix a few misplaced examples; a quarter of the margin set misplaced means the
+        // sides are not identified yet, and the passes left would be spent in vain.
+        if damped && removed + wrong.len() > m / 4 + 10 {
+            return None;
+        }
         if damped && wrong.len() > removed.max(1) {
             wrong.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             wrong.truncate(removed.max(1));

@@ -357,7 +357,7 @@ fn run(
     let mut polished = None;
     let mut estimate = GapEstimate::new(setup, &alpha, &w);
     // An exact finish needs at most `n + 1` free multipliers among the `ℓ` (see `polish`).
-    let can_polish = settings.polish && loss == DualLoss::Hinge && n < l;
+    let can_polish = settings.polish && loss == DualLoss::Hinge;
     // Row visits so far, and when to try the exact solve next (at twice the work of the last try).
     let (mut work, mut next_attempt) = (0, FIRST_ATTEMPT * total);
     // Progress checks for `detect_stall`: the work of the next one, and the work and gap of the last one.
@@ -365,6 +365,7 @@ fn run(
     let mut stalled = false;
     // The work and gap of the first certificate; at `α = 0` (`D = 0`) the relative gap is 1.
     let mut first_certificate = if start.is_none() { Some((0, 1.0)) } else { None::<(usize, f64)> };
+    let mut best_gap = f64::INFINITY;
     while epochs < settings.max_epochs && work < settings.max_passes.saturating_mul(total) {
         epochs += 1;
         work += active;
@@ -477,14 +478,26 @@ fn run(
             break;
         }
         estimate.calibrate(guess, gap);
-        // Row visits coordinate descent would still need at the gap's mean rate so far: an exact finish is
-        // tried only where it costs less (a loose `tol` is met by a few more epochs).
-        let remaining = remaining_visits(*first_certificate.get_or_insert((work, gap)), (work, gap), settings.tol);
+        // Row visits coordinate descent would still need at the mean rate of the best gap so far (a gap
+        // that stops falling makes it slower and slower): an exact finish is tried only where it costs less
+        // (a loose `tol` is met by a few more epochs).
+        best_gap = best_gap.min(gap);
+        let first = *first_certificate.get_or_insert((work, gap));
+        let remaining = remaining_visits(first, (work, best_gap), settings.tol);
         if check {
             let limit = settings.max_passes.saturating_mul(total).min(work + (settings.max_epochs - epochs) * active);
             if let Some(last) = last_check
                 && progress_stalls(last, (work, gap), settings.tol, total, limit)
             {
+                // Before another route takes over: the exact finish, whatever it costs (at most
+                // `MAX_MARGIN` free examples, a few factorisations).
+                if can_polish
+                    && let Some(p) = polish(setup, &alpha, lambda, f64::INFINITY)
+                    && relative_gap(p.primal, p.dual) <= settings.tol
+                {
+                    polished = Some(p);
+                    break;
+                }
                 stalled = true;
                 finished = Some(cert);
                 break;
@@ -571,7 +584,8 @@ fn progress_stalls(last: (usize, f64), now: (usize, f64), tol: f64, total: usize
 }
 
 /// The row visits coordinate descent needs from `now` to reach `tol` at the gap's linear rate of decrease
-/// since `first` (work in row visits, relative gap); infinite without progress.
+/// since `first` (work in row visits, relative gap; `now` with the best gap so far); infinite without
+/// progress.
 fn remaining_visits(first: (usize, f64), now: (usize, f64), tol: f64) -> f64 {
     let ((w0, g0), (w1, g1)) = (first, now);
     if g1 <= tol {
@@ -596,8 +610,10 @@ fn polish_visits(x: &Features, free: usize) -> f64 {
 /// The exact hinge solution on the margin set of the current multipliers (the free ones), by
 /// [`hinge_polish::polish_sides`], with its primal value and dual bound; `None` when that set is larger than
 /// a consistent system allows (`n + 1` equations for `n + 1` unknowns, dense rows) or than
-/// [`hinge_polish::size_limit`], when it would cost more than the `remaining` row visits of coordinate
-/// descent, or when the active-set solve does not settle.
+/// [`hinge_polish::MAX_MARGIN`], when it would cost more than the `remaining` row visits of coordinate
+/// descent, or when the active-set solve does not settle. (Also for `n ≥ ℓ`: the free set's Gram matrix
+/// is then generically regular, but not for repeated rows — documents that share their text — on which
+/// coordinate descent crawls.)
 fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64, remaining: f64) -> Option<Exact> {
     let (x, y) = (setup.x, setup.y);
     let sides: Vec<Side> = (0..y.len())
@@ -612,14 +628,11 @@ fn polish(setup: &Setup<'_>, alpha: &[f64], lambda: f64, remaining: f64) -> Opti
             }
         })
         .collect();
-    if x.n_features() + 1 > y.len() {
-        return None; // n > ℓ: the free set is of full rank and coordinate descent converges by itself
-    }
     let free = sides.iter().filter(|&&s| s == Side::Margin).count();
     // More margin equations than unknowns (dense rows) is generically inconsistent: the margin set is
     // not identified yet.
     let unknowns = x.n_features() + usize::from(setup.fit_intercept);
-    if free > hinge_polish::size_limit(x)
+    if free > hinge_polish::MAX_MARGIN
         || (matches!(x, Features::Dense(_)) && free > unknowns)
         || polish_visits(x, free) > remaining
     {
