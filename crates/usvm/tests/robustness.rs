@@ -319,6 +319,39 @@ fn the_qp_route_certifies_a_loose_tolerance_early_and_honestly() {
     }
 }
 
+/// Sparse "documents" with more columns than rows, every one repeated four times (text sets repeat
+/// licence headers and boilerplate): repeated rows make the free multipliers' Gram matrix singular although
+/// `n > ℓ`. Certified at every λ. (The hashed source-code set of `bench/linear_peers.py --problems text`,
+/// where dual coordinate descent stalled at a gap of 1e-6 at λ = 1e-4 before the exact finish was allowed
+/// for `n ≥ ℓ`, is larger and is not reproduced by this one.)
+#[test]
+fn repeated_sparse_documents_with_more_columns_than_rows_certify() {
+    let mut rng = common::rng(5);
+    let (docs, vocabulary, tokens) = (1500, 20000, 40);
+    let hidden: Vec<f64> = (0..vocabulary).map(|_| common::normal(&mut rng)).collect();
+    let mut text = String::new();
+    for _ in 0..docs {
+        // Zipf-like token frequencies: index ⌊V u²⌋ for a uniform u.
+        let mut counts = std::collections::BTreeMap::new();
+        for _ in 0..tokens {
+            let u = 0.5 * (1.0 + common::normal(&mut rng).tanh());
+            *counts.entry(((vocabulary as f64) * u * u) as usize).or_insert(0.0) += 1.0;
+        }
+        let norm = counts.values().map(|c: &f64| (1.0 + c).ln().powi(2)).sum::<f64>().sqrt();
+        let score: f64 =
+            counts.iter().map(|(&j, c)| hidden[j] * (1.0 + c).ln()).sum::<f64>() + 0.5 * common::normal(&mut rng);
+        let row: Vec<String> = counts.iter().map(|(j, c)| format!("{}:{}", j + 1, (1.0 + c).ln() / norm)).collect();
+        for _ in 0..4 {
+            text.push_str(&format!("{} {}\n", i64::from(score > 0.0), row.join(" ")));
+        }
+    }
+    let data = usvm::io::read_libsvm(text.as_bytes(), "documents", None).unwrap();
+    for lambda in [1e-4, 1e-5, 1e-6] {
+        let p = params("hinge", &[("lambda", json!(lambda)), ("gap_tol", json!(1e-9))]);
+        certified(&p, &data, &format!("repeated documents λ={lambda}"));
+    }
+}
+
 /// `max_iter` bounds every route's iterations (Newton iterations and epochs together) and is reported.
 #[test]
 fn max_iter_is_honoured_by_the_plain_hinge() {
