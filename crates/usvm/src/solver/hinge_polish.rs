@@ -20,7 +20,7 @@ use ndarray::{Array2, s};
 
 use crate::data::{CsrMatrix, Features, dot, norm2};
 use crate::solver::dual_cd::{DualLoss, dual_value, hinge_subgradient_norm, relative_gap};
-use crate::solver::hinge_qp::{QpSolution, WorkingQp};
+use crate::solver::hinge_qp::{Accept, QpSolution, WorkingQp};
 
 /// Where an example stands at the optimum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -662,8 +662,7 @@ pub fn reduced_solve(
             let dual = dual_value(x, y, weights, lambda, DualLoss::Hinge, fit_intercept, &full_beta(beta));
             relative_gap(primal, dual) <= accept_gap.unwrap_or(0.0)
         };
-        let accept: Option<&dyn Fn(&[f64], &[f64]) -> bool> =
-            if everything && accept_gap.is_some() { Some(&certifies) } else { None };
+        let accept: Option<Accept<'_>> = if everything && accept_gap.is_some() { Some(&certifies) } else { None };
         let set =
             WorkingSet { x, y, lambda, fit_intercept, u: &u, cols: &cols, position: &position, g: &g, g_bias, upper };
         let budget = max_qp_iterations.checked_sub(qp_iterations)?;
@@ -744,12 +743,7 @@ struct WorkingSet<'a, U> {
 impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
     /// `[w_cols; b]` by `hinge_qp::WorkingQp` (normal equations of size `k + 1`, for working sets of at least
     /// as many examples as coordinates), from `theta`, with its iterations (at most `max_iterations`).
-    fn interior_point(
-        &self,
-        theta: &[f64],
-        max_iterations: usize,
-        accept: Option<&dyn Fn(&[f64], &[f64]) -> bool>,
-    ) -> Option<QpSolution> {
+    fn interior_point(&self, theta: &[f64], max_iterations: usize, accept: Option<Accept<'_>>) -> Option<QpSolution> {
         let &WorkingSet { x, y, lambda, fit_intercept, u, cols, position, g, g_bias, ref upper } = self;
         let (k, nb) = (cols.len(), usize::from(fit_intercept));
         // ã_i = y_i [x_i; 1] on the touched coordinates.

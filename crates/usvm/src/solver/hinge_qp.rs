@@ -53,8 +53,11 @@ pub(crate) struct WorkingQp<'a> {
     pub upper: &'a [f64],
     pub q: &'a [f64],
     pub ridge: &'a [f64],
-    pub accept: Option<&'a dyn Fn(&[f64], &[f64]) -> bool>,
+    pub accept: Option<Accept<'a>>,
 }
+
+/// An early stop of [`WorkingQp::solve`]: whether to take the iterate `(v, β)`.
+pub(crate) type Accept<'a> = &'a dyn Fn(&[f64], &[f64]) -> bool;
 
 /// The result of [`WorkingQp::solve`].
 pub(crate) struct QpSolution {
