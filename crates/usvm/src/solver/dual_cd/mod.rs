@@ -102,8 +102,10 @@ pub struct DualCdSettings {
     pub seed: u64,
     /// LIBLINEAR's shrinking of bounded coordinates.
     pub shrinking: bool,
-    /// Hinge only: at each certificate, also try the exact solve of the optimality conditions on the
-    /// margin set of the current multipliers ([`crate::solver::hinge_polish`]); stop if it certifies.
+    /// Hinge only: try the exact solve of the optimality conditions on the margin set of the current
+    /// multipliers ([`crate::solver::hinge_polish`]) where it costs fewer row visits than the epochs it
+    /// would save, and whatever it costs when the gap's progress stalls (the checks of `detect_stall`);
+    /// stop if it certifies.
     pub polish: bool,
     /// Stop early, as stalled, when the gap's progress between certificates at doubling amounts of work
     /// (from [`STALL_FIRST`] passes) projects more than [`STALL_FACTOR`] times the work done so far to
@@ -451,7 +453,8 @@ fn run(
         // (The guess is trusted only after an epoch that visited every example: shrunk ones keep older losses.)
         let full = active == total;
         // Progress checks cost a certificate each (about an epoch) at doubling amounts of work.
-        let check = settings.detect_stall && work >= next_check;
+        // (Also without `detect_stall` where an exact finish may be tried: a stalled run then gets one.)
+        let check = (settings.detect_stall || can_polish) && work >= next_check;
         if check {
             next_check = 2 * work;
         }
@@ -489,8 +492,8 @@ fn run(
             if let Some(last) = last_check
                 && progress_stalls(last, (work, gap), settings.tol, total, limit)
             {
-                // Before another route takes over: the exact finish, whatever it costs (at most
-                // `MAX_MARGIN` free examples, a few factorisations).
+                // Before another route takes over (or coordinate descent crawls on): the exact finish,
+                // whatever it costs (at most `MAX_MARGIN` free examples, a few factorisations).
                 if can_polish
                     && let Some(p) = polish(setup, &alpha, lambda, f64::INFINITY)
                     && relative_gap(p.primal, p.dual) <= settings.tol
@@ -498,9 +501,11 @@ fn run(
                     polished = Some(p);
                     break;
                 }
-                stalled = true;
-                finished = Some(cert);
-                break;
+                if settings.detect_stall {
+                    stalled = true;
+                    finished = Some(cert);
+                    break;
+                }
             }
             last_check = Some((work, gap));
         }
