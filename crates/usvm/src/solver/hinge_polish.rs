@@ -19,7 +19,7 @@ use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, Nonnegat
 use ndarray::{Array2, s};
 
 use crate::data::{CsrMatrix, Features, dot, norm2};
-use crate::solver::dual_cd::{DualLoss, dual_value, hinge_subgradient_norm, relative_gap};
+use crate::solver::dual_cd::{DualLoss, dual_value, hinge_subgradient_norm, objective_value, relative_gap};
 use crate::solver::hinge_qp::{Accept, QpSolution, WorkingQp};
 
 /// Where an example stands at the optimum.
@@ -655,14 +655,14 @@ pub fn reduced_solve(
             }
             full
         };
-        let everything = u.len() == (0..l).filter(|&i| upper(i) > 0.0).count();
+        // The early stop: only when the working set is the whole problem (its certificate is the problem's).
+        let gap_tol = accept_gap.filter(|_| u.len() == (0..l).filter(|&i| upper(i) > 0.0).count());
         let certifies = |v: &[f64], beta: &[f64]| {
-            let theta = full_theta(v);
-            let primal = hinge_value(x, y, weights, lambda, fit_intercept, &theta);
+            let primal = objective_value(x, y, weights, lambda, DualLoss::Hinge, fit_intercept, &full_theta(v));
             let dual = dual_value(x, y, weights, lambda, DualLoss::Hinge, fit_intercept, &full_beta(beta));
-            relative_gap(primal, dual) <= accept_gap.unwrap_or(0.0)
+            gap_tol.is_some_and(|tol| relative_gap(primal, dual) <= tol)
         };
-        let accept: Option<Accept<'_>> = if everything && accept_gap.is_some() { Some(&certifies) } else { None };
+        let accept: Option<Accept<'_>> = gap_tol.map(|_| &certifies as Accept<'_>);
         let set =
             WorkingSet { x, y, lambda, fit_intercept, u: &u, cols: &cols, position: &position, g: &g, g_bias, upper };
         let budget = max_qp_iterations.checked_sub(qp_iterations)?;
@@ -706,22 +706,6 @@ pub fn reduced_solve(
         return Some(Polished { qp_iterations, ..polished });
     }
     None
-}
-
-/// `J(θ) = λ/2‖w‖² + (1/ℓ) Σ c_i max(0, 1 - y_i(x_iᵀw + b))` at `θ = [w; b]` (`w` without intercept).
-fn hinge_value(
-    x: &Features,
-    y: &[f64],
-    weights: Option<&[f64]>,
-    lambda: f64,
-    fit_intercept: bool,
-    theta: &[f64],
-) -> f64 {
-    let n = x.n_features();
-    let (w, b) = (&theta[..n], if fit_intercept { theta[n] } else { 0.0 });
-    let risk: f64 =
-        (0..y.len()).map(|i| weights.map_or(1.0, |c| c[i]) * (1.0 - y[i] * (x.row_dot(i, w) + b)).max(0.0)).sum();
-    0.5 * lambda * dot(w, w) + risk / y.len() as f64
 }
 
 /// The QP of one round of [`reduced_solve`]: the working rows `u`, the coordinates `cols` of `w` they touch

@@ -294,6 +294,21 @@ pub(super) fn primal_value(setup: &Setup<'_>, lambda: f64, theta: &[f64]) -> f64
     lambda * (0.5 * dot(w, w) + risk)
 }
 
+/// `J(θ) = λ/2‖w‖² + (1/ℓ) Σ c_i ξ(1 - y_i(x_iᵀw + b))` at `θ = [w; b]` (`w` without intercept), `ξ` per
+/// `loss`: the primal whose lower bound [`dual_value`] is.
+pub fn objective_value(
+    x: &Features,
+    y: &[f64],
+    weights: Option<&[f64]>,
+    lambda: f64,
+    loss: DualLoss,
+    fit_intercept: bool,
+    theta: &[f64],
+) -> f64 {
+    let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * y.len() as f64), loss, fit_intercept };
+    primal_value(&setup, lambda, theta)
+}
+
 /// The λ-form dual `Σ β'_i - ‖Σ β'_i y_i x_i‖²/(2λ) [- Σ ℓ β'_i²/(4 c_i) for L2]` at any multipliers
 /// `β_i ≥ 0` (`β_i ≤ c_i/ℓ` for L1), made feasible for `yᵀβ = 0` (with an intercept) by scaling down the
 /// larger class: a lower bound on `min J` whatever `β` is.

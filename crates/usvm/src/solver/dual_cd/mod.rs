@@ -41,12 +41,14 @@
 //! within `10 tol` or an exact finish may be tried (below); and once `ε` reaches round-off. The run stops
 //! when the relative duality gap `(P - D(α'))/P ≤ tol`.
 //!
-//! **Exact finish.** On the hinge with `n < ℓ` coordinate descent converges slowly once the free set is
-//! larger than the rank of its Gram matrix (`n ≪ ℓ`, large C); the exact optimum is then found from the
-//! current multipliers instead, at each certificate and after doubling (×1.5) amounts of work once the gap is
-//! below `10⁻²`: the optimality conditions solved on the free set
-//! ([`hinge_polish::polish_sides`], damped exchanges), and for `n ≪ ℓ` and `tol ≤ 10⁻⁴` the primal QP on a
-//! working set of the examples nearest the margin followed by the same active-set solve
+//! **Exact finish.** On the hinge coordinate descent converges slowly once the free set is larger than the
+//! rank of its Gram matrix (`n ≪ ℓ` and a large C, or repeated rows whatever `n` is); the exact optimum is
+//! then found from the current multipliers instead: the optimality conditions solved on the free set
+//! ([`hinge_polish::polish_sides`], damped exchanges, at most [`hinge_polish::MAX_MARGIN`] free examples),
+//! tried at solved subproblems and after doubling (×1.5) amounts of work once the gap is below `10⁻²`, but
+//! only where it costs fewer row visits than the epochs it would save at the best gap's mean rate so far,
+//! and whatever it costs when a progress check finds the gap stalled; and for `n ≪ ℓ` and `tol ≤ 10⁻⁴` the
+//! primal QP on a working set of the examples nearest the margin followed by the same active-set solve
 //! ([`hinge_polish::reduced_solve`]). Either is accepted only if its own duality gap (its multipliers as the
 //! dual point) meets `tol`; it is exact to round-off.
 //!
@@ -76,7 +78,7 @@ mod certificate;
 mod estimate;
 
 use certificate::{certify, feasible_dual, gradient_norm, primal_value};
-pub use certificate::{dual_value, hinge_subgradient_norm};
+pub use certificate::{dual_value, hinge_subgradient_norm, objective_value};
 use estimate::GapEstimate;
 
 /// The loss of the linear SVM solved in the dual.
