@@ -178,7 +178,8 @@ impl SquaredHingeSvmParams {
             }
         };
         let mut smooth = Smooth { objective: &objective, at: Vec::new(), curvature: None };
-        let settings = NewtonSettings { tol: self.tol, gradient_reference: reference, max_iter: self.max_iter };
+        let settings =
+            NewtonSettings { tol: self.tol, gradient_reference: reference, max_iter: self.max_iter, reduction: None };
         let result = newton::minimize(&mut smooth, x0, settings, monitor.after(epochs));
         let report = FitReport {
             objective: result.value,

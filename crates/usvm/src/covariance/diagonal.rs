@@ -66,6 +66,10 @@ impl Covariance for Diagonal {
     fn trace(&self, i: usize, _: usize) -> f64 {
         self.row(i).iter().sum()
     }
+    fn factor(&self, i: usize, n_features: usize) -> Option<Array2<f64>> {
+        let diagonal: Vec<(usize, f64)> = self.row(i).iter().copied().enumerate().collect();
+        Some(super::factor_with_diagonal(Array2::zeros((n_features, 0)).view(), &diagonal))
+    }
 }
 
 /// `Σ_i = diag(v_i)` with the variances stored sparsely (absent entries are zero).
@@ -136,5 +140,10 @@ impl Covariance for SparseDiagonal {
     }
     fn trace(&self, i: usize, _: usize) -> f64 {
         self.variances.row(i).1.iter().sum()
+    }
+    fn factor(&self, i: usize, n_features: usize) -> Option<Array2<f64>> {
+        let (idx, var) = self.variances.row(i);
+        let diagonal: Vec<(usize, f64)> = idx.iter().zip(var).map(|(&j, &v)| (j as usize, v)).collect();
+        Some(super::factor_with_diagonal(Array2::zeros((n_features, 0)).view(), &diagonal))
     }
 }

@@ -174,6 +174,12 @@ impl Covariance for LowRank {
     fn trace(&self, i: usize, _: usize) -> f64 {
         self.factors[i].iter().map(|x| x * x).sum::<f64>() + self.diagonal_row(i).map_or(0.0, |d| d.iter().sum())
     }
+
+    fn factor(&self, i: usize, _: usize) -> Option<Array2<f64>> {
+        let diagonal: Vec<(usize, f64)> =
+            self.diagonal_row(i).map_or(Vec::new(), |d| d.iter().copied().enumerate().collect());
+        Some(super::factor_with_diagonal(self.factors[i].view(), &diagonal))
+    }
 }
 
 #[cfg(test)]

@@ -83,6 +83,12 @@ pub trait Covariance: Sync {
     }
     /// `tr Σ_i` (`n_features` is needed by the isotropic form only).
     fn trace(&self, i: usize, n_features: usize) -> f64;
+    /// A factor `F_i` (`n × r_i`, `Σ_i = F_i F_iᵀ`) for the forms that have one with few columns: the
+    /// low-rank factor (with `√v_ij e_j` for each nonzero diagonal entry), the diagonal forms' `√v_ij e_j`, no
+    /// column for `Σ_i = 0`; `None` (the default) for the isotropic and full forms.
+    fn factor(&self, _i: usize, _n_features: usize) -> Option<Array2<f64>> {
+        None
+    }
     /// Whether every `Σ_i` is zero (then the expected hinge loss is the hinge loss).
     fn is_zero(&self) -> bool {
         false
@@ -121,6 +127,9 @@ impl Covariance for NoCovariance {
     }
     fn trace(&self, _: usize, _: usize) -> f64 {
         0.0
+    }
+    fn factor(&self, _: usize, n_features: usize) -> Option<Array2<f64>> {
+        Some(Array2::zeros((n_features, 0)))
     }
     fn is_zero(&self) -> bool {
         true
@@ -296,6 +305,18 @@ impl Covariances {
             Covariances::Full(c) => Covariances::full(c.matrices.select(ndarray::Axis(0), idx)),
         }
     }
+}
+
+/// `[U, √v_j e_j for v_j > 0]`: a factor of `U Uᵀ + diag(v)` (`U` may have no column).
+pub(crate) fn factor_with_diagonal(u: ndarray::ArrayView2<'_, f64>, diagonal: &[(usize, f64)]) -> Array2<f64> {
+    let (n, r) = u.dim();
+    let kept: Vec<_> = diagonal.iter().filter(|(_, v)| *v > 0.0).collect();
+    let mut f = Array2::zeros((n, r + kept.len()));
+    f.slice_mut(ndarray::s![.., ..r]).assign(&u);
+    for (k, &&(j, v)) in kept.iter().enumerate() {
+        f[[j, r + k]] = v.sqrt();
+    }
+    f
 }
 
 /// `Σ_j a_j b_j c_j` — the diagonal bilinear form.

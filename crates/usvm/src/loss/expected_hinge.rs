@@ -1,4 +1,4 @@
-use super::special::{norm_cdf, norm_pdf, sigma_g, sigma_g_with};
+use super::special::{dual_slope, norm_cdf, norm_pdf, sigma_g, sigma_g_with};
 use super::{LossDerivatives, MarginLoss};
 
 /// The expected hinge loss under a Gaussian (the GSU loss, DESIGN 2.1):
@@ -40,5 +40,10 @@ impl MarginLoss for ExpectedHinge {
         // φ(t) = 0 past |t| ≈ 38.6 (or t = ±∞ for a subnormal σ): the curvature terms vanish, and c·t would be 0·∞.
         let (ds, ss) = if c == 0.0 { (0.0, 0.0) } else { (-c * t, c * t * t) };
         LossDerivatives { value, d: cdf, s: pdf, dd: c, ds, ss }
+    }
+
+    /// `L(d, σ) = max_{p ∈ [0, 1]} p d + φ(Φ⁻¹(p)) σ`: the maximiser is `p = Φ(d/σ)`.
+    fn dual_form(&self) -> Option<fn(f64) -> f64> {
+        Some(dual_slope)
     }
 }

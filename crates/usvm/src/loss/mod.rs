@@ -53,4 +53,10 @@ pub trait MarginLoss: Sync + Send + Copy {
     fn is_convex(&self) -> bool {
         true
     }
+    /// For a loss of the form `L(d, σ) = max_{p ∈ [0, 1]} p d + ψ(p) σ` (convex, positively homogeneous,
+    /// smooth except at its apex `d = σ = 0`), the function `ψ`: it gives the objective a dual and the exact
+    /// solver a finish at the apex (`solver::apex`). `None` (the default) for other losses.
+    fn dual_form(&self) -> Option<fn(f64) -> f64> {
+        None
+    }
 }

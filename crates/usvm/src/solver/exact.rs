@@ -12,6 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::apex;
 use super::columns::UsedColumns;
 use super::newton::{self, NewtonSettings, SmoothFunction};
 use crate::data::norm2;
@@ -55,6 +56,10 @@ const STAGE_TOL: f64 = 1e-2;
 /// Newton steps cross the kinks a few at a time, each with hundreds of CG iterations (28×28 images with
 /// rank-2 covariances: 45 Newton steps and 2,500 CG iterations instead of over 100 and 16,000).
 const STAGE_TOL_CG: f64 = 1e-4;
+/// ... and in any case at a tenth of the gradient they start from: at small λ the absolute rule can hold at
+/// the start of every stage (the gradient is of the size of `λ‖w‖`), and the last stage then has to cover the
+/// whole way from the coarsest floor (2 × 50 images at λ = 1e-5: 100 Newton steps in it instead of 11).
+const STAGE_REDUCTION: f64 = 0.1;
 /// Each stage multiplies the floor by this factor.
 const STAGE_FACTOR: f64 = 0.1;
 
@@ -112,6 +117,23 @@ pub(crate) trait Continuation {
     fn initial_gradient_norm(&self) -> f64;
     /// `(J(x), min_i σ_i(x))` at `ε = 0`.
     fn exact(&self, x: &[f64]) -> (f64, f64);
+    /// The duality-gap certificate of `x`, a stage's solution at floor `ε` ([`apex::bound`]); `None` (the
+    /// default) where the objective has no dual form.
+    fn bound(&self, _x: &[f64], _floor: f64) -> Option<apex::Bound> {
+        None
+    }
+    /// The exact finish on the examples at the loss' apex from a stage's solution ([`apex::finish`]);
+    /// `None` (the default) where there is none.
+    fn finish(
+        &self,
+        _x: &[f64],
+        _floor: f64,
+        _gap_tol: f64,
+        _max_iter: usize,
+        _monitor: Monitor<'_>,
+    ) -> Option<apex::Finish> {
+        None
+    }
 }
 
 impl<'a, L: MarginLoss> Continuation for Objective<'a, L> {
@@ -131,6 +153,19 @@ impl<'a, L: MarginLoss> Continuation for Objective<'a, L> {
     fn exact(&self, x: &[f64]) -> (f64, f64) {
         let (sum, min_sigma) = self.data_exact(x);
         (self.regulariser(x) + sum / self.problem.n_samples() as f64, min_sigma)
+    }
+    fn bound(&self, x: &[f64], floor: f64) -> Option<apex::Bound> {
+        apex::bound(self, x, floor)
+    }
+    fn finish(
+        &self,
+        x: &[f64],
+        floor: f64,
+        gap_tol: f64,
+        max_iter: usize,
+        monitor: Monitor<'_>,
+    ) -> Option<apex::Finish> {
+        apex::finish(self, x, floor, gap_tol, max_iter, monitor)
     }
 }
 
@@ -183,24 +218,46 @@ pub(crate) fn continuation<C: Continuation>(
         let result = newton::minimize(
             &mut stage,
             x,
-            NewtonSettings { tol, gradient_reference: reference, max_iter: settings.max_iter.saturating_sub(n_iter) },
+            NewtonSettings {
+                tol,
+                gradient_reference: reference,
+                max_iter: settings.max_iter.saturating_sub(n_iter),
+                reduction: (!last).then_some(STAGE_REDUCTION),
+            },
             monitor.after(n_iter),
         );
         n_iter += result.n_iter;
         x = result.x;
         trace.push(result.value);
-        let (exact_value, min_sigma) = objective.exact(&x);
-        if last || n_iter >= settings.max_iter || monitor.stopped() {
+        // The exact finish at the loss' apex, tried after every stage but a cold start's first.
+        let finished = (floor < FIRST_FLOOR && !monitor.stopped())
+            .then(|| {
+                let budget = settings.max_iter.saturating_sub(n_iter);
+                objective.finish(&x, floor, settings.gap_tol, budget, monitor.after(n_iter))
+            })
+            .flatten();
+        n_iter += finished.as_ref().map_or(0, |f| f.n_iter);
+        let certified = finished.as_ref().is_some_and(|f| f.bound.gap() <= settings.gap_tol);
+        if certified || last || n_iter >= settings.max_iter || monitor.stopped() {
+            // Not the last stage: the iteration limit ended the continuation early.
+            let mut termination = if last { result.termination } else { Termination::MaxIterations };
+            let (mut gradient_norm, mut final_floor) = (result.gradient_norm, floor);
+            let mut bound = objective.bound(&x, floor);
+            if let Some(f) = finished.filter(|f| bound.is_none_or(|b| f.bound.gap() < b.gap())) {
+                (x, bound, gradient_norm, final_floor) = (f.theta, Some(f.bound), f.gradient_norm, 0.0);
+            }
+            if bound.is_some_and(|b| b.gap() <= settings.gap_tol) {
+                termination = Termination::Converged;
+            }
             let report = FitReport {
-                objective: exact_value,
+                objective: objective.exact(&x).0,
                 n_iter,
-                // Not the last stage: the iteration limit ended the continuation early.
-                termination: if last { result.termination } else { Termination::MaxIterations },
-                gradient_norm: result.gradient_norm,
+                termination,
+                gradient_norm,
                 initial_gradient_norm: Some(reference),
-                sigma_floor: Some(floor),
+                sigma_floor: Some(final_floor),
                 objective_trace: trace,
-                duality_gap: None,
+                duality_gap: bound.map(|b| b.gap()),
                 rounds: 0,
                 norm_bound: None,
                 fallback: None,
@@ -209,6 +266,7 @@ pub(crate) fn continuation<C: Continuation>(
             };
             return (x, report);
         }
+        let min_sigma = objective.exact(&x).1;
         // Next stage: ten times smaller, snapping to the final floor (no stage just above it) as soon as
         // every σ_i is at least 10⁴ ε, so that lowering ε changes nothing that matters.
         floor = if min_sigma >= 1e4 * floor || floor * STAGE_FACTOR < 1.5 * final_floor {

@@ -132,7 +132,7 @@ pub fn solve_to(
         let tol =
             if reference > 0.0 && !quick { STAGE_TOL.min(scale / reference).max(STAGE_TOL_FLOOR) } else { STAGE_TOL };
         let budget = (max_iter - best.n_iter).min(STAGE_MAX_ITER);
-        let settings = NewtonSettings { tol, gradient_reference: reference, max_iter: budget };
+        let settings = NewtonSettings { tol, gradient_reference: reference, max_iter: budget, reduction: None };
         let run = newton::minimize(&mut stage, theta, settings, monitor.after(best.n_iter));
         // The stage's per-example curvature goes before the multipliers and the exact finish are made.
         drop(stage);

@@ -1,6 +1,8 @@
 //! Solvers. They see an objective only through values, gradients and Hessian-vector products.
 //!
 //! - [`newton`]: Newton-CG with an exact line search, for smooth convex objectives;
+//! - [`apex`]: the duality gap of a sublinear loss (the expected hinge) and the exact finish on the
+//!   examples at its apex `d_i = σ_i = 0`;
 //! - [`exact`]: the exact linear solver — Newton on the objective with a floor `ε` on every `σ_i`,
 //!   driven down geometrically (continuation) so that zero covariances (the hinge) converge too; on wide
 //!   sparse data it works on the used columns only (`columns`);
@@ -21,6 +23,7 @@
 //! the crate's tests, benchmarks and experiments, which use parts the library itself does not.
 #![cfg_attr(not(feature = "internals"), allow(dead_code))]
 
+pub(crate) mod apex;
 pub mod averaged_sgd;
 pub(crate) mod columns;
 pub mod conic;

@@ -44,6 +44,9 @@ pub struct NewtonSettings {
     pub gradient_reference: f64,
     /// Maximum Newton iterations.
     pub max_iter: usize,
+    /// If set, also require `‖∇f‖ ≤ reduction · ‖∇f(x₀)‖`: a relative decrease whatever the scale of
+    /// `gradient_reference` (a continuation's stage, whose start may already meet the absolute rule).
+    pub reduction: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -80,7 +83,10 @@ pub fn minimize<F: SmoothFunction>(
     let mut g = vec![0.0; dim];
     let mut fx = f.value_grad(&x, &mut g);
     let mut gnorm = norm2(&g);
-    let target = settings.tol * settings.gradient_reference;
+    let mut target = settings.tol * settings.gradient_reference;
+    if let Some(r) = settings.reduction {
+        target = target.min(r * gnorm);
+    }
     let mut s = vec![0.0; dim];
     let mut n_iter = 0;
     while gnorm > target && n_iter < settings.max_iter {
