@@ -12,13 +12,17 @@ and a Lagrange dual lower bound. Since L(d, σ) = max_{p ∈ [0,1], ‖u‖ ≤ 
 
     J* ≥ D(p, u) = (1/ℓ) Σ p_i - ‖g‖²/(2λ),  g = (1/ℓ) Σ (p_i y_i x_i - ψ(p_i) F_i u_i).
 
-The dual point is taken from the primal one with the solver's floor ε on σ (usvm's exact solver minimises
-the objective with σ_i' = √(σ_i² + ε²), ε = 1e-8 by default, whose stationarity conditions give exactly
-these multipliers): p_i = Φ(d_i/σ_i'), u_i = F_iᵀw/σ_i' (‖u_i‖ < 1), then p rescaled on one class so that
+The dual point is taken from the primal one with a floor ε on σ (usvm's continuation minimises the
+objective with σ_i' = √(σ_i² + ε²), whose stationarity conditions give exactly these multipliers):
+p_i = Φ(d_i/σ_i'), u_i = F_iᵀw/σ_i' (‖u_i‖ < 1). At the apex (d_i = 0 and σ_i = 0 to round-off, where
+usvm's exact finish puts examples) the primal point does not name the multipliers: they are solved for here
+from the stationarity conditions λw = (1/ℓ) Σ (p_i y_i x_i - F_i v_i), Σ p_i y_i = 0 by least squares, then
+p_i clipped to [0, 1] and u_i = v_i/max(ψ(p_i), ‖v_i‖). Finally p is rescaled on one class so that
 Σ p_i y_i = 0 exactly. Any such point is feasible, so J - D bounds the suboptimality of (w, b):
 (J - J*)/J ≤ (J - D)/J, printed as the relative duality gap.
 
-Usage: python3 bench/gsu_certificate.py MEANS LABELS COV MODEL.json LAMBDA [FLOOR]
+Usage: python3 bench/gsu_certificate.py MEANS LABELS COV MODEL.json LAMBDA [FLOOR]   (FLOOR: 1e-8 by default,
+the continuation's; 0 for a fit that usvm's report shows with `sigma_floor` 0, i.e. finished at the apex)
 """
 
 import json
@@ -83,10 +87,38 @@ def main():
     loss = np.where(sigma > 0, d * cdf + sigma * pdf, np.maximum(d, 0.0))
     primal = 0.5 * lam * w @ w + loss.mean()
 
-    # Dual point: p = Φ(d/σ'), u = Fᵀw/σ', σ' = √(σ² + ε²); p rescaled on the heavier class so that
-    # Σ p_i y_i = 0 exactly.
+    # Dual point off the apex: p = Φ(d/σ'), ψ(p) u = φ(d/σ') Fᵀw/σ', σ' = √(σ² + ε²).
+    apex = (np.abs(d) <= 1e-9) & (sigma <= 1e-9 * max(1.0, np.linalg.norm(w)))
     smooth = np.sqrt(sigma**2 + floor**2)
-    p = 0.5 * erfc(-(d / smooth) / np.sqrt(2.0))
+    safe = np.where(smooth > 0, smooth, 1.0)
+    p = np.where(smooth > 0, 0.5 * erfc(-(d / safe) / np.sqrt(2.0)), np.where(d > 0, 1.0, 0.0))
+    vterm = np.zeros(n)  # Σ_i ψ(p_i) F_i u_i over the examples off the apex
+    for i, F in enumerate(factors):
+        if not apex[i] and smooth[i] > 0:
+            vterm += np.exp(-0.5 * (d[i] / smooth[i]) ** 2) / np.sqrt(2 * np.pi) * (F @ (z[i] / smooth[i]))
+    # At the apex: least squares for (p_i, v_i) in λℓw = Σ (p_i y_i x_i) - vterm - Σ_A F_i v_i and
+    # Σ p_i y_i = 0, over the examples of A.
+    members = np.flatnonzero(apex)
+    units = [None] * ell
+    if members.size:
+        off = ~apex
+        target = np.concatenate([lam * ell * w - (p[off] * y[off]) @ X[off] + vterm, [-(p[off] * y[off]).sum()]])
+        columns = []
+        for i in members:
+            columns.append(np.concatenate([y[i] * X[i], [y[i]]]))
+            for c in factors[i].T:
+                columns.append(np.concatenate([-c, [0.0]]))
+        solution, *_ = np.linalg.lstsq(np.array(columns).T, target, rcond=None)
+        k = 0
+        for i in members:
+            r = factors[i].shape[1]
+            p[i], v = solution[k], solution[k + 1 : k + 1 + r]
+            k += 1 + r
+            p[i] = min(max(p[i], 0.0), 1.0)
+            psi_i = np.exp(-0.5 * ndtri(p[i]) ** 2) / np.sqrt(2 * np.pi) if 0 < p[i] < 1 else 0.0
+            norm = np.linalg.norm(v)
+            units[i] = v / max(psi_i, norm) if norm > 0 else np.zeros(r)
+    # Σ p_i y_i = 0: the heavier class rescaled; ψ(p) at the final p, u kept.
     s_pos, s_neg = p[y > 0].sum(), p[y < 0].sum()
     if s_pos > s_neg:
         p[y > 0] *= s_neg / s_pos
@@ -96,12 +128,16 @@ def main():
     psi[(p <= 0) | (p >= 1)] = 0.0
     g = (p * y) @ X
     for i, F in enumerate(factors):
-        g -= psi[i] * (F @ (z[i] / smooth[i]))
+        if apex[i]:
+            g -= psi[i] * (F @ units[i])
+        elif smooth[i] > 0:
+            g -= psi[i] * (F @ (z[i] / smooth[i]))
     g /= ell
     dual = p.mean() - g @ g / (2 * lam)
     print(
         f"ℓ = {ell}, n = {n}, λ = {lam:g}: primal {primal:.15e}, dual bound {dual:.15e}, "
-        f"relative gap {(primal - dual) / abs(primal):.3e}, Σ p y = {(p * y).sum():.1e}"
+        f"relative gap {(primal - dual) / abs(primal):.3e}, Σ p y = {(p * y).sum():.1e}, "
+        f"{members.size} examples at the apex"
     )
 
 

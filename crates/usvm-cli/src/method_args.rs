@@ -126,7 +126,7 @@ pub struct MethodArgs {
         help_heading = "Shared by several methods"
     )]
     pub sigma_floor: Option<f64>,
-    /// exact, plain hinge (Σ = 0): stop at this relative duality gap (J − D)/J, a certified bound (default 1e-10)
+    /// exact: stop at this relative duality gap (J − D)/J, a certified bound (plain hinge, Σ = 0; with covariances, the exact finish at the loss' apex stops there) (default 1e-10)
     #[arg(long = "gap-tol", value_name = "E", help_heading = "Shared by several methods")]
     pub gap_tol: Option<f64>,
     /// exact, plain hinge (Σ = 0): the route (default auto; the report's "routes" lists those taken)

@@ -362,3 +362,34 @@ fn hinge_svm_is_solved_exactly_on_its_margin_set() {
         assert!((u - v).abs() < 1e-10 * v.abs().max(1.0), "{u} vs {v}");
     }
 }
+
+/// More features than examples and rank-2 covariances, as for images with translation covariances: at
+/// small λ many examples sit at the expected hinge's apex (`d_i = 0`, `U_iᵀw = 0`). The exact finish on
+/// them certifies the fit (relative duality gap ≤ 1e-10, unsmoothed: `sigma_floor` 0) in tens of Newton
+/// steps, and no direction descends from it.
+#[test]
+fn low_rank_fits_at_small_lambda_certify_at_the_apex() {
+    let (l, n) = (40, 50);
+    let mut r = common::rng(17);
+    let (x, labels) = common::blobs(&mut r, l, n, 3.0);
+    let factors = (0..l).map(|_| Array2::from_shape_fn((n, 2), |_| 0.2 * common::normal(&mut r))).collect();
+    let data = Dataset::dense(x, labels).with_covariances(Covariances::low_rank(factors, None));
+    for lambda in [1e-3, 1e-5] {
+        let fit = params(LinearMethod::Gsu, lambda).fit(&data).unwrap();
+        let report = &fit.reports[0];
+        assert!(report.converged(), "λ = {lambda}: {report:?}");
+        assert!(report.duality_gap.unwrap() <= 1e-10, "λ = {lambda}: {report:?}");
+        assert_eq!(report.sigma_floor, Some(0.0), "λ = {lambda}: the finish did not run");
+        assert!(report.n_iter <= 80, "λ = {lambda}: {} Newton steps", report.n_iter);
+        let theta = theta(&fit);
+        let value = gsu_objective(&data, lambda, &theta);
+        let norm = theta.iter().map(|t| t * t).sum::<f64>().sqrt();
+        for k in 0..200 {
+            let direction: Vec<f64> = (0..=n).map(|_| common::normal(&mut r)).collect();
+            let step = [1e-7, 1e-5, 1e-3][k % 3] * norm;
+            let moved: Vec<f64> = theta.iter().zip(&direction).map(|(t, d)| t + step * d).collect();
+            let change = gsu_objective(&data, lambda, &moved) - value;
+            assert!(change >= -1e-12 * value, "λ = {lambda}: J falls by {change:e} along direction {k}");
+        }
+    }
+}

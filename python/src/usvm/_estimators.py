@@ -81,8 +81,9 @@ class GSUClassifier(RegistryClassifier):
         Newton iterations of the exact solver.
     gap_tol : float in (0, 1), default=1e-10
         The exact solver on zero covariances (the plain hinge): stop at this relative duality gap
-        ``(J - D)/J``, a certified bound (``J ≤ J*/(1 - gap_tol)``); each entry of ``reports_`` has
-        its ``"duality_gap"``.
+        ``(J - D)/J``, a certified bound (``J ≤ J*/(1 - gap_tol)``); with covariances (the expected
+        hinge), accept the exact finish on the examples at the loss' apex once it certifies this gap.
+        Each entry of ``reports_`` has its ``"duality_gap"`` (the expected hinge's too).
     route : {None, "dual", "primal", "qp"}, default=None
         The exact solver on zero covariances (the plain hinge): ``"dual"`` coordinate descent,
         ``"primal"`` Newton on the smoothed hinge (unaffected by feature scaling), each with exact

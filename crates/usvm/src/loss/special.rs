@@ -126,3 +126,34 @@ pub fn norm_quantile(p: f64) -> f64 {
 pub fn dual_slope(p: f64) -> f64 {
     norm_pdf(norm_quantile(p))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_quantile_inverts_the_cdf_to_round_off_in_both_tails() {
+        for p in [1e-300, 1e-100, 1e-20, 1e-5, 0.0242, 0.0243, 0.3, 0.5, 0.7, 0.9757, 0.9758, 1.0 - 1e-10] {
+            let t = norm_quantile(p);
+            // Compare in the nearer tail, where both sides are accurate; a rounding of t moves Φ(t) by a
+            // relative |t|²ε in the tail (d ln Φ/dt ≈ |t|).
+            let (a, b) = if p < 0.5 { (norm_cdf(t), p) } else { (norm_cdf(-t), 1.0 - p) };
+            assert!((a - b).abs() <= 4e-15 * (1.0 + t * t) * b, "p = {p}: Φ(Φ⁻¹(p)) = {a:e} vs {b:e}");
+        }
+        assert_eq!(norm_quantile(0.5), 0.0);
+        assert_eq!(norm_quantile(0.0), f64::NEG_INFINITY);
+        assert_eq!(norm_quantile(1.0), f64::INFINITY);
+        assert!(norm_quantile(-0.1).is_nan() && norm_quantile(1.1).is_nan() && norm_quantile(f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn the_dual_slope_is_the_density_at_the_quantile() {
+        assert_eq!(dual_slope(0.0), 0.0);
+        assert_eq!(dual_slope(1.0), 0.0);
+        assert!((dual_slope(0.5) - INV_SQRT_2PI).abs() < 1e-16);
+        for t in [-30.0, -5.0, -1.0, 0.3, 4.0] {
+            let p = norm_cdf(t);
+            assert!((dual_slope(p) - norm_pdf(t)).abs() <= 1e-12 * norm_pdf(t), "t = {t}");
+        }
+    }
+}

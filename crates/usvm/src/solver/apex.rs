@@ -61,7 +61,7 @@ struct ApexMultipliers<'f> {
 /// `(J(θ), D)` at the dual point `θ` names through the derivatives at floor `floor` (see the module
 /// documentation), with the multipliers of `apex` in place of those of its examples; `None` for a loss
 /// that is not sublinear.
-pub(crate) fn bound<L: MarginLoss>(objective: &Objective<'_, L>, theta: &[f64], floor: f64) -> Option<Bound> {
+pub fn bound<L: MarginLoss>(objective: &Objective<'_, L>, theta: &[f64], floor: f64) -> Option<Bound> {
     dual_bound(objective, theta, floor, &[])
 }
 
@@ -138,7 +138,7 @@ fn dual_bound<L: MarginLoss>(
 
 /// The result of [`finish`]: a point, its certificate and the Newton iterations spent.
 #[derive(Debug, Clone)]
-pub(crate) struct Finish {
+pub struct Finish {
     /// `θ` on the face of the final apex set.
     pub theta: Vec<f64>,
     /// Its certificate.
@@ -170,7 +170,7 @@ const VIOLATION_TOL: f64 = 1e-9;
 /// documentation): the best point found (lowest gap) within `max_iter` Newton iterations, or `None` when
 /// there is nothing to finish (no example near the apex, a loss that is not sublinear, a covariance form
 /// without a factor, more apex rows than variables). Stops early once the gap is at most `gap_tol`.
-pub(crate) fn finish<L: MarginLoss>(
+pub fn finish<L: MarginLoss>(
     objective: &Objective<'_, L>,
     theta: &[f64],
     floor: f64,
@@ -440,5 +440,100 @@ impl<L: MarginLoss> SmoothFunction for OnFace<'_, '_, L> {
         let mut direction = vec![0.0; x.len()];
         self.lift_into(d, &mut direction);
         self.stage.line(&x, &direction)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{RngExt, SeedableRng};
+    use rand_distr::StandardNormal;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    use super::*;
+    use crate::covariance::Covariances;
+    use crate::features::Features;
+    use crate::loss::ExpectedHinge;
+    use crate::solver::exact::{self, ExactSettings};
+
+    /// `ℓ` noisy points in `n` dimensions, rank-2 covariances (none for every fifth example): at small λ
+    /// many examples end at the apex.
+    fn problem(seed: u64, l: usize, n: usize) -> (Features<'static>, Vec<f64>, Covariances) {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut normal = move || -> f64 { rng.sample(StandardNormal) };
+        let y: Vec<f64> = (0..l).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
+        let x = Array2::from_shape_fn((l, n), |(i, j)| normal() + if j == 0 { y[i] } else { 0.0 });
+        let factors =
+            (0..l).map(|i| Array2::from_shape_fn((n, if i % 5 == 0 { 0 } else { 2 }), |_| 0.3 * normal())).collect();
+        (Features::dense(x), y, Covariances::low_rank(factors, None))
+    }
+
+    #[test]
+    fn weak_duality_holds_at_every_point_and_multiplier() {
+        let (x, y, cov) = problem(3, 30, 12);
+        let problem = Problem { features: &x, y: &y, weights: None, covariances: cov.as_dyn() };
+        let objective = Objective::new(problem, ExpectedHinge, 1e-3);
+        let (optimum, report) = exact::solve(&objective, vec![0.0; 13], &ExactSettings::default(), Monitor::default());
+        let least = report.objective;
+        assert!(report.duality_gap.unwrap() <= 1e-10, "{report:?}");
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(4);
+        let factors: Vec<Array2<f64>> = (0..30).map(|i| cov.as_dyn().factor(i, 12).unwrap()).collect();
+        for trial in 0..200 {
+            let scale = [1e-3, 0.1, 1.0, 10.0][trial % 4];
+            let theta: Vec<f64> = optimum.iter().map(|&t| t + scale * rng.sample::<f64, _>(StandardNormal)).collect();
+            let floor = [0.0, 1e-8, 1e-2, 1.0][trial / 4 % 4];
+            // Any multipliers at all for a few examples: p outside [0, 1], v outside the ball included.
+            let apex: Vec<ApexMultipliers<'_>> = (0..trial % 6)
+                .map(|k| {
+                    let index = (7 * k + trial) % 30;
+                    let r = factors[index].ncols();
+                    ApexMultipliers {
+                        index,
+                        p: rng.random_range(-0.5..1.5),
+                        v: (0..r).map(|_| rng.sample::<f64, _>(StandardNormal)).collect(),
+                        factor: &factors[index],
+                    }
+                })
+                .collect();
+            let bound = dual_bound(&objective, &theta, floor, &apex).unwrap();
+            assert!(bound.dual <= least * (1.0 + 1e-12), "trial {trial}: D = {} > J* = {least}", bound.dual);
+            assert!(bound.primal >= least * (1.0 - 1e-12), "trial {trial}");
+        }
+    }
+
+    #[test]
+    fn the_face_multipliers_make_the_gradient_tangent_to_the_face() {
+        let (x, y, cov) = problem(5, 20, 15);
+        let problem = Problem { features: &x, y: &y, weights: None, covariances: cov.as_dyn() };
+        let objective = Objective::new(problem, ExpectedHinge, 1e-2);
+        let members = vec![1, 4, 5, 12];
+        let factors: Vec<Option<Array2<f64>>> = (0..20).map(|i| cov.as_dyn().factor(i, 15)).collect();
+        let theta: Vec<f64> = (0..16).map(|j| 0.1 * j as f64 - 0.5).collect();
+        let face = Face::new(&objective, &members, &factors, &theta).unwrap();
+        // The origin is on the face: d_i = 0 and F_iᵀw = 0 for every member.
+        let exact = Objective { sigma_floor: 0.0, ..objective };
+        for &i in &members {
+            let (d, s) = exact.margin(&face.origin, i);
+            assert!(d.abs() < 1e-12 && s < 1e-12, "example {i}: d = {d}, σ = {s}");
+        }
+        // ∇f + Σ (c_i/ℓ)(p_i ∇d_i + F̃_i v_i) has no component across the face (Q₁ᵀ of it is zero).
+        let gradient: Vec<f64> = (0..16).map(|j| (j as f64).sin()).collect();
+        let mut residual = gradient.clone();
+        for m in face.multipliers(&gradient, 20.0, |_| 1.0) {
+            let mut row = vec![0.0; 16];
+            x.row_axpy(m.index, -y[m.index], &mut row[..15]);
+            row[15] = -y[m.index];
+            axpy(m.p / 20.0, &row, &mut residual);
+            for (k, &vk) in m.v.iter().enumerate() {
+                residual.iter_mut().zip(m.factor.column(k)).for_each(|(r, &f)| *r += vk / 20.0 * f);
+            }
+        }
+        for a in 0..face.rank {
+            assert!(dot(face.q.col_as_slice(a), &residual).abs() < 1e-12, "direction {a}");
+        }
+        // ... and along the face it is the gradient's own component.
+        for a in face.rank..16 {
+            let (t, r) = (dot(face.q.col_as_slice(a), &gradient), dot(face.q.col_as_slice(a), &residual));
+            assert!((t - r).abs() < 1e-12);
+        }
     }
 }

@@ -8,7 +8,13 @@
 //! given nonzero start) and dividing by ten per stage (warm-started) keeps every Newton stage well
 //! conditioned. As soon as every `σ_i` exceeds `10⁴ ε` the floor no longer matters and the solver jumps to
 //! the final `ε`. (A trust-region Newton method, LIBLINEAR's TRON, stalls on the nearly piecewise-linear
-//! smoothed hinge; the exact line search does not.)
+//! smoothed hinge; the exact line search does not.) Each stage also reduces its own starting gradient
+//! tenfold, so that the path is followed at small λ too.
+//!
+//! For the expected hinge the floor is the accuracy limit where examples sit at the loss' apex
+//! (`d_i = 0, σ_i = 0`): after every stage but a cold start's first, [`apex::finish`] fixes the examples
+//! near the apex there and solves the rest exactly, and stops the continuation once its duality gap
+//! ([`apex::bound`]) meets `gap_tol`. Every fit of a loss with a dual form reports its gap.
 
 use serde::{Deserialize, Serialize};
 
@@ -31,8 +37,10 @@ pub struct ExactSettings {
     pub max_iter: usize,
     /// The final floor `ε` on every margin standard deviation.
     pub sigma_floor: f64,
-    /// The plain hinge (every `Σ_i = 0`) only: stop at this relative duality gap `(J - D)/J`, a certified
-    /// bound on the distance to the optimum (the default, `10⁻¹⁰`, is the optimum to round-off).
+    /// Stop at this relative duality gap `(J - D)/J`, a certified bound on the distance to the optimum (the
+    /// default, `10⁻¹⁰`, is the optimum to round-off): the plain hinge (every `Σ_i = 0`) runs until it holds;
+    /// a sublinear loss with covariances (the expected hinge) stops as soon as an exact finish at its apex
+    /// ([`apex`]) certifies it, and is `Converged` whenever its gap meets it.
     pub gap_tol: f64,
     /// The plain hinge only: the route to take alone (`None`, the default: chosen from the data, and a
     /// route that stalls hands its iterate to the other; see `svm::linear`'s plain hinge).

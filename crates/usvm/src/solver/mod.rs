@@ -23,7 +23,7 @@
 //! the crate's tests, benchmarks and experiments, which use parts the library itself does not.
 #![cfg_attr(not(feature = "internals"), allow(dead_code))]
 
-pub(crate) mod apex;
+pub mod apex;
 pub mod averaged_sgd;
 pub(crate) mod columns;
 pub mod conic;
