@@ -107,3 +107,58 @@ def test_cli_low_rank_files_train_like_python(tmp_path):
     model = json.loads((tmp_path / "m.json").read_text())
     clf = GSUClassifier(lam=0.05, tol=1e-9).fit(X, y, X_cov=translation_covariance(X, 28, 28, pixels=5))
     np.testing.assert_allclose(np.ravel(model["coef"]), clf.coef_.ravel(), rtol=1e-6, atol=1e-9)
+
+
+def _independent_gap(X, y, factors, lam, w, b):
+    """The relative duality gap of (w, b) for LSVM-GSU with Σ_i = F_i F_iᵀ, computed here with numpy/scipy
+    alone: D(p, u) = mean(p) - ‖g‖²/(2λ), g = (1/ℓ) Σ (p_i y_i x_i - ψ(p_i) F_i u_i), ψ = φ∘Φ⁻¹, over
+    p ∈ [0, 1] with Σ p_i y_i = 0 and ‖u_i‖ ≤ 1. Off the apex p_i = Φ(d_i/σ_i), u_i = F_iᵀw/σ_i; at the apex
+    (d_i = σ_i = 0 to round-off) the multipliers come from the stationarity conditions by least squares."""
+    from scipy.special import ndtr, ndtri
+
+    ell = len(y)
+    d = 1.0 - y * (X @ w + b)
+    z = np.einsum("ijr,j->ir", factors, w)
+    sigma = np.linalg.norm(z, axis=1)
+    pdf = lambda t: np.exp(-0.5 * t * t) / np.sqrt(2 * np.pi)
+    safe = np.where(sigma > 0, sigma, 1.0)
+    loss = np.where(sigma > 0, d * ndtr(d / safe) + sigma * pdf(d / safe), np.maximum(d, 0))
+    primal = 0.5 * lam * w @ w + loss.mean()
+    apex = (np.abs(d) <= 1e-9) & (sigma <= 1e-9 * max(1.0, np.linalg.norm(w)))
+    p = np.where(sigma > 0, ndtr(d / safe), (d > 0).astype(float))
+    units = z / safe[:, None] * (sigma > 0)[:, None]
+    off = ~apex
+    vterm = sum(pdf(d[i] / sigma[i]) * factors[i] @ units[i] for i in np.flatnonzero(off & (sigma > 0)))
+    members = np.flatnonzero(apex)
+    if members.size:
+        target = np.concatenate([lam * ell * w - (p[off] * y[off]) @ X[off] + vterm, [-(p[off] * y[off]).sum()]])
+        columns = []
+        for i in members:
+            columns.append(np.concatenate([y[i] * X[i], [y[i]]]))
+            columns += [np.concatenate([-c, [0.0]]) for c in factors[i].T]
+        solution = np.linalg.lstsq(np.array(columns).T, target, rcond=None)[0].reshape(len(members), -1)
+        for i, row in zip(members, solution):
+            p[i] = np.clip(row[0], 0, 1)
+            psi = pdf(ndtri(p[i])) if 0 < p[i] < 1 else 0.0
+            units[i] = row[1:] / max(psi, np.linalg.norm(row[1:])) if np.any(row[1:]) else 0
+    pos, neg = p[y > 0].sum(), p[y < 0].sum()
+    p[y > 0 if pos > neg else y < 0] *= min(pos, neg) / max(pos, neg)
+    psi = np.where((p > 0) & (p < 1), pdf(ndtri(np.clip(p, 1e-300, 1 - 1e-16))), 0.0)
+    g = ((p * y) @ X - np.einsum("i,ijr,ir->j", psi, factors, units)) / ell
+    dual = p.mean() - g @ g / (2 * lam)
+    return (primal - dual) / primal, members.size
+
+
+@pytest.mark.parametrize("lam", [1e-3, 1e-5])
+def test_gsu_at_small_lambda_is_certified_at_the_apex_independently(lam):
+    # 2 × 25 images with rank-2 translation covariances: at small λ many examples sit at the expected
+    # hinge's apex (d_i = 0, U_iᵀw = 0), where the solver's exact finish puts them.
+    X, y = _images(25)
+    cov = translation_covariance(X, 28, 28, pixels=5)
+    clf = GSUClassifier(lam=lam).fit(X, y, X_cov=cov)
+    report = clf.reports_[0]
+    assert report["converged"] and report["duality_gap"] <= 1e-10, report
+    assert report["n_iter"] <= 80, report
+    gap, at_apex = _independent_gap(X, np.where(y == clf.classes_[1], 1.0, -1.0), cov.factors, lam,
+                                    clf.coef_.ravel(), clf.intercept_[0])
+    assert at_apex > 0 and gap <= 1e-9, (gap, at_apex)

@@ -92,8 +92,9 @@ fn golden(got: &Path, name: &str, skip: &[&str]) {
 // ---------------------------------------------------------------------------------------------------
 // End to end
 
-const REPORT_KEYS: [&str; 9] = [
+const REPORT_KEYS: [&str; 10] = [
     "converged",
+    "duality_gap",
     "gradient_norm",
     "method",
     "n_features",
