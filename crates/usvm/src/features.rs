@@ -521,6 +521,22 @@ impl<'a> Features<'a> {
         out
     }
 
+    /// `Σ_i c_i x_ij²` for every column `j`, `c_i = weight(i)`: O(stored entries).
+    pub fn weighted_column_squares(&self, weight: impl Fn(usize) -> f64) -> Vec<f64> {
+        let mut out = vec![0.0f64; self.n_features()];
+        match self {
+            Features::Dense(a) => (0..a.nrows()).for_each(|i| {
+                let c = weight(i);
+                out.iter_mut().zip(a.row(i)).for_each(|(o, v)| *o += c * v * v);
+            }),
+            Features::Sparse(m) => (0..m.n_rows()).for_each(|i| {
+                let (c, (idx, values)) = (weight(i), m.row(i));
+                idx.iter().zip(values).for_each(|(&j, v)| out[j as usize] += c * v * v);
+            }),
+        }
+        out
+    }
+
     /// Stored entries of row `i` (`n_features` for dense rows).
     #[inline]
     pub fn row_entries(&self, i: usize) -> usize {

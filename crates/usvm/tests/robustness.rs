@@ -371,7 +371,6 @@ fn max_iter_is_honoured_by_the_plain_hinge() {
 /// Every linear method on the ugly sets: a certified fit, or an error — never a panic or a silent
 /// non-converged model (the report's termination says so).
 #[test]
-#[ignore = "open (#35): sqhinge-gsu (L-BFGS, unpreconditioned) on raw WDBC with covariances stops at its iteration limit at λ = 1e-2; run with --ignored"]
 fn every_linear_method_certifies_on_raw_data_or_says_why_not() {
     let raw = raw_wdbc();
     let l = raw.n_samples();
@@ -382,7 +381,12 @@ fn every_linear_method_certifies_on_raw_data_or_says_why_not() {
     let with_cov = Dataset::dense(x, raw.labels.to_vec()).with_covariances(Covariances::diagonal(var));
     for method in ["hinge", "gsu", "iso", "power", "sqhinge-gsu", "logistic"] {
         for lambda in [1e-2, 1e-4] {
-            let p = params(method, &[("lambda", json!(lambda))]);
+            // Power SVM's rounds are capped at 10 (of 100 by default) to keep the test at seconds.
+            let mut fields = vec![("lambda", json!(lambda))];
+            if method == "power" {
+                fields.push(("max_rounds", json!(10)));
+            }
+            let p = params(method, &fields);
             let fit = usvm::fit(&p, &with_cov, &FitOptions::default())
                 .unwrap_or_else(|e| panic!("{method} λ={lambda}: unexpected error {e}"));
             for r in &fit.reports {
@@ -392,9 +396,9 @@ fn every_linear_method_certifies_on_raw_data_or_says_why_not() {
                 {
                     assert_eq!(r.converged(), gap <= 1e-10, "{method} λ={lambda}: {r:?}");
                 }
-                // Power SVM's alternating rounds (non-convex) may use all `max_rounds` (100) on raw columns,
-                // each of its hinge solves certified: the report says so.
-                let rounds_ran_out = method == "power" && r.termination == Termination::MaxIterations && r.rounds > 100;
+                // Power SVM's alternating rounds (non-convex) may use all `max_rounds` on raw columns, each of
+                // its hinge solves certified: the report says so.
+                let rounds_ran_out = method == "power" && r.termination == Termination::MaxIterations && r.rounds > 10;
                 assert!(
                     r.converged() || rounds_ran_out,
                     "{method} λ={lambda}: {} after {} iterations",

@@ -113,10 +113,25 @@ pub fn minimize<F: SmoothFunction>(
 /// Minimises `f` (returning `f(x)` and writing `∇f(x)` into its second argument) from `x0`, reporting
 /// each iteration to `monitor`.
 pub fn minimize_fn(
+    f: impl FnMut(&[f64], &mut [f64]) -> f64,
+    x0: Vec<f64>,
+    settings: &LbfgsSettings,
+    gradient_reference: f64,
+    monitor: Monitor<'_>,
+) -> LbfgsResult {
+    minimize_preconditioned(f, x0, settings, gradient_reference, None, monitor)
+}
+
+/// [`minimize_fn`] with the initial inverse Hessian `γP`, `P = diag(preconditioner)` (positive entries, e.g.
+/// the inverses of an estimate of the Hessian's diagonal) and `γ = sᵀy / yᵀPy` (`γ = 1` before the first
+/// pair): L-BFGS in the metric of `P`, so that variables on scales spanning orders of magnitude (raw,
+/// unscaled columns) cost iterations only through their correlations. The stopping rule is unchanged.
+pub fn minimize_preconditioned(
     mut f: impl FnMut(&[f64], &mut [f64]) -> f64,
     x0: Vec<f64>,
     settings: &LbfgsSettings,
     gradient_reference: f64,
+    preconditioner: Option<&[f64]>,
     monitor: Monitor<'_>,
 ) -> LbfgsResult {
     let dim = x0.len();
@@ -132,15 +147,16 @@ pub fn minimize_fn(
     let (mut x_new, mut g_new) = (vec![0.0; dim], vec![0.0; dim]);
     let mut n_iter = 0;
     while fx.is_finite() && gnorm > target && n_iter < settings.max_iter {
-        direction(&g, &memory, &mut d);
+        direction(&g, &memory, preconditioner, &mut d);
         let mut slope = dot(&g, &d);
         if !(slope < 0.0) || d.iter().any(|v| !v.is_finite()) {
             memory.clear();
-            direction(&g, &memory, &mut d);
+            direction(&g, &memory, preconditioner, &mut d);
             slope = dot(&g, &d);
         }
-        // Without curvature information the first trial step has length 1.
-        let first = if memory.is_empty() { 1.0f64.min(1.0 / gnorm) } else { 1.0 };
+        // Without curvature information the first trial step has length 1 (a Newton step where `P` is the
+        // inverse Hessian's diagonal).
+        let first = if memory.is_empty() && preconditioner.is_none() { 1.0f64.min(1.0 / gnorm) } else { 1.0 };
         let mut search = Search { f: &mut f, x: &x, d: &d, x_new: &mut x_new, g_new: &mut g_new, evals: 0, last: 0.0 };
         let mut step = search.run(fx, slope, first);
         if step.is_none() {
@@ -182,8 +198,9 @@ pub fn minimize_fn(
     LbfgsResult { termination, x, value: fx, gradient_norm: gnorm, n_iter, n_evals, trace }
 }
 
-/// `d = -H g` by the two-loop recursion (steepest descent with an empty memory).
-fn direction(g: &[f64], memory: &VecDeque<(Vec<f64>, Vec<f64>, f64)>, d: &mut [f64]) {
+/// `d = -H g` by the two-loop recursion, `H₀ = γP` (steepest descent in the metric of `P` with an empty
+/// memory; `P = I` without a preconditioner).
+fn direction(g: &[f64], memory: &VecDeque<(Vec<f64>, Vec<f64>, f64)>, preconditioner: Option<&[f64]>, d: &mut [f64]) {
     d.iter_mut().zip(g).for_each(|(di, gi)| *di = -gi);
     let mut alphas = Vec::with_capacity(memory.len());
     for (s, y, rho) in memory.iter().rev() {
@@ -191,9 +208,13 @@ fn direction(g: &[f64], memory: &VecDeque<(Vec<f64>, Vec<f64>, f64)>, d: &mut [f
         axpy(-a, y, d);
         alphas.push(a);
     }
-    if let Some((s, y, _)) = memory.back() {
-        let gamma = dot(s, y) / dot(y, y);
-        d.iter_mut().for_each(|v| *v *= gamma);
+    let gamma = memory.back().map_or(1.0, |(s, y, _)| {
+        let ypy = preconditioner.map_or_else(|| dot(y, y), |p| y.iter().zip(p).map(|(yj, pj)| yj * yj * pj).sum());
+        dot(s, y) / ypy
+    });
+    match preconditioner {
+        Some(p) => d.iter_mut().zip(p).for_each(|(v, pj)| *v *= gamma * pj),
+        None => d.iter_mut().for_each(|v| *v *= gamma),
     }
     for ((s, y, rho), a) in memory.iter().zip(alphas.iter().rev()) {
         let b = rho * dot(y, d);
