@@ -190,13 +190,13 @@ impl SquaredHingeGsuParams {
         match self.solver {
             SquaredHingeGsuSolver::Lbfgs(settings) => {
                 let reference = exact::initial_gradient_norm(&objective);
-                let diagonal = hessian_diagonal_estimate(&objective);
+                let preconditioner = preconditioner(&objective);
                 let r = lbfgs::minimize_preconditioned(
                     |x, g| objective.value_grad(x, g).0,
                     x0,
                     &settings,
                     reference,
-                    Some(&diagonal.iter().map(|h| 1.0 / h).collect::<Vec<_>>()),
+                    preconditioner.as_deref(),
                     monitor,
                 );
                 let report = FitReport {
@@ -224,10 +224,15 @@ impl SquaredHingeGsuParams {
     }
 }
 
-/// The Hessian's diagonal were every example on its loss' quadratic branch (`L ≈ μ²`, curvature 2 in `μ`):
-/// `λ + (2/ℓ) Σ c_i x_ij²` for `w_j`, `(2/ℓ) Σ c_i` for the intercept — L-BFGS's preconditioner, which makes
-/// its steps invariant to the scale of each column (raw, unscaled data). A column without entries keeps `λ`.
-fn hessian_diagonal_estimate<L: MarginLoss>(objective: &Objective<'_, L>) -> Vec<f64> {
+/// Columns whose curvature estimates (below) span more than this ratio are preconditioned.
+const SPREAD: f64 = 1e4;
+
+/// L-BFGS's diagonal preconditioner, the inverse of the Hessian's diagonal were every example on its loss'
+/// quadratic branch (`L ≈ μ²`, curvature 2 in `μ`): `λ + (2/ℓ) Σ c_i x_ij²` for `w_j`, `(2/ℓ) Σ c_i` for the
+/// intercept. It makes the steps invariant to the scale of each column (raw, unscaled data), and is used only
+/// where the estimates span more than [`SPREAD`]: on well-scaled columns the plain method (`γI`) follows the
+/// same path whatever the floating-point order of the data (weights or repeated rows).
+fn preconditioner<L: MarginLoss>(objective: &Objective<'_, L>) -> Option<Vec<f64>> {
     let p = &objective.problem;
     let scale = 2.0 / p.n_samples() as f64;
     let mut diagonal: Vec<f64> =
@@ -236,5 +241,6 @@ fn hessian_diagonal_estimate<L: MarginLoss>(objective: &Objective<'_, L>) -> Vec
         let curvature = scale * (0..p.n_samples()).map(|i| p.weight(i)).sum::<f64>();
         diagonal.push(if curvature > 0.0 { curvature } else { 1.0 });
     }
-    diagonal
+    let (low, high) = diagonal.iter().fold((f64::INFINITY, 0.0_f64), |(a, b), &h| (a.min(h), b.max(h)));
+    (high > SPREAD * low).then(|| diagonal.iter().map(|h| 1.0 / h).collect())
 }
