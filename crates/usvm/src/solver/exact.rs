@@ -40,7 +40,7 @@ pub struct ExactSettings {
     /// Stop at this relative duality gap `(J - D)/J`, a certified bound on the distance to the optimum (the
     /// default, `10⁻¹⁰`, is the optimum to round-off): the plain hinge (every `Σ_i = 0`) runs until it holds;
     /// a sublinear loss with covariances (the expected hinge) stops as soon as an exact finish at its apex
-    /// ([`apex`]) certifies it, and is `Converged` whenever its gap meets it.
+    /// (`solver::apex`) certifies it, and is `Converged` whenever its gap meets it.
     pub gap_tol: f64,
     /// The plain hinge only: the route to take alone (`None`, the default: chosen from the data, and a
     /// route that stalls hands its iterate to the other; see `svm::linear`'s plain hinge).
