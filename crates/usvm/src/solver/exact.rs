@@ -216,7 +216,7 @@ pub(crate) fn continuation<C: Continuation>(
     let first = if x0.iter().any(|&v| v != 0.0) { WARM_FIRST_FLOOR } else { FIRST_FLOOR };
     let mut floor = first.max(final_floor);
     let mut x = x0;
-    let mut n_iter = 0;
+    let (mut n_iter, mut finish_iter) = (0, 0);
     let mut trace = Vec::new();
     let stage_tol = if objective.dim() > newton::DIRECT_MAX_DIM { STAGE_TOL_CG } else { STAGE_TOL };
     loop {
@@ -237,13 +237,15 @@ pub(crate) fn continuation<C: Continuation>(
         n_iter += result.n_iter;
         x = result.x;
         trace.push(result.value);
-        // The exact finish at the loss' apex, tried after every stage but a cold start's first.
-        let finished = (floor < FIRST_FLOOR && !monitor.stopped())
+        // The exact finish at the loss' apex, tried after every stage but a cold start's first while the
+        // finishes so far have cost no more Newton iterations than the stages: at most about half the work.
+        let finished = (floor < FIRST_FLOOR && finish_iter <= n_iter - finish_iter && !monitor.stopped())
             .then(|| {
                 let budget = settings.max_iter.saturating_sub(n_iter);
                 objective.finish(&x, floor, settings.gap_tol, budget, monitor.after(n_iter))
             })
             .flatten();
+        finish_iter += finished.as_ref().map_or(0, |f| f.n_iter);
         n_iter += finished.as_ref().map_or(0, |f| f.n_iter);
         let certified = finished.as_ref().is_some_and(|f| f.bound.gap() <= settings.gap_tol);
         if certified || last || n_iter >= settings.max_iter || monitor.stopped() {
