@@ -44,9 +44,10 @@ pub struct NewtonSettings {
     pub gradient_reference: f64,
     /// Maximum Newton iterations.
     pub max_iter: usize,
-    /// If set, also require `‖∇f‖ ≤ reduction · ‖∇f(x₀)‖`: a relative decrease whatever the scale of
-    /// `gradient_reference` (a continuation's stage, whose start may already meet the absolute rule).
-    pub reduction: Option<f64>,
+    /// `Some((r, t))`: also require `‖∇f‖ ≤ max(r ‖∇f(x₀)‖, t · gradient_reference)` — a relative decrease
+    /// whatever the scale of `gradient_reference` (a continuation's stage, whose start may already meet the
+    /// absolute rule), but never below the tolerance `t` of the run it prepares.
+    pub reduction: Option<(f64, f64)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -84,8 +85,8 @@ pub fn minimize<F: SmoothFunction>(
     let mut fx = f.value_grad(&x, &mut g);
     let mut gnorm = norm2(&g);
     let mut target = settings.tol * settings.gradient_reference;
-    if let Some(r) = settings.reduction {
-        target = target.min(r * gnorm);
+    if let Some((r, t)) = settings.reduction {
+        target = target.min((r * gnorm).max(t * settings.gradient_reference));
     }
     let mut s = vec![0.0; dim];
     let mut n_iter = 0;
