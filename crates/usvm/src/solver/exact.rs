@@ -64,7 +64,8 @@ const STAGE_TOL: f64 = 1e-2;
 /// Newton steps cross the kinks a few at a time, each with hundreds of CG iterations (28×28 images with
 /// rank-2 covariances: 45 Newton steps and 2,500 CG iterations instead of over 100 and 16,000).
 const STAGE_TOL_CG: f64 = 1e-4;
-/// ... and in any case at a tenth of the gradient they start from (but not below the final tolerance): at
+/// ... and in any case at a tenth of the gradient they start from (but not below a thousandth of the final
+/// tolerance, which lets an apex finish start from a well-resolved stage without solving stages to round-off): at
 /// small λ the absolute rule can hold at the start of every stage (the gradient is of the size of `λ‖w‖`),
 /// and the last stage then has to cover the whole way from the coarsest floor (2 × 50 images at λ = 1e-5:
 /// 100 Newton steps in it instead of 11).
@@ -231,7 +232,7 @@ pub(crate) fn continuation<C: Continuation>(
                 tol,
                 gradient_reference: reference,
                 max_iter: settings.max_iter.saturating_sub(n_iter),
-                reduction: (!last).then_some((STAGE_REDUCTION, settings.tol)),
+                reduction: (!last).then_some((STAGE_REDUCTION, 1e-3 * settings.tol)),
             },
             monitor.after(n_iter),
         );
