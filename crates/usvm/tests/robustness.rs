@@ -391,10 +391,12 @@ fn every_linear_method_certifies_on_raw_data_or_says_why_not() {
                 .unwrap_or_else(|e| panic!("{method} λ={lambda}: unexpected error {e}"));
             for r in &fit.reports {
                 assert!(r.objective.is_finite(), "{method} λ={lambda}");
-                if let Some(gap) = r.duality_gap
-                    && method != "power"
-                {
-                    assert_eq!(r.converged(), gap <= 1e-10, "{method} λ={lambda}: {r:?}");
+                // The plain hinge stops by its gap; the expected hinge by the gradient rule (or, at its
+                // apex, by the gap), whose relative accuracy is about the tolerance, 1e-6.
+                match (r.duality_gap, method) {
+                    (Some(gap), "hinge") => assert_eq!(r.converged(), gap <= 1e-10, "{method} λ={lambda}: {r:?}"),
+                    (Some(gap), "gsu" | "iso") => assert!(!r.converged() || gap <= 1e-6, "{method} λ={lambda}: {r:?}"),
+                    _ => {}
                 }
                 // Power SVM's alternating rounds (non-convex) may use all `max_rounds` on raw columns, each of
                 // its hinge solves certified: the report says so.
