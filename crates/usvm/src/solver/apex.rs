@@ -80,7 +80,6 @@ fn dual_bound<L: MarginLoss>(
     for (k, a) in apex.iter().enumerate() {
         at_apex[a.index] = k;
     }
-    // p_i and the coefficient s_i of Σ_i w in ψ(p_i) F_i u_i = s_i Σ_i w (off the apex), before balancing.
     // p_i, and σ_i' off the apex, before balancing.
     let mut level = vec![0.0; l];
     let mut sigma = vec![0.0; l];
@@ -159,6 +158,9 @@ const FACE_FLOOR: f64 = 1e-6;
 /// At most this many Newton iterations per finish (over all its rounds): a wrong guess must not cost more
 /// than a few stages.
 const MAX_NEWTON: usize = 50;
+/// The finish forms an orthonormal basis of the variables (`dim²` floats, 134 MB at this size) and
+/// materialises factors up to `dim` columns: beyond it there is none.
+const MAX_DIM: usize = 4096;
 /// At most this many rounds of leaving and joining.
 const MAX_ROUNDS: usize = 12;
 /// Newton on a face stops at this gradient norm relative to `‖∇J(0)‖` (or when it stops making progress).
@@ -169,7 +171,7 @@ const VIOLATION_TOL: f64 = 1e-9;
 /// The exact finish from `theta`, the solution of a stage with floor `floor` (see the module
 /// documentation): the best point found (lowest gap) within `max_iter` Newton iterations, or `None` when
 /// there is nothing to finish (no example near the apex, a loss that is not sublinear, a covariance form
-/// without a factor, more apex rows than variables). Stops early once the gap is at most `gap_tol`.
+/// without a factor, more apex rows than variables, more than `MAX_DIM` (4,096) variables). Stops early once the gap is at most `gap_tol`.
 pub fn finish<L: MarginLoss>(
     objective: &Objective<'_, L>,
     theta: &[f64],
@@ -181,12 +183,16 @@ pub fn finish<L: MarginLoss>(
     let psi = objective.loss.dual_form()?;
     let p = &objective.problem;
     let (l, n, dim) = (p.n_samples(), p.n_features(), objective.dim());
+    if dim > MAX_DIM {
+        return None;
+    }
     let exact = Objective { sigma_floor: 0.0, ..*objective };
-    let near = |theta: &[f64], i: usize| {
+    // Example i is within `APEX_RADIUS ε` of the apex at θ.
+    let near = |theta: &[f64], i: usize, floor: f64| {
         let (d, s) = exact.margin(theta, i);
         p.weight(i) > 0.0 && d.hypot(s) <= APEX_RADIUS * floor
     };
-    let mut members: Vec<usize> = (0..l).filter(|&i| near(theta, i)).collect();
+    let mut members: Vec<usize> = (0..l).filter(|&i| near(theta, i, floor)).collect();
     if members.is_empty() {
         return None;
     }
@@ -194,18 +200,21 @@ pub fn finish<L: MarginLoss>(
     let mut left = vec![false; l];
     let reference = super::exact::initial_gradient_norm(&exact);
     let face_floor = FACE_FLOOR * floor;
-    let near_face = |theta: &[f64], i: usize| {
-        let (d, s) = exact.margin(theta, i);
-        p.weight(i) > 0.0 && d.hypot(s) <= APEX_RADIUS * face_floor
-    };
     let mut theta = theta.to_vec();
     let mut best: Option<Finish> = None;
     let mut n_iter = 0;
     let max_iter = max_iter.min(MAX_NEWTON);
     for _ in 0..MAX_ROUNDS {
+        // The face's rows must be fewer than the variables: stop materialising factors once they are not
+        // (a dense diagonal has n columns per example).
+        let mut rows = 0;
         for &i in &members {
             if factors[i].is_none() {
                 factors[i] = Some(p.covariances.factor(i, n)?);
+            }
+            rows += 1 + factors[i].as_ref().map_or(0, |f| f.ncols());
+            if rows >= dim {
+                break;
             }
         }
         let Some(face) = Face::new(objective, &members, &factors, &theta) else { break };
@@ -244,7 +253,8 @@ pub fn finish<L: MarginLoss>(
         };
         let leaving: Vec<usize> =
             multipliers.iter().filter(|m| violation(m) > VIOLATION_TOL).map(|m| m.index).collect();
-        let joining: Vec<usize> = (0..l).filter(|&i| !face.contains(i) && !left[i] && near_face(&theta, i)).collect();
+        let joining: Vec<usize> =
+            (0..l).filter(|&i| !face.contains(i) && !left[i] && near(&theta, i, face_floor)).collect();
         if leaving.is_empty() && joining.is_empty() {
             break;
         }

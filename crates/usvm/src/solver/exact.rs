@@ -262,7 +262,7 @@ pub(crate) fn continuation<C: Continuation>(
                 termination = Termination::Converged;
             }
             let report = FitReport {
-                objective: objective.exact(&x).0,
+                objective: bound.map_or_else(|| objective.exact(&x).0, |b| b.primal),
                 n_iter,
                 termination,
                 gradient_norm,

@@ -305,7 +305,7 @@ pub fn objective_value(
     fit_intercept: bool,
     theta: &[f64],
 ) -> f64 {
-    let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * y.len() as f64), loss, fit_intercept };
+    let setup = Setup::new(x, y, weights, lambda, loss, fit_intercept);
     primal_value(&setup, lambda, theta)
 }
 
@@ -321,7 +321,7 @@ pub fn dual_value(
     fit_intercept: bool,
     beta: &[f64],
 ) -> f64 {
-    let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * y.len() as f64), loss, fit_intercept };
+    let setup = Setup::new(x, y, weights, lambda, loss, fit_intercept);
     let alpha = |i: usize| if setup.cost(i) > 0.0 { beta[i] / lambda } else { 0.0 };
     lambda * feasible_dual(&setup, alpha, &mut vec![0.0; x.n_features()], &mut Vec::new())
 }

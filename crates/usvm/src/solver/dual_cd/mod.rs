@@ -207,7 +207,19 @@ struct Setup<'a> {
     fit_intercept: bool,
 }
 
-impl Setup<'_> {
+impl<'a> Setup<'a> {
+    /// The problem at `λ` (`C = 1/(λℓ)`).
+    fn new(
+        x: &'a Features<'a>,
+        y: &'a [f64],
+        weights: Option<&'a [f64]>,
+        lambda: f64,
+        loss: DualLoss,
+        fit_intercept: bool,
+    ) -> Self {
+        Setup { x, y, weights, big_c: 1.0 / (lambda * y.len() as f64), loss, fit_intercept }
+    }
+
     /// `C c_i`.
     #[inline]
     fn cost(&self, i: usize) -> f64 {
@@ -297,7 +309,7 @@ pub fn solve_monitored(
     start: Option<Start<'_>>,
     monitor: Monitor<'_>,
 ) -> DualCdResult {
-    let setup = Setup { x, y, weights, big_c: 1.0 / (lambda * x.n_samples() as f64), loss, fit_intercept };
+    let setup = Setup::new(x, y, weights, lambda, loss, fit_intercept);
     run(&setup, lambda, settings, start, monitor)
 }
 
