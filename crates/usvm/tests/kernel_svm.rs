@@ -6,7 +6,7 @@ mod common;
 use common::{rel_diff, rng};
 use ndarray::Array2;
 use rand_distr::{Distribution, Uniform};
-use usvm::kernel::cache::ColumnCache;
+use usvm::kernel::cache::{ColumnCache, Precision};
 use usvm::solver::smo::{self, DenseQ, SmoSettings};
 use usvm::svm::KernelSvmParams;
 use usvm::{Dataset, Error, Features, Kernel};
@@ -76,7 +76,8 @@ fn smo_matches_clarabel_with_per_example_costs_and_satisfies_kkt() {
         let (alpha_ref, obj_ref) = dual_by_clarabel(&q, &y, &costs);
 
         for shrinking in [true, false] {
-            let params = KernelSvmParams { kernel, c, tol: 1e-10, shrinking, ..Default::default() };
+            let params =
+                KernelSvmParams { kernel, c, tol: 1e-10, shrinking, precision: Precision::Double, ..Default::default() };
             let fit = params.fit(&data).unwrap();
             let report = &fit.reports[0];
             assert!(report.converged() && report.max_violation < 1e-10, "{report:?}");
@@ -109,6 +110,47 @@ fn smo_matches_clarabel_with_per_example_costs_and_satisfies_kkt() {
             }
             assert!(n_free > 0);
             assert_eq!(fit.support.len(), alpha.iter().filter(|&&a| a > 0.0).count());
+        }
+    }
+}
+
+/// `½αᵀQα - 1ᵀα` in `f64`.
+fn dual_value(q: &Array2<f64>, alpha: &[f64]) -> f64 {
+    let qa = q.dot(&ndarray::ArrayView1::from(alpha));
+    0.5 * alpha.iter().zip(&qa).map(|(a, g)| a * g).sum::<f64>() - alpha.iter().sum::<f64>()
+}
+
+/// Single-precision kernel values (LIBSVM's f32 cache, rows read in f32) move the exact dual objective at
+/// the solution by far less than the tolerance's own effect, and the support set only where `α` is within
+/// the tolerance of a bound; raw, offset features (centred before rounding) included.
+#[test]
+fn single_precision_moves_the_dual_objective_and_support_set_within_the_tolerance() {
+    for (seed, kernel, offset) in
+        [(11, Kernel::Rbf { gamma: 0.2 }, 0.0), (12, Kernel::Rbf { gamma: 0.2 }, 1e4), (13, Kernel::Linear, 0.0)]
+    {
+        let mut data = problem(seed, 400, 6, true);
+        if let Features::Dense(m) = &mut data.features {
+            m.view_mut().mapv_inplace(|v| v + offset);
+        }
+        let y = signed(&data);
+        let k = kernel.gram(&data.features).unwrap();
+        let q = Array2::from_shape_fn((400, 400), |(i, j)| y[i] * y[j] * k[[i, j]]);
+        for tol in [1e-3, 1e-6] {
+            let fit = |precision| {
+                KernelSvmParams { kernel, c: 4.0, tol, precision, ..Default::default() }.fit(&data).unwrap()
+            };
+            let (single, double) = (fit(Precision::Single), fit(Precision::Double));
+            assert!(single.reports[0].converged() && double.reports[0].converged());
+            let (a_s, a_d) = (single.alpha.row(0).to_vec(), double.alpha.row(0).to_vec());
+            let (j_s, j_d) = (dual_value(&q, &a_s), dual_value(&q, &a_d));
+            assert!(rel_diff(j_s, j_d) < 1e-6, "{kernel:?} offset {offset} tol {tol}: {j_s} vs {j_d}");
+            let costs: Vec<f64> = data.weights.as_ref().unwrap().iter().map(|w| 4.0 * w).collect();
+            for i in 0..400 {
+                let near_bound = |a: f64| a < 10.0 * tol || a > costs[i] - 10.0 * tol;
+                if (a_s[i] > 0.0) != (a_d[i] > 0.0) {
+                    assert!(near_bound(a_s[i]) && near_bound(a_d[i]), "α_{i}: {} vs {}", a_s[i], a_d[i]);
+                }
+            }
         }
     }
 }
@@ -146,7 +188,7 @@ fn zero_weights_leave_examples_out() {
 fn precomputed_kernel_gives_the_same_machine() {
     let data = problem(11, 90, 3, true);
     let kernel = Kernel::Rbf { gamma: 0.4 };
-    let params = KernelSvmParams { kernel, c: 2.0, tol: 1e-10, ..Default::default() };
+    let params = KernelSvmParams { kernel, c: 2.0, tol: 1e-10, precision: Precision::Double, ..Default::default() };
     let direct = params.fit(&data).unwrap();
     // LIBSVM layout: column 0 the serial number, column j the kernel value with example j.
     let k = kernel.gram(&data.features).unwrap();
@@ -250,5 +292,5 @@ fn smo_solver_rejects_bad_problems_and_handles_a_start() {
 
 #[test]
 fn column_cache_budget_is_at_least_two_columns() {
-    assert_eq!(ColumnCache::new(100, 0.0).budget(), 200);
+    assert_eq!(ColumnCache::<f64>::new(100, 0.0).budget(), 200);
 }

@@ -46,6 +46,10 @@ class KernelSVMClassifier(RegistryClassifier):
     cache_size : float, default=200
         Kernel cache in MB per binary problem.
     shrinking : bool, default=True
+    precision : {'single', 'double'}, default='single'
+        Kernel values as cached: ``'single'`` stores ``f32`` entries, as LIBSVM and ``SVC`` do (twice the
+        columns per megabyte; dense rows are also read in ``f32``, summed in ``f64``), solving the problem
+        with each kernel value rounded to ``f32`` (3e-8 relative); ``'double'`` solves it to the last digit.
     max_iter : int, default=-1
         SMO iterations per binary problem; -1 means LIBSVM's ``max(10⁷, 100ℓ)``.
 
@@ -86,6 +90,7 @@ class KernelSVMClassifier(RegistryClassifier):
         tol: float = 1e-3,
         cache_size: float = 200.0,
         shrinking: bool = True,
+        precision: str = "single",
         max_iter: int = -1,
         n_jobs: int | None = None,
         verbose: int = 0,
@@ -99,6 +104,7 @@ class KernelSVMClassifier(RegistryClassifier):
         self.tol = tol
         self.cache_size = cache_size
         self.shrinking = shrinking
+        self.precision = precision
         self.max_iter = max_iter
         self.n_jobs = n_jobs
         self.verbose = verbose
@@ -114,6 +120,8 @@ class KernelSVMClassifier(RegistryClassifier):
         positive_real("C", self.C)
         positive_real("tol", self.tol)
         positive_real("cache_size", self.cache_size)
+        if self.precision not in ("single", "double"):
+            raise ValueError(f"precision must be 'single' or 'double'; got {self.precision!r}")
         if self.kernel not in _KERNELS:
             raise ValueError(f"kernel must be one of {_KERNELS}; got {self.kernel!r}")
         if isinstance(self.gamma, str):
@@ -166,6 +174,7 @@ class KernelSVMClassifier(RegistryClassifier):
             "tol": float(self.tol),
             "cache_mb": float(self.cache_size),
             "shrinking": bool(self.shrinking),
+            "precision": self.precision,
             "max_iter": 0 if self.max_iter == -1 else int(self.max_iter),
         }
 

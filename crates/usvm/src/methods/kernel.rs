@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::{Fit, FitOptions, KernelChoice, LinearSolver, Regularization, SvmKernel, positive};
 use crate::data::Dataset;
 use crate::error::{Result, invalid};
+use crate::kernel::cache::Precision;
 use crate::model::Model;
 use crate::progress::Monitor;
 use crate::report::FitReport;
@@ -32,6 +33,8 @@ pub struct Svm {
     pub shrinking: bool,
     /// Maximum SMO iterations per binary problem; 0: `max(10⁷, 100ℓ)`.
     pub max_iter: usize,
+    /// Kernel values in `"single"` precision (`f32` cache entries, as LIBSVM; the default) or `"double"`.
+    pub precision: Precision,
 }
 
 impl Default for Svm {
@@ -43,6 +46,7 @@ impl Default for Svm {
             cache_mb: 200.0,
             shrinking: true,
             max_iter: 0,
+            precision: Precision::Single,
         }
     }
 }
@@ -63,6 +67,7 @@ impl Svm {
             cache_mb: self.cache_mb,
             max_iter: self.max_iter,
             shrinking: self.shrinking,
+            precision: self.precision,
         };
         fit_svm(&params, data, opts.monitor())
     }

@@ -253,6 +253,7 @@ pub(crate) fn without_privileged(
         cache_mb: svm.cache_mb,
         max_iter,
         shrinking: svm.shrinking,
+        precision: svm.precision,
     };
     super::kernel::fit_svm(&params, data, opts.monitor())
 }

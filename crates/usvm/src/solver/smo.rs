@@ -19,7 +19,9 @@
 //!   C_j Q_ij` and the free variables before the final optimality check (and once when the violation first
 //!   falls below 10ε);
 //! - **kernel cache**: `Q` columns restricted to the active set are kept in a [`ColumnCache`] of a given
-//!   size, permuted along with the variables.
+//!   size, permuted along with the variables, in `f64` or (as LIBSVM's `Qfloat`) `f32` entries
+//!   ([`Precision`]); `α`, the gradients and `Q_ii` stay in `f64`. With `f32` entries the solver solves the
+//!   problem with `Q_ij` rounded to `f32` (a relative perturbation of at most 3e-8 per entry).
 //!
 //! The bias follows the KKT conditions: `ρ` is the mean of `y_i ∇_i f` over the free variables, or the
 //! midpoint of the interval the bounded variables allow when none is free; for the SVM the decision
@@ -37,7 +39,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result, invalid};
-use crate::kernel::cache::ColumnCache;
+use crate::kernel::cache::{ColumnCache, Entry, Precision};
 use crate::progress::{Monitor, Quantity, STEP_EVENTS_EVERY};
 
 /// The matrix `Q` of the dual, by columns. Implementations may compute columns in parallel.
@@ -97,11 +99,14 @@ pub struct SmoSettings {
     pub shrinking: bool,
     /// Maximum iterations; 0 means LIBSVM's `max(10⁷, 100ℓ)`.
     pub max_iter: usize,
+    /// The cache's entries (default [`Precision::Double`]).
+    #[serde(default)]
+    pub precision: Precision,
 }
 
 impl Default for SmoSettings {
     fn default() -> Self {
-        SmoSettings { tol: 1e-3, cache_mb: 100.0, shrinking: true, max_iter: 0 }
+        SmoSettings { tol: 1e-3, cache_mb: 100.0, shrinking: true, max_iter: 0, precision: Precision::Double }
     }
 }
 
@@ -212,16 +217,18 @@ pub fn solve_monitored<Q: QMatrix>(
     if let Some((i, &v)) = diag.iter().enumerate().find(|(_, v)| !v.is_finite()) {
         return Err(Error::NonFinite { what: "diagonal of Q", index: i, value: v });
     }
-    // The column cache grows to `cache_mb` or to all of `Q`, whichever is smaller (2^17 entries per MB).
-    let cached = (settings.cache_mb * (1u64 << 17) as f64).min(l as f64 * l as f64) as usize;
-    crate::memory::reserve("the kernel column cache", "lower cache_mb", &[cached])?;
-    let mut s = Smo::new(q, p, y, c, alpha, diag, settings, monitor);
-    Ok(s.run())
+    // The column cache grows to `cache_mb` or to all of `Q`, whichever is smaller.
+    let bytes = (settings.cache_mb * (1u64 << 20) as f64).min(l as f64 * l as f64 * 8.0) as usize;
+    crate::memory::reserve("the kernel column cache", "lower cache_mb", &[bytes / 8])?;
+    Ok(match settings.precision {
+        Precision::Single => Smo::<Q, f32>::new(q, p, y, c, alpha, diag, settings, monitor).run(),
+        Precision::Double => Smo::<Q, f64>::new(q, p, y, c, alpha, diag, settings, monitor).run(),
+    })
 }
 
 /// The solver state, in the permuted order of the active set (`perm[k]` is the original index of
 /// position `k`).
-struct Smo<'a, Q: QMatrix> {
+struct Smo<'a, Q: QMatrix, T: Entry> {
     q: &'a Q,
     l: usize,
     perm: Vec<usize>,
@@ -237,7 +244,7 @@ struct Smo<'a, Q: QMatrix> {
     g_bar: Vec<f64>,
     active: usize,
     unshrink: bool,
-    cache: ColumnCache,
+    cache: ColumnCache<T>,
     settings: SmoSettings,
     monitor: Monitor<'a>,
     /// `½αᵀQα + pᵀα`, updated by each step when `monitor` is active (else 0).
@@ -246,7 +253,7 @@ struct Smo<'a, Q: QMatrix> {
     violation: f64,
 }
 
-impl<'a, Q: QMatrix> Smo<'a, Q> {
+impl<'a, Q: QMatrix, T: Entry> Smo<'a, Q, T> {
     #[allow(clippy::too_many_arguments)]
     fn new(
         q: &'a Q,
@@ -259,7 +266,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
         monitor: Monitor<'a>,
     ) -> Self {
         let l = q.len();
-        let mut s = Smo {
+        let mut s: Self = Smo {
             q,
             l,
             perm: (0..l).collect(),
@@ -289,6 +296,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
                 let (a, ci, upper) = (s.alpha[i], s.c[i], s.status[i] == Status::Upper);
                 let col = s.cache.column(i);
                 for ((g, g_bar), &q) in s.g.iter_mut().zip(s.g_bar.iter_mut()).zip(col) {
+                    let q: f64 = q.into();
                     *g += a * q;
                     if upper {
                         *g_bar += ci * q;
@@ -438,7 +446,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
             gmax2 = gmax2.max(-w);
             let grad_diff = gmax - w;
             if grad_diff > 0.0 {
-                let quad = qd_i + qd_t - 2.0 * yi * yt * q_it;
+                let quad = qd_i + qd_t - 2.0 * yi * yt * q_it.into();
                 let obj_diff = -(grad_diff * grad_diff) / if quad > 0.0 { quad } else { TAU };
                 if obj_diff <= obj_diff_min {
                     best = t;
@@ -460,7 +468,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
         self.fetch(j, n);
         let (ci, cj) = (self.c[i], self.c[j]);
         let (old_i, old_j) = (self.alpha[i], self.alpha[j]);
-        let q_ij = self.cache.column(i)[j];
+        let q_ij: f64 = self.cache.column(i)[j].into();
         let (g_i, g_j) = (self.g[i], self.g[j]);
         let (mut ai, mut aj) = (old_i, old_j);
         if self.y[i] != self.y[j] {
@@ -523,7 +531,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
         {
             let (col_i, col_j) = (&self.cache.column(i)[..n], &self.cache.column(j)[..n]);
             for ((g, &a), &b) in self.g[..n].iter_mut().zip(col_i).zip(col_j) {
-                *g += a * di + b * dj;
+                *g += a.into() * di + b.into() * dj;
             }
         }
         for k in [i, j] {
@@ -534,7 +542,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
                 self.fetch(k, l);
                 let ck = if was_upper { -self.c[k] } else { self.c[k] };
                 for (g, &v) in self.g_bar.iter_mut().zip(self.cache.column(k)) {
-                    *g += ck * v;
+                    *g += ck * v.into();
                 }
             }
         }
@@ -554,7 +562,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
             for i in n..l {
                 self.fetch(i, n);
                 let col = self.cache.column(i);
-                let acc: f64 = (0..n).filter(|&k| self.status[k] == Status::Free).map(|k| self.alpha[k] * col[k]).sum();
+                let acc: f64 = (0..n).filter(|&k| self.status[k] == Status::Free).map(|k| self.alpha[k] * col[k].into()).sum();
                 self.g[i] += acc;
             }
         } else {
@@ -564,7 +572,7 @@ impl<'a, Q: QMatrix> Smo<'a, Q> {
                     let a = self.alpha[i];
                     let col = &self.cache.column(i)[n..l];
                     for (g, &q) in self.g[n..l].iter_mut().zip(col) {
-                        *g += a * q;
+                        *g += a * q.into();
                     }
                 }
             }

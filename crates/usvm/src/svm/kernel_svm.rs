@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::data::{CsrMatrix, Dataset, Features, dot};
 use crate::error::{Error, Result, invalid};
+use crate::kernel::cache::Precision;
 use crate::kernel::{Kernel, serial, squared_norms};
 use crate::model::KernelModel;
 use crate::ovr;
@@ -54,11 +55,15 @@ pub struct KernelSvmParams {
     pub max_iter: usize,
     /// Shrinking heuristics (LIBSVM's `-h`).
     pub shrinking: bool,
+    /// The kernel values' precision: [`Precision::Single`] (LIBSVM's and `SVC`'s `f32` cache) or
+    /// [`Precision::Double`] (the problem to the last digit).
+    pub precision: Precision,
 }
 
 impl Default for KernelSvmParams {
-    /// RBF with `γ = 1`, `C = 1`, tolerance 1e-3, 100 MB cache, shrinking (LIBSVM's defaults, except that
-    /// LIBSVM's default `γ = 1/n_features` depends on the data: set it explicitly).
+    /// RBF with `γ = 1`, `C = 1`, tolerance 1e-3, 100 MB cache, shrinking, single-precision kernel values
+    /// (LIBSVM's defaults, except that LIBSVM's default `γ = 1/n_features` depends on the data: set it
+    /// explicitly).
     fn default() -> Self {
         let s = SmoSettings::default();
         KernelSvmParams {
@@ -68,6 +73,7 @@ impl Default for KernelSvmParams {
             cache_mb: s.cache_mb,
             max_iter: s.max_iter,
             shrinking: s.shrinking,
+            precision: Precision::Single,
         }
     }
 }
@@ -114,7 +120,13 @@ impl KernelSvmReport {
 impl KernelSvmParams {
     /// The SMO settings of these parameters.
     pub fn settings(&self) -> SmoSettings {
-        SmoSettings { tol: self.tol, cache_mb: self.cache_mb, shrinking: self.shrinking, max_iter: self.max_iter }
+        SmoSettings {
+            tol: self.tol,
+            cache_mb: self.cache_mb,
+            shrinking: self.shrinking,
+            max_iter: self.max_iter,
+            precision: self.precision,
+        }
     }
 
     fn validate(&self) -> Result<()> {
@@ -146,7 +158,7 @@ impl KernelSvmParams {
         let x: Cow<'_, Features> =
             if keep.len() == l { Cow::Borrowed(&data.features) } else { Cow::Owned(data.features.select_rows(&keep)) };
         let costs: Vec<f64> = keep.iter().map(|&i| self.c * data.weights.as_ref().map_or(1.0, |w| w[i])).collect();
-        let mut gram = Gram::new(self.kernel, &x);
+        let mut gram = Gram::new(self.kernel, &x, self.precision);
         let classes = data.classes();
         // One-vs-rest: every binary problem reads columns of the same K (only the signs differ), so K is
         // computed once when it fits in one problem's cache budget.
@@ -229,8 +241,36 @@ pub struct Gram<'a> {
     x: Cow<'a, Features<'a>>,
     norms: Vec<f64>,
     diag: Vec<f64>,
+    /// Dense rows in `f32`, when the columns are computed in single precision.
+    single: Option<SingleRows>,
     /// `K` (`ℓ × ℓ`, row-major), when precomputed.
     full: Option<Array2<f64>>,
+}
+
+/// Dense rows rounded to `f32` (half the memory a column's pass reads), centred first for the RBF kernel
+/// (which depends on differences only: centring keeps the rounding relative to the spread of the data,
+/// not to its offset), with their squared norms in `f64`.
+struct SingleRows {
+    data: Vec<f32>,
+    d: usize,
+    norms: Vec<f64>,
+}
+
+impl SingleRows {
+    fn new(kernel: Kernel, m: &crate::features::DenseMatrix) -> SingleRows {
+        let m = m.view();
+        let d = m.ncols();
+        let centre = match kernel {
+            Kernel::Rbf { .. } => m.mean_axis(ndarray::Axis(0)).unwrap_or_else(|| ndarray::Array1::zeros(d)),
+            _ => ndarray::Array1::zeros(d),
+        };
+        let mut data = Vec::with_capacity(m.len());
+        for row in m.rows() {
+            data.extend(row.iter().zip(&centre).map(|(v, c)| (v - c) as f32));
+        }
+        let norms = data.chunks(d.max(1)).map(|r| crate::linalg::dot_f32(r, r)).collect();
+        SingleRows { data, d, norms }
+    }
 }
 
 /// Columns with at least this many entries times features are computed in parallel (with more than one
@@ -240,11 +280,20 @@ pub struct Gram<'a> {
 const PARALLEL_WORK: usize = 1 << 18;
 
 impl<'a> Gram<'a> {
-    /// The Gram matrix of `x` under `kernel` (its diagonal precomputed).
-    pub fn new(kernel: Kernel, x: &'a Features) -> Self {
+    /// The Gram matrix of `x` under `kernel` (its diagonal precomputed). With [`Precision::Single`] and dense
+    /// rows, the columns are computed from the rows rounded to `f32` (products and sums in `f64`); the
+    /// diagonal stays exact.
+    pub fn new(kernel: Kernel, x: &'a Features, precision: Precision) -> Self {
         let l = x.n_samples();
         let norms = if kernel == Kernel::Precomputed { vec![0.0; l] } else { squared_norms(x) };
-        let mut g = Gram { kernel, x: x.row_major(), norms, diag: Vec::new(), full: None };
+        let x = x.row_major();
+        let single = match (&*x, precision) {
+            (Features::Dense(m), Precision::Single) if kernel != Kernel::Precomputed => {
+                Some(SingleRows::new(kernel, m))
+            }
+            _ => None,
+        };
+        let mut g = Gram { kernel, x, norms, diag: Vec::new(), single, full: None };
         g.diag = (0..l).map(|i| g.entry(i, i)).collect();
         g
     }
@@ -302,28 +351,28 @@ impl<'a> Gram<'a> {
 
     fn column_block(&self, i: usize, rows: &[usize], sign: Option<&[f64]>, out: &mut [f64]) {
         let s = |r: usize| sign.map_or(1.0, |s| s[r]);
-        match (self.kernel, &*self.x) {
-            (Kernel::Precomputed, x) => {
+        match (self.kernel, &self.single, &*self.x) {
+            (Kernel::Precomputed, _, x) => {
                 let si = serial(x, i);
                 for (v, &r) in out.iter_mut().zip(rows) {
                     *v = s(r) * precomputed_entry(x, r, si);
                 }
             }
-            (Kernel::Rbf { gamma }, Features::Dense(m)) => {
+            (Kernel::Rbf { gamma }, Some(single), _) => {
+                let rbf = RbfColumn { data: &single.data[..], d: single.d, norms: &single.norms, gamma };
+                rbf.fill(i, rows, sign, out);
+            }
+            (Kernel::Rbf { gamma }, None, Features::Dense(m)) => {
                 let data = m.as_slice().expect("row-major (Gram::new)");
                 let rbf = RbfColumn { data, d: m.ncols(), norms: &self.norms, gamma };
                 rbf.fill(i, rows, sign, out);
             }
-            (k, Features::Dense(m)) => {
+            (k, Some(single), _) => dense_column(k, &single.data, single.d, &single.norms, i, rows, sign, out),
+            (k, None, Features::Dense(m)) => {
                 let data = m.as_slice().expect("row-major (Gram::new)");
-                let d = m.ncols();
-                let xi = &data[i * d..(i + 1) * d];
-                let ni = self.norms[i];
-                for (v, &r) in out.iter_mut().zip(rows) {
-                    *v = s(r) * k.from_dot(dot(&data[r * d..(r + 1) * d], xi), self.norms[r], ni);
-                }
+                dense_column(k, data, m.ncols(), &self.norms, i, rows, sign, out);
             }
-            (k, x) => {
+            (k, None, x) => {
                 let xi = x.row_dense(i);
                 let ni = self.norms[i];
                 for (v, &r) in out.iter_mut().zip(rows) {
@@ -337,14 +386,54 @@ impl<'a> Gram<'a> {
 /// An RBF column over dense row-major rows: `-γ‖x_r - x_i‖² = -γ(‖x_r‖² + ‖x_i‖² - 2x_rᵀx_i)` for the
 /// block, one pass of [`exp_in_place_with`], then the signs. On x86-64 CPUs with AVX2 and FMA the same code runs
 /// compiled for them (4 lanes and fused multiply-adds instead of SSE2's 2 lanes; chosen at run time).
-struct RbfColumn<'d> {
-    data: &'d [f64],
+struct RbfColumn<'d, P: Value> {
+    data: &'d [P],
     d: usize,
     norms: &'d [f64],
     gamma: f64,
 }
 
-impl RbfColumn<'_> {
+/// A stored feature value: `f64`, or `f32` (single-precision rows); dot products are summed in `f64`.
+trait Value: Copy + Sync {
+    fn dot(a: &[Self], b: &[Self]) -> f64;
+}
+
+impl Value for f64 {
+    #[inline(always)]
+    fn dot(a: &[f64], b: &[f64]) -> f64 {
+        dot(a, b)
+    }
+}
+
+impl Value for f32 {
+    #[inline(always)]
+    fn dot(a: &[f32], b: &[f32]) -> f64 {
+        crate::linalg::dot_f32(a, b)
+    }
+}
+
+/// `out[k] = s_k · k(x_{rows[k]}, x_i)` for a kernel of dot products over dense row-major rows with squared
+/// norms `norms`.
+#[allow(clippy::too_many_arguments)]
+fn dense_column<P: Value>(
+    k: Kernel,
+    data: &[P],
+    d: usize,
+    norms: &[f64],
+    i: usize,
+    rows: &[usize],
+    sign: Option<&[f64]>,
+    out: &mut [f64],
+) {
+    let xi = &data[i * d..(i + 1) * d];
+    let ni = norms[i];
+    for (v, &r) in out.iter_mut().zip(rows) {
+        let kv = k.from_dot(P::dot(&data[r * d..(r + 1) * d], xi), norms[r], ni);
+        *v = sign.map_or(kv, |s| s[r] * kv);
+    }
+}
+
+impl<P: Value> RbfColumn<'_, P> {
     fn fill(&self, i: usize, rows: &[usize], sign: Option<&[f64]>, out: &mut [f64]) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
@@ -366,7 +455,7 @@ impl RbfColumn<'_> {
         let xi = &data[i * d..(i + 1) * d];
         let ni = self.norms[i];
         for (v, &r) in out.iter_mut().zip(rows) {
-            let d2 = self.norms[r] + ni - 2.0 * dot(&data[r * d..(r + 1) * d], xi);
+            let d2 = self.norms[r] + ni - 2.0 * P::dot(&data[r * d..(r + 1) * d], xi);
             *v = -self.gamma * d2.max(0.0);
         }
         exp_in_place_with::<FMA>(out);

@@ -134,7 +134,7 @@ impl L2SvmPlusParams {
         let costs: Vec<f64> = (0..n).map(|i| self.c * data.weights.as_ref().map_or(1.0, |w| w[i])).collect();
         let h = correcting_matrix(k_star.view(), &costs, self.rho)?;
         drop(k_star);
-        let settings = SmoSettings { tol: self.tol, cache_mb: 100.0, shrinking: true, max_iter: self.max_iter };
+        let settings = SmoSettings { tol: self.tol, max_iter: self.max_iter, ..SmoSettings::default() };
         let classes = data.classes();
         let s = ovr::one_vs_rest(classes.clone(), n, false, monitor, |_, positive, monitor| {
             let y = ovr::signs(data.labels.iter(), positive);

@@ -106,7 +106,7 @@ impl Default for RescaledHingeParams {
             eta: 1.0,
             max_rounds: 50,
             tol: 1e-6,
-            smo: SmoSettings { tol: 1e-6, cache_mb: 200.0, shrinking: true, max_iter: 0 },
+            smo: SmoSettings { tol: 1e-6, cache_mb: 200.0, ..SmoSettings::default() },
             start: HqStart::Svm,
         }
     }
@@ -160,7 +160,7 @@ impl RescaledHingeParams {
         data.validate()?;
         let n = data.n_samples();
         let costs: Vec<f64> = (0..n).map(|i| self.c * data.weights.as_ref().map_or(1.0, |w| w[i])).collect();
-        let gram = Gram::new(self.kernel, &data.features);
+        let gram = Gram::new(self.kernel, &data.features, self.smo.precision);
         let classes = data.classes();
         let s = ovr::one_vs_rest(classes.clone(), n, false, monitor, |_, positive, monitor| {
             let y = ovr::signs(data.labels.iter(), positive);

@@ -42,7 +42,7 @@ const SPECIAL: [f64; 12] = [
 ];
 
 /// Field variants a method may take (set by [`MethodParams::set`]; those a method lacks are skipped).
-const VARIANTS: [(&str, &str); 16] = [
+const VARIANTS: [(&str, &str); 17] = [
     ("solver", "sgd"),
     ("solver", "newton"),
     ("kernel", "linear"),
@@ -59,6 +59,7 @@ const VARIANTS: [(&str, &str); 16] = [
     ("basis_size", "0.5"),
     ("fit_intercept", "false"),
     ("shrinking", "false"),
+    ("precision", "double"),
 ];
 
 /// Labels of up to four classes.
