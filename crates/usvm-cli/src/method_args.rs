@@ -172,6 +172,9 @@ pub struct MethodArgs {
     /// Kernel values in single precision (f32 cache entries, as LIBSVM; default) or double (the problem to the last digit)
     #[arg(long, value_name = "P", value_parser = ["single", "double"], help_heading = "Method svm")]
     pub precision: Option<String>,
+    /// More than two classes: one-vs-one (LIBSVM's scheme; default) or one-vs-rest
+    #[arg(long, value_name = "M", value_parser = ["ovo", "ovr"], help_heading = "Method svm")]
+    pub multiclass: Option<String>,
     /// How the kernel enters: exact (default), nystroem, fourier (rbf only)
     #[arg(long, value_name = "A", value_parser = ["exact", "nystroem", "fourier"], help_heading = "Method ksvm-igsu")]
     pub approximation: Option<String>,
@@ -284,6 +287,7 @@ impl MethodArgs {
             ("--cache-mb", "cache_mb", self.cache_mb.map(|v| json!(v))),
             ("--no-shrinking", "shrinking", self.no_shrinking.then_some(json!(false))),
             ("--precision", "precision", self.precision.clone().map(Value::String)),
+            ("--multiclass", "multiclass", self.multiclass.clone().map(Value::String)),
             ("--components", "components", self.components.map(|v| json!(v))),
             ("--loss", "loss", self.loss.clone().map(Value::String)),
             ("--similarity", "similarity", (!self.similarity.is_empty()).then(|| json!(self.similarity))),

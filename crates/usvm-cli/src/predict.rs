@@ -123,10 +123,16 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     let uncertain = hyperplane.is_some();
     let mut out = String::with_capacity(32 * data.n_samples() * (1 + decision.ncols()));
     out.push_str("prediction");
-    if binary {
-        out.push_str(" score");
-    } else {
-        model.classes().iter().for_each(|c| write!(out, " score_{c}").expect("write to a String"));
+    match &model {
+        _ if binary => out.push_str(" score"),
+        Model::Kernel(m) if m.is_one_vs_one() => {
+            // One column per pair of classes: f > 0 is a vote for the first.
+            let c = &m.classes;
+            for (a, b) in usvm::model::class_pairs(c.len()) {
+                write!(out, " score_{}_vs_{}", c[a], c[b]).expect("write to a String");
+            }
+        }
+        _ => model.classes().iter().for_each(|c| write!(out, " score_{c}").expect("write to a String")),
     }
     if args.probability {
         out.push_str(" probability");

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 
 use crate::data::Dataset;
 use crate::error::{Error, Result, invalid};
-use crate::model::{Model, argmax_classes};
+use crate::model::Model;
 use crate::svm::{LinearFit, LinearSvmParams};
 
 /// Indices of each class, in class order, each shuffled with one seeded generator.
@@ -132,7 +132,7 @@ where
             let held_out = data.select(&test);
             let model = fit(&data.select(&train), &train)?;
             let decision = model.decision_function(&held_out.features)?;
-            let predicted = argmax_classes(model.classes(), &decision);
+            let predicted = model.predict_from(&decision);
             let correct = predicted.iter().zip(held_out.labels.iter()).filter(|(p, y)| p == y).count();
             Ok(FoldResult { accuracy: correct as f64 / test.len() as f64, test, model, decision })
         })

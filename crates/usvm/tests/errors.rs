@@ -205,6 +205,8 @@ fn column_major_features_are_read_in_place_and_predict_as_the_same_rows() {
         support,
         coef: ndarray::array![[1.0]],
         intercept: vec![0.0],
+        multiclass: Default::default(),
+        n_support: Vec::new(),
     };
     for f in [&x, &xv] {
         assert_eq!(kernel.decision_function(f).unwrap(), ndarray::array![[4.0], [5.0], [6.0]]);

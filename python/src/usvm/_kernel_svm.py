@@ -10,7 +10,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._base import RegistryClassifier, kernel_params
+from ._base import RegistryClassifier, class_index, kernel_params
 from ._checks import FLOATS as _FLOATS
 from ._checks import positive_real
 
@@ -25,9 +25,10 @@ class KernelSVMClassifier(RegistryClassifier):
 
     Minimises ``½‖w‖² + Σ_i C·c_i ξ_i`` subject to ``y_i(wᵀφ(x_i) + b) ≥ 1 - ξ_i``, ``ξ_i ≥ 0``, with
     ``c_i`` the ``sample_weight`` (relevance degrees; the KSVM / RD-KSVM baselines). Two classes:
-    one machine, ``decision_function > 0`` means ``classes_[1]``. More classes: one-vs-rest (unlike
-    scikit-learn's ``SVC``, which is one-vs-one), one row of ``dual_coef_`` per class over a shared
-    support set.
+    one machine, ``decision_function > 0`` means ``classes_[1]``. More classes: one-vs-one by default,
+    as scikit-learn's ``SVC`` and LIBSVM (one machine per pair of classes, prediction by votes, ties to
+    the first class), or one-vs-rest (``multiclass='ovr'``: one machine per class, the largest
+    ``decision_function`` wins).
 
     Parameters
     ----------
@@ -52,6 +53,13 @@ class KernelSVMClassifier(RegistryClassifier):
         with each kernel value rounded to ``f32`` (3e-8 relative); ``'double'`` solves it to the last digit.
     max_iter : int, default=-1
         SMO iterations per binary problem; -1 means LIBSVM's ``max(10⁷, 100ℓ)``.
+    multiclass : {'ovo', 'ovr'}, default='ovo'
+        How more than two classes are trained: one machine per pair of classes or one per class.
+    decision_function_shape : {'ovr', 'ovo'}, default='ovr'
+        As ``SVC``'s, for one-vs-one models: ``'ovr'`` turns the pairs' values into one column per class
+        (votes plus a confidence in (-1/3, 1/3), scikit-learn's transform); ``'ovo'`` returns the pairs'
+        values, ``(n_samples, K(K-1)/2)``, in the order ``(0,1), (0,2), …, (1,2), …``, positive for the
+        pair's first class. One-vs-rest models have one column per class either way.
 
     n_jobs : int or None, default=None
         Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
@@ -68,8 +76,10 @@ class KernelSVMClassifier(RegistryClassifier):
     Attributes
     ----------
     classes_, support_ (training indices), support_vectors_ (empty for a precomputed kernel),
-    dual_coef_ (``α_i y_i``, shape (n_machines, n_SV)), intercept_ (n_machines,), n_support_ (per
-    machine), objective_ (dual objectives ``½αᵀQα - 1ᵀα``), n_iter_ (per machine), converged_, gamma_.
+    dual_coef_ (``α_i y_i``: one-vs-one, LIBSVM's layout ``(n_classes - 1, n_SV)`` with the support
+    vectors grouped by class, as ``SVC``'s; else ``(n_machines, n_SV)``), intercept_ (n_machines,),
+    n_support_ (one-vs-one: per class, as ``SVC``'s; else per machine), objective_ (dual objectives
+    ``½αᵀQα - 1ᵀα``), n_iter_ (per machine), converged_, gamma_.
 
     >>> import numpy as np
     >>> from usvm import KernelSVMClassifier
@@ -92,6 +102,8 @@ class KernelSVMClassifier(RegistryClassifier):
         shrinking: bool = True,
         precision: str = "single",
         max_iter: int = -1,
+        multiclass: str = "ovo",
+        decision_function_shape: str = "ovr",
         n_jobs: int | None = None,
         verbose: int = 0,
         callback: Any = None,
@@ -106,6 +118,8 @@ class KernelSVMClassifier(RegistryClassifier):
         self.shrinking = shrinking
         self.precision = precision
         self.max_iter = max_iter
+        self.multiclass = multiclass
+        self.decision_function_shape = decision_function_shape
         self.n_jobs = n_jobs
         self.verbose = verbose
         self.callback = callback
@@ -120,6 +134,12 @@ class KernelSVMClassifier(RegistryClassifier):
         positive_real("C", self.C)
         positive_real("tol", self.tol)
         positive_real("cache_size", self.cache_size)
+        if self.multiclass not in ("ovo", "ovr"):
+            raise ValueError(f"multiclass must be 'ovo' or 'ovr'; got {self.multiclass!r}")
+        if self.decision_function_shape not in ("ovr", "ovo"):
+            raise ValueError(f"decision_function_shape must be 'ovr' or 'ovo'; got {self.decision_function_shape!r}")
+        if self.multiclass == "ovr" and self.decision_function_shape == "ovo":
+            raise ValueError("decision_function_shape='ovo' needs multiclass='ovo'")
         if self.precision not in ("single", "double"):
             raise ValueError(f"precision must be 'single' or 'double'; got {self.precision!r}")
         if self.kernel not in _KERNELS:
@@ -175,6 +195,7 @@ class KernelSVMClassifier(RegistryClassifier):
             "cache_mb": float(self.cache_size),
             "shrinking": bool(self.shrinking),
             "precision": self.precision,
+            "multiclass": self.multiclass,
             "max_iter": 0 if self.max_iter == -1 else int(self.max_iter),
         }
 
@@ -182,8 +203,15 @@ class KernelSVMClassifier(RegistryClassifier):
         self, X: Any, y_enc: np.ndarray, cov: Any, sw: np.ndarray | None, *args: Any, **kw: Any
     ) -> Any:
         n = X.shape[0]
-        if sw is not None:
-            n_classes = int(y_enc.max()) + 1
+        n_classes = int(y_enc.max()) + 1
+        if sw is not None and self.multiclass == "ovo" and n_classes > 2:
+            for k in range(n_classes):
+                if not np.any(sw[y_enc == k] > 0):
+                    raise ValueError(
+                        f"sample_weight leaves class {k} with no example of positive weight: one-vs-one "
+                        "needs every class"
+                    )
+        elif sw is not None:
             for k in range(n_classes if n_classes > 2 else 1):
                 pos = y_enc == (k if n_classes > 2 else 1)
                 if not (np.any(sw[pos] > 0) and np.any(sw[~pos] > 0)):
@@ -201,17 +229,76 @@ class KernelSVMClassifier(RegistryClassifier):
         precomputed = self.kernel == "precomputed"
         self.gamma_ = 0.0 if precomputed else self._gamma(X, sw)
         self.support_vectors_ = np.empty((0, 0)) if precomputed else X[self.support_]
-        self.dual_coef_ = self.model_.coef
         self.intercept_ = self.model_.intercept
-        self.n_support_ = np.count_nonzero(self.dual_coef_, axis=1).astype(np.intp)
+        k = len(self.classes_)
+        if self._one_vs_one():
+            # LIBSVM's sv_coef: a vector of class c holds its coefficient in the pair (c, o) in row o (o < c)
+            # or o - 1 (o > c); the support vectors are grouped by class.
+            sv_class = y_enc[self.support_]
+            coef = np.asarray(self.model_.coef)
+            self.dual_coef_ = np.zeros((k - 1, coef.shape[1]))
+            for p, (a, b) in enumerate((a, b) for a in range(k) for b in range(a + 1, k)):
+                for c, o in ((a, b), (b, a)):
+                    mine = sv_class == c
+                    self.dual_coef_[o if o < c else o - 1, mine] = coef[p, mine]
+            self.n_support_ = np.bincount(sv_class, minlength=k).astype(np.intp)
+        else:
+            self.dual_coef_ = self.model_.coef
+            self.n_support_ = np.count_nonzero(self.dual_coef_, axis=1).astype(np.intp)
         self.n_iter_ = np.array([r["n_iter"] for r in self.reports_], dtype=np.intp)
+
+    def _one_vs_one(self) -> bool:
+        return self.multiclass == "ovo" and len(self.classes_) > 2
 
     def _scores(self, X: Any) -> np.ndarray:
         if self.kernel != "precomputed":
             return super()._scores(X)
         check_is_fitted(self)
         X = validate_data(self, X, dtype=_FLOATS, reset=False)
-        return np.asarray(X[:, self.support_] @ self.dual_coef_.T) + self.intercept_
+        return np.asarray(X[:, self.support_] @ np.asarray(self.model_.coef).T) + self.intercept_
+
+    def decision_function(self, X: Any) -> np.ndarray:
+        """``f(x)``: shape (n_samples,) for two classes (``> 0`` means ``classes_[1]``); else one column per
+        class, or, for ``decision_function_shape='ovo'``, one per pair of classes (see the parameters)."""
+        scores = self._scores(X)
+        if not self._one_vs_one() or self.decision_function_shape == "ovo":
+            return scores.ravel() if scores.shape[1] == 1 else scores
+        return _ovr_shape(scores, len(self.classes_))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """The class of each example: ``classes_[f > 0]`` for two classes; one-vs-one, the most votes (ties
+        to the first class, LIBSVM's rule); one-vs-rest, the largest ``f_k``."""
+        scores = self._scores(X)
+        if not self._one_vs_one():
+            return self.classes_[class_index(scores)]
+        return self.classes_[np.argmax(_votes(scores, len(self.classes_)), axis=1)]
+
+
+def _pairs(k: int) -> list[tuple[int, int]]:
+    return [(a, b) for a in range(k) for b in range(a + 1, k)]
+
+
+def _votes(f: np.ndarray, k: int) -> np.ndarray:
+    """Votes per class of one-vs-one values ``f`` (``f > 0`` votes for the pair's first class)."""
+    votes = np.zeros((f.shape[0], k), dtype=np.intp)
+    for p, (a, b) in enumerate(_pairs(k)):
+        first = f[:, p] > 0
+        votes[first, a] += 1
+        votes[~first, b] += 1
+    return votes
+
+
+def _ovr_shape(f: np.ndarray, k: int) -> np.ndarray:
+    """scikit-learn's one-vs-one to one-column-per-class transform: the votes (``f ≥ 0`` for the first class,
+    as scikit-learn counts them here) plus the summed confidences ``s`` mapped to ``s / (3(|s| + 1))``."""
+    votes, confidence = np.zeros((f.shape[0], k)), np.zeros((f.shape[0], k))
+    for p, (a, b) in enumerate(_pairs(k)):
+        confidence[:, a] += f[:, p]
+        confidence[:, b] -= f[:, p]
+        second = f[:, p] < 0
+        votes[~second, a] += 1
+        votes[second, b] += 1
+    return votes + confidence / (3 * (np.abs(confidence) + 1))
 
 
 def _libsvm_layout(gram: np.ndarray) -> np.ndarray:

@@ -7,7 +7,7 @@ use super::{Fit, FitOptions, KernelChoice, LinearSolver, Regularization, SvmKern
 use crate::data::Dataset;
 use crate::error::{Result, invalid};
 use crate::kernel::cache::Precision;
-use crate::model::Model;
+use crate::model::{Model, Multiclass};
 use crate::progress::Monitor;
 use crate::report::FitReport;
 use crate::svm::{Approximation, HqStart, KernelIgsuParams, KernelSvmParams, RescaledHingeParams};
@@ -35,6 +35,9 @@ pub struct Svm {
     pub max_iter: usize,
     /// Kernel values in `"single"` precision (`f32` cache entries, as LIBSVM; the default) or `"double"`.
     pub precision: Precision,
+    /// More than two classes: `"ovo"` (one-vs-one, LIBSVM's and scikit-learn's scheme; the default) or
+    /// `"ovr"` (one-vs-rest).
+    pub multiclass: Multiclass,
 }
 
 impl Default for Svm {
@@ -47,6 +50,7 @@ impl Default for Svm {
             shrinking: true,
             max_iter: 0,
             precision: Precision::Single,
+            multiclass: Multiclass::OneVsOne,
         }
     }
 }
@@ -68,6 +72,7 @@ impl Svm {
             max_iter: self.max_iter,
             shrinking: self.shrinking,
             precision: self.precision,
+            multiclass: self.multiclass,
         };
         fit_svm(&params, data, opts.monitor())
     }

@@ -254,6 +254,7 @@ pub(crate) fn without_privileged(
         max_iter,
         shrinking: svm.shrinking,
         precision: svm.precision,
+        multiclass: svm.multiclass,
     };
     super::kernel::fit_svm(&params, data, opts.monitor())
 }

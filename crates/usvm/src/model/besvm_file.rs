@@ -89,6 +89,8 @@ impl ModelFile {
                 basis_indices: e.basis_indices.clone(),
                 normalisation,
             }),
+            multiclass: None,
+            n_support: None,
         }
     }
 
@@ -112,6 +114,9 @@ impl ModelFile {
                 Features::dense(Array2::from_shape_fn((r.len(), self.n_features), |(i, j)| r[i][j]))
             }
             SupportVectors::Sparse(m) if m.n_cols == self.n_features => Features::Sparse(m.clone()),
+            SupportVectors::DenseNonzeros(_) => {
+                return Err(Error::Format("basis vectors are stored \"dense\" or \"sparse\"".into()));
+            }
             SupportVectors::Sparse(m) => {
                 return Err(Error::Format(format!(
                     "basis vectors have {} columns, n_features is {}",

@@ -13,8 +13,18 @@
 //! them.
 //!
 //! Kernel models also carry `"kernel": {"type": "rbf", "gamma": ...}` and
-//! `"support_vectors": {"dense": [[...], ...]}` (or `{"sparse": {"n_cols", "indptr", "indices", "values"}}`);
-//! their `coef` holds one expansion coefficient per support vector.
+//! `"support_vectors": {"dense": [[...], ...]}` (or `{"sparse": {"n_cols", "indptr", "indices", "values"}}`,
+//! or, for dense rows of which at most half the entries are nonzero, the same CSR form under
+//! `"dense_nonzeros"`, read back as dense rows); their `coef` holds one expansion coefficient per support
+//! vector.
+//!
+//! One-vs-one kernel models (version 4) store each support vector once, as LIBSVM does: the vectors are
+//! grouped by class (`"n_support"`: how many of each, in `classes` order), `"multiclass": "ovo"`, `coef`
+//! has `K - 1` rows (LIBSVM's `sv_coef`: a vector of class `c` holds its coefficient in the pair `(c, o)` in
+//! row `o` if `o < c`, else `o - 1`) and `intercept` one value per pair `(a, b)`, `a < b`, in the order
+//! `(0,1), (0,2), …, (1,2), …`; a pair's output `f > 0` votes for `a`.
+//!
+//! Files of more than 256 KiB (compact) are written without indentation.
 //!
 //! Models on an explicit feature map (random Fourier features) carry `"feature_map": {"type": "fourier",
 //! "gamma", "omega": ..., "offset": [...]}`; their `coef` holds one weight per feature-space dimension.
@@ -22,7 +32,7 @@
 use ndarray::{Array2, ArrayView1, ArrayView2};
 use serde::{Deserialize, Serialize};
 
-use super::{Coefficients, KernelModel, LinearModel, MappedModel, Model};
+use super::{Coefficients, KernelModel, LinearModel, MappedModel, Model, Multiclass, class_pairs};
 use crate::data::{CsrMatrix, Features};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
@@ -33,8 +43,12 @@ pub const FORMAT: &str = "usvm-model";
 pub const VERSION: u32 = 2;
 /// The version written for linear models that store their used columns only (`columns`).
 pub const VERSION_WITH_COLUMNS: u32 = 3;
+/// The version written for one-vs-one kernel models.
+pub const VERSION_ONE_VS_ONE: u32 = 4;
 /// The versions read.
-pub const READABLE_VERSIONS: [u32; 3] = [1, 2, 3];
+pub const READABLE_VERSIONS: [u32; 4] = [1, 2, 3, 4];
+/// Files up to this size (compact) are written indented.
+const INDENTED_UP_TO: usize = 256 << 10;
 
 /// Platt scaling `P(y = 1 | f) = 1/(1 + exp(a f + b))`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -111,6 +125,9 @@ pub enum SupportVectors {
     Dense(Vec<Vec<f64>>),
     /// A CSR matrix.
     Sparse(CsrMatrix<'static>),
+    /// Dense rows stored as a CSR matrix of their nonzero entries.
+    #[serde(rename = "dense_nonzeros")]
+    DenseNonzeros(CsrMatrix<'static>),
 }
 
 /// The on-disk form of a model.
@@ -156,6 +173,12 @@ pub struct ModelFile {
     /// BE-SVM models only: the basis expansion (see `besvm_file`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basis_expansion: Option<super::BasisExpansionFile>,
+    /// Kernel models with more than two classes fitted one-vs-one (version 4): `"ovo"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiclass: Option<Multiclass>,
+    /// One-vs-one kernel models: the number of support vectors of each class.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n_support: Option<Vec<usize>>,
 }
 
 /// `coef` rows and intercepts in file form.
@@ -190,19 +213,37 @@ impl ModelFile {
             support_vectors: None,
             feature_map: None,
             basis_expansion: None,
+            multiclass: None,
+            n_support: None,
         }
     }
 
     /// The file form of a kernel model fitted by `method` with `params`.
     pub fn from_kernel(model: &KernelModel, method: &str, params: serde_json::Value) -> Self {
-        let (coef, intercept) = coef_to_file(model.coef.view(), &model.intercept);
+        let one_vs_one = model.is_one_vs_one();
+        let (coef, intercept) = if one_vs_one {
+            let rows = sv_coef(model);
+            (Coef::OneVsRest(rows), Intercept::OneVsRest(model.intercept.clone()))
+        } else {
+            coef_to_file(model.coef.view(), &model.intercept)
+        };
         let support = match &model.support {
-            Features::Dense(a) => SupportVectors::Dense((0..a.nrows()).map(|i| a.row(i).to_vec()).collect()),
+            Features::Dense(a) => {
+                let nonzeros = (0..a.nrows()).map(|i| a.row(i).iter().filter(|&&v| v != 0.0).count()).sum::<usize>();
+                if 2 * nonzeros <= a.nrows() * a.ncols() {
+                    let rows: Vec<Vec<(usize, f64)>> = (0..a.nrows())
+                        .map(|i| a.row(i).iter().enumerate().filter(|(_, v)| **v != 0.0).map(|(j, &v)| (j, v)).collect())
+                        .collect();
+                    SupportVectors::DenseNonzeros(CsrMatrix::from_rows(a.ncols(), &rows).expect("valid rows"))
+                } else {
+                    SupportVectors::Dense((0..a.nrows()).map(|i| a.row(i).to_vec()).collect())
+                }
+            }
             Features::Sparse(m) => SupportVectors::Sparse(m.clone().into_owned()),
         };
         ModelFile {
             format: FORMAT.into(),
-            version: VERSION,
+            version: if one_vs_one { VERSION_ONE_VS_ONE } else { VERSION },
             method: method.into(),
             kernel: Some(serde_json::to_value(model.kernel).expect("a kernel serialises")),
             n_features: model.n_features(),
@@ -217,6 +258,8 @@ impl ModelFile {
             support_vectors: Some(support),
             feature_map: None,
             basis_expansion: None,
+            multiclass: one_vs_one.then_some(Multiclass::OneVsOne),
+            n_support: one_vs_one.then(|| model.n_support.clone()),
         }
     }
 
@@ -290,6 +333,9 @@ impl ModelFile {
         if self.columns.is_some() && self.version < VERSION_WITH_COLUMNS {
             return Err(Error::Format(format!("\"columns\" needs version {VERSION_WITH_COLUMNS}")));
         }
+        if self.multiclass == Some(Multiclass::OneVsOne) && self.version < VERSION_ONE_VS_ONE {
+            return Err(Error::Format(format!("\"multiclass\": \"ovo\" needs version {VERSION_ONE_VS_ONE}")));
+        }
         let rows = match &self.coef {
             Coef::Binary(w) => vec![w.clone()],
             Coef::OneVsRest(w) => w.clone(),
@@ -305,14 +351,19 @@ impl ModelFile {
         if let Some((k, c)) = classes.iter().enumerate().find(|&(k, c)| classes[..k].contains(c)) {
             return Err(Error::Format(format!("classes is {classes:?}: class {c} is listed twice (at {k})")));
         }
-        let expected_rows = if classes.len() == 2 { 1 } else { classes.len() };
-        if rows.len() != expected_rows || intercept.len() != expected_rows {
+        let k = classes.len();
+        let (expected_rows, expected_intercepts) = match self.multiclass {
+            Some(Multiclass::OneVsOne) if k > 2 => (k - 1, k * (k - 1) / 2),
+            _ if k == 2 => (1, 1),
+            _ => (k, k),
+        };
+        if rows.len() != expected_rows || intercept.len() != expected_intercepts {
             let need = if expected_rows == 1 {
                 "2 classes need one coef row (a list of numbers) and one intercept (a number)".to_string()
+            } else if expected_rows == k {
+                format!("{k} classes need {k} coef rows and {k} intercepts (one per class)")
             } else {
-                format!(
-                    "{expected_rows} classes need {expected_rows} coef rows and {expected_rows} intercepts (one per class)"
-                )
+                format!("{k} classes one-vs-one need {expected_rows} coef rows and {expected_intercepts} intercepts")
             };
             return Err(Error::Format(format!(
                 "{need}; this file has {} coef row(s) and {} intercept(s)",
@@ -356,20 +407,42 @@ impl ModelFile {
                 }
                 Features::dense(a)
             }
-            Some(SupportVectors::Sparse(m)) => {
+            Some(SupportVectors::Sparse(m) | SupportVectors::DenseNonzeros(m)) => {
                 if m.n_cols != self.n_features {
                     return Err(Error::Format(format!(
                         "support vectors have {} columns, n_features is {}",
                         m.n_cols, self.n_features
                     )));
                 }
-                Features::Sparse(m.clone())
+                let sparse = Features::Sparse(m.clone());
+                sparse.validate().map_err(|e| Error::Format(format!("support vectors: {e}")))?;
+                match &self.support_vectors {
+                    Some(SupportVectors::DenseNonzeros(_)) => {
+                        crate::memory::reserve("the support vectors", "", &[m.n_rows(), m.n_cols])?;
+                        Features::dense(m.to_dense())
+                    }
+                    _ => sparse,
+                }
             }
             None => return Err(Error::Format("a kernel model needs \"support_vectors\"".into())),
         };
         support.validate().map_err(|e| Error::Format(format!("support vectors: {e}")))?;
         let (coef, intercept) = self.checked_coef(support.n_samples(), "the number of support vectors")?;
-        Ok(KernelModel { kernel, classes: self.classes.clone(), support, coef, intercept })
+        let classes = self.classes.clone();
+        if self.multiclass != Some(Multiclass::OneVsOne) || classes.len() < 3 {
+            let multiclass = Multiclass::OneVsRest;
+            return Ok(KernelModel { kernel, classes, support, coef, intercept, multiclass, n_support: Vec::new() });
+        }
+        let n_support = self.n_support.clone().unwrap_or_default();
+        if n_support.len() != classes.len() || n_support.iter().sum::<usize>() != support.n_samples() {
+            return Err(Error::Format(format!(
+                "n_support must list the support vectors of each of the {} classes, {} in all; it is {n_support:?}",
+                classes.len(),
+                support.n_samples()
+            )));
+        }
+        let coef = pair_coef(&coef, &n_support);
+        Ok(KernelModel { kernel, classes, support, coef, intercept, multiclass: Multiclass::OneVsOne, n_support })
     }
 
     /// The feature-map model stored in the file, after checking format, version, map and shapes.
@@ -413,8 +486,12 @@ impl ModelFile {
         Ok(LinearModel { classes: self.classes.clone(), coef, intercept })
     }
 
-    /// Pretty-printed JSON.
+    /// JSON, indented when at most 256 KiB (compact), else compact.
     pub fn to_json(&self) -> String {
+        let compact = serde_json::to_string(self).expect("a model file serialises");
+        if compact.len() > INDENTED_UP_TO {
+            return compact;
+        }
         serde_json::to_string_pretty(self).expect("a model file serialises")
     }
 
@@ -423,4 +500,45 @@ impl ModelFile {
         let value = crate::json::parse_json(text).map_err(|e| Error::Format(e.to_string()))?;
         serde_json::from_value(value).map_err(|e| Error::Format(e.to_string()))
     }
+}
+
+/// The row of LIBSVM's `sv_coef` that holds the coefficient of a support vector of class `c` in its pair
+/// with class `o`.
+fn sv_coef_row(c: usize, o: usize) -> usize {
+    if o < c { o } else { o - 1 }
+}
+
+/// The class of each support vector of a model grouped by class with `n_support` vectors per class.
+fn sv_classes(n_support: &[usize]) -> Vec<usize> {
+    n_support.iter().enumerate().flat_map(|(c, &n)| std::iter::repeat_n(c, n)).collect()
+}
+
+/// A one-vs-one model's coefficients (one row per pair) in LIBSVM's `sv_coef` layout (`K - 1` rows).
+fn sv_coef(model: &KernelModel) -> Vec<Vec<f64>> {
+    let k = model.classes.len();
+    let mut rows = vec![vec![0.0; model.n_support()]; k - 1];
+    for (p, (a, b)) in class_pairs(k).into_iter().enumerate() {
+        for (j, &c) in sv_classes(&model.n_support).iter().enumerate() {
+            if c == a || c == b {
+                rows[sv_coef_row(c, if c == a { b } else { a })][j] = model.coef[[p, j]];
+            }
+        }
+    }
+    rows
+}
+
+/// [`sv_coef`]'s inverse: one row per pair from LIBSVM's layout.
+fn pair_coef(sv_coef: &Array2<f64>, n_support: &[usize]) -> Array2<f64> {
+    let k = n_support.len();
+    let classes = sv_classes(n_support);
+    let pairs = class_pairs(k);
+    let mut coef = Array2::zeros((pairs.len(), classes.len()));
+    for (p, &(a, b)) in pairs.iter().enumerate() {
+        for (j, &c) in classes.iter().enumerate() {
+            if c == a || c == b {
+                coef[[p, j]] = sv_coef[[sv_coef_row(c, if c == a { b } else { a }), j]];
+            }
+        }
+    }
+    coef
 }

@@ -5,10 +5,47 @@ use crate::data::Features;
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
 
+/// How a kernel model separates more than two classes; in files `"ovo"` or `"ovr"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub enum Multiclass {
+    /// One output per class (that class against the others); the largest wins.
+    #[default]
+    #[serde(rename = "ovr")]
+    OneVsRest,
+    /// One output per pair of classes `(a, b)`, `a < b` in `classes` order `(0,1), (0,2), …, (1,2), …`
+    /// (LIBSVM's order), `f > 0` a vote for `a`, else for `b`; the most votes win, ties to the first class
+    /// (LIBSVM's rule).
+    #[serde(rename = "ovo")]
+    OneVsOne,
+}
+
+/// The pairs `(a, b)`, `a < b`, of `k` classes in LIBSVM's order.
+pub fn class_pairs(k: usize) -> Vec<(usize, usize)> {
+    (0..k).flat_map(|a| (a + 1..k).map(move |b| (a, b))).collect()
+}
+
+/// The class index of each row of one-vs-one decision values over the pairs of `k` classes: the most
+/// votes (`f > 0` for the pair's first class, else its second), ties to the lowest index.
+pub fn vote(k: usize, f: &Array2<f64>) -> Vec<usize> {
+    let pairs = class_pairs(k);
+    let mut votes = vec![0usize; k];
+    f.rows()
+        .into_iter()
+        .map(|row| {
+            votes.iter_mut().for_each(|v| *v = 0);
+            for (&(a, b), &v) in pairs.iter().zip(row) {
+                votes[if v > 0.0 { a } else { b }] += 1;
+            }
+            (0..k).fold(0, |best, c| if votes[c] > votes[best] { c } else { best })
+        })
+        .collect()
+}
+
 /// A fitted kernel classifier: `f_k(x) = Σ_j coef[k, j] k(x, s_j) + b_k` over the support vectors `s_j`.
 ///
-/// Two classes: one output, `f > 0` means `classes[1]`. More: one-vs-rest, one output per class in
-/// `classes` order sharing one set of support vectors (a vector is kept if any output uses it).
+/// Two classes: one output, `f > 0` means `classes[1]`. More: one output per class (one-vs-rest) or per
+/// pair of classes (one-vs-one, see [`Multiclass`]), sharing one set of support vectors (a vector is kept
+/// if any output uses it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct KernelModel {
     /// The kernel.
@@ -21,11 +58,18 @@ pub struct KernelModel {
     pub coef: Array2<f64>,
     /// The intercepts, one per output.
     pub intercept: Vec<f64>,
+    /// One-vs-rest or one-vs-one outputs (more than two classes).
+    #[serde(default)]
+    pub multiclass: Multiclass,
+    /// One-vs-one: the number of support vectors of each class, the rows of `support` being grouped by
+    /// class in `classes` order (as in LIBSVM's model); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub n_support: Vec<usize>,
 }
 
 impl KernelModel {
-    /// The model over the training rows `x` with coefficients `coef` (`K × ℓ`), keeping only the rows whose
-    /// coefficient is nonzero in some output.
+    /// The one-vs-rest (or binary) model over the training rows `x` with coefficients `coef` (`K × ℓ`),
+    /// keeping only the rows whose coefficient is nonzero in some output.
     pub fn from_training(
         kernel: Kernel,
         classes: Vec<i64>,
@@ -34,7 +78,29 @@ impl KernelModel {
         intercept: Vec<f64>,
     ) -> KernelModel {
         let keep: Vec<usize> = (0..coef.ncols()).filter(|&j| coef.column(j).iter().any(|&c| c != 0.0)).collect();
-        KernelModel { kernel, classes, support: x.select_rows(&keep), coef: coef.select(Axis(1), &keep), intercept }
+        KernelModel {
+            kernel,
+            classes,
+            support: x.select_rows(&keep),
+            coef: coef.select(Axis(1), &keep),
+            intercept,
+            multiclass: Multiclass::OneVsRest,
+            n_support: Vec::new(),
+        }
+    }
+
+    /// Whether the outputs are one per pair of classes.
+    pub fn is_one_vs_one(&self) -> bool {
+        self.multiclass == Multiclass::OneVsOne && self.classes.len() > 2
+    }
+
+    /// The number of outputs the classes and the multi-class scheme call for.
+    pub fn expected_outputs(classes: usize, multiclass: Multiclass) -> usize {
+        match (classes, multiclass) {
+            (0..=2, _) => 1,
+            (k, Multiclass::OneVsRest) => k,
+            (k, Multiclass::OneVsOne) => k * (k - 1) / 2,
+        }
     }
 
     /// The input dimension.
@@ -76,6 +142,16 @@ impl KernelModel {
 
     /// The predicted class of every example.
     pub fn predict(&self, x: &Features) -> Result<Vec<i64>> {
-        Ok(super::argmax_classes(&self.classes, &self.decision_function(x)?))
+        Ok(self.predict_from(&self.decision_function(x)?))
+    }
+
+    /// The classes that decision values `f` (rows of [`Self::decision_function`]) predict: the sign for
+    /// two classes, the largest output for one-vs-rest, the votes for one-vs-one.
+    pub fn predict_from(&self, f: &Array2<f64>) -> Vec<i64> {
+        if self.is_one_vs_one() {
+            vote(self.classes.len(), f).into_iter().map(|c| self.classes[c]).collect()
+        } else {
+            super::argmax_classes(&self.classes, f)
+        }
     }
 }

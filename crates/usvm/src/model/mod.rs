@@ -18,7 +18,7 @@ pub use besvm::BeSvmModel;
 pub use besvm_file::{BasisExpansionFile, BlockFile};
 pub use coefficients::Coefficients;
 pub use file::{Coef, Intercept, ModelFile, Platt, SupportVectors};
-pub use kernel::KernelModel;
+pub use kernel::{KernelModel, Multiclass, class_pairs, vote};
 pub use linear::LinearModel;
 pub use mapped::MappedModel;
 
@@ -60,7 +60,8 @@ impl Model {
         }
     }
 
-    /// Number of outputs: 1 for a binary model, one per class for one-vs-rest.
+    /// Number of outputs: 1 for a binary model, one per class for one-vs-rest, one per pair of classes for
+    /// a one-vs-one kernel model.
     pub fn n_outputs(&self) -> usize {
         match self {
             Model::Linear(m) => m.coef.n_outputs(),
@@ -106,7 +107,7 @@ impl Model {
         coef && all_finite(self.intercept())
     }
 
-    /// `f_k(x)` per row (columns: one output, or one per class).
+    /// `f_k(x)` per row (columns: one output, one per class, or one per pair of classes).
     pub fn decision_function(&self, x: &Features) -> Result<Array2<f64>> {
         match self {
             Model::Linear(m) => m.decision_function(x),
@@ -118,7 +119,15 @@ impl Model {
 
     /// The predicted class of every row of `x`.
     pub fn predict(&self, x: &Features) -> Result<Vec<i64>> {
-        Ok(argmax_classes(self.classes(), &self.decision_function(x)?))
+        Ok(self.predict_from(&self.decision_function(x)?))
+    }
+
+    /// The classes that the decision values `f` (rows of [`Self::decision_function`]) predict.
+    pub fn predict_from(&self, f: &Array2<f64>) -> Vec<i64> {
+        match self {
+            Model::Kernel(m) => m.predict_from(f),
+            _ => argmax_classes(self.classes(), f),
+        }
     }
 }
 

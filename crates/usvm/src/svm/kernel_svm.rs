@@ -34,7 +34,7 @@ use crate::data::{CsrMatrix, Dataset, Features, dot};
 use crate::error::{Error, Result, invalid};
 use crate::kernel::cache::Precision;
 use crate::kernel::{Kernel, serial, squared_norms};
-use crate::model::KernelModel;
+use crate::model::{KernelModel, Multiclass, class_pairs};
 use crate::ovr;
 use crate::progress::Monitor;
 use crate::report::Termination;
@@ -58,12 +58,14 @@ pub struct KernelSvmParams {
     /// The kernel values' precision: [`Precision::Single`] (LIBSVM's and `SVC`'s `f32` cache) or
     /// [`Precision::Double`] (the problem to the last digit).
     pub precision: Precision,
+    /// More than two classes: one-vs-one (LIBSVM's and `SVC`'s scheme, the default) or one-vs-rest.
+    pub multiclass: Multiclass,
 }
 
 impl Default for KernelSvmParams {
-    /// RBF with `γ = 1`, `C = 1`, tolerance 1e-3, 100 MB cache, shrinking, single-precision kernel values
-    /// (LIBSVM's defaults, except that LIBSVM's default `γ = 1/n_features` depends on the data: set it
-    /// explicitly).
+    /// RBF with `γ = 1`, `C = 1`, tolerance 1e-3, 100 MB cache, shrinking, single-precision kernel values,
+    /// one-vs-one (LIBSVM's defaults, except that LIBSVM's default `γ = 1/n_features` depends on the data:
+    /// set it explicitly).
     fn default() -> Self {
         let s = SmoSettings::default();
         KernelSvmParams {
@@ -74,6 +76,7 @@ impl Default for KernelSvmParams {
             max_iter: s.max_iter,
             shrinking: s.shrinking,
             precision: Precision::Single,
+            multiclass: Multiclass::OneVsOne,
         }
     }
 }
@@ -169,20 +172,11 @@ impl KernelSvmParams {
         }
 
         let settings = self.settings();
-        let s = ovr::one_vs_rest(classes.clone(), l, false, monitor, |_, positive, monitor| {
-            let y = ovr::signs(keep.iter().map(|&i| &data.labels[i]), positive);
-            if y.iter().all(|&v| v == y[0]) {
-                let label = if y[0] > 0.0 { positive } else { *classes.iter().find(|&&c| c != positive).unwrap_or(&0) };
-                return Err(Error::SingleClass { label });
-            }
-            let q = SignedGram { gram: &gram, y: &y };
-            let minus_one = vec![-1.0; y.len()];
-            let s = smo::solve_monitored(&q, &minus_one, &y, &costs, None, &settings, monitor)?;
-            let (mut alpha, mut coef) = (vec![0.0; l], vec![0.0; l]);
-            for (m, &i) in keep.iter().enumerate() {
-                alpha[i] = s.alpha[m];
-                coef[i] = s.alpha[m] * y[m];
-            }
+        let solve = |rows: Option<&[usize]>, sign: &[f64], monitor: Monitor<'_>| -> Result<Solved> {
+            let y: Vec<f64> = rows.map_or_else(|| sign.to_vec(), |r| r.iter().map(|&m| sign[m]).collect());
+            let c: Cow<'_, [f64]> = rows.map_or(Cow::Borrowed(&costs[..]), |r| r.iter().map(|&m| costs[m]).collect());
+            let q = SignedGram { gram: &gram, y: sign, rows };
+            let s = smo::solve_monitored(&q, &vec![-1.0; y.len()], &y, &c, None, &settings, monitor)?;
             let report = KernelSvmReport {
                 objective: s.objective,
                 n_iter: s.n_iter,
@@ -192,16 +186,56 @@ impl KernelSvmParams {
                 n_support: s.alpha.iter().filter(|&&a| a > 0.0).count(),
                 n_bounded: s.n_upper,
             };
-            Ok(ovr::Binary { coef, intercept: -s.rho, report: (report, alpha) })
-        })?;
-        let (coef, intercept) = (s.coef, s.intercept);
-        let mut alpha = Array2::zeros((s.reports.len(), l));
-        let mut reports = Vec::with_capacity(s.reports.len());
-        for (k, (report, a)) in s.reports.into_iter().enumerate() {
-            alpha.row_mut(k).assign(&ndarray::ArrayView1::from(&a[..]));
-            reports.push(report);
+            Ok(Solved { alpha: s.alpha, y, report })
+        };
+        // Class index of each kept example.
+        let class_of: Vec<usize> =
+            keep.iter().map(|&i| classes.binary_search(&data.labels[i]).expect("a class of the data")).collect();
+        let one_vs_one = classes.len() > 2 && self.multiclass == Multiclass::OneVsOne;
+        let problems: Vec<(Option<Vec<usize>>, Vec<f64>)> = if one_vs_one {
+            // Pair (a, b): the examples of the two classes, a positive (LIBSVM's convention).
+            class_pairs(classes.len())
+                .into_iter()
+                .map(|(a, b)| {
+                    let rows: Vec<usize> = (0..keep.len()).filter(|&m| class_of[m] == a || class_of[m] == b).collect();
+                    let sign = class_of.iter().map(|&c| if c == a { 1.0 } else { -1.0 }).collect();
+                    (Some(rows), sign)
+                })
+                .collect()
+        } else {
+            ovr::positives(&classes)
+                .into_iter()
+                .map(|positive| (None, ovr::signs(keep.iter().map(|&i| &data.labels[i]), positive)))
+                .collect()
+        };
+        let (n_problems, mut coef) = (problems.len(), Array2::zeros((problems.len(), l)));
+        let mut alpha = Array2::zeros((n_problems, l));
+        let (mut intercept, mut reports) = (Vec::with_capacity(n_problems), Vec::with_capacity(n_problems));
+        for (k, (rows, sign)) in problems.iter().enumerate() {
+            let members: Vec<usize> = rows.clone().unwrap_or_else(|| (0..keep.len()).collect());
+            let y: Vec<f64> = members.iter().map(|&m| sign[m]).collect();
+            if y.iter().all(|&v| v == y[0]) {
+                // A class (or, one-vs-rest, its complement) has no example of positive weight.
+                let missing = (0..classes.len()).find(|&c| !class_of.contains(&c));
+                let label = missing.map_or_else(|| classes[usize::from(y[0] > 0.0)], |c| classes[c]);
+                return Err(Error::SingleClass { label });
+            }
+            let solved = solve(rows.as_deref(), sign, monitor.problem(k, n_problems))?;
+            for ((&m, &a), &y) in members.iter().zip(&solved.alpha).zip(&solved.y) {
+                alpha[[k, keep[m]]] = a;
+                coef[[k, keep[m]]] = a * y;
+            }
+            intercept.push(solved.report.intercept);
+            reports.push(solved.report);
         }
-        let support: Vec<usize> = (0..l).filter(|&j| coef.column(j).iter().any(|&c| c != 0.0)).collect();
+        let mut support: Vec<usize> = (0..l).filter(|&j| coef.column(j).iter().any(|&c| c != 0.0)).collect();
+        let mut n_support = Vec::new();
+        if one_vs_one {
+            // Grouped by class (LIBSVM's layout); in training order within a class.
+            let class = |j: usize| classes.binary_search(&data.labels[j]).expect("a class of the data");
+            support.sort_by_key(|&j| class(j));
+            n_support = (0..classes.len()).map(|c| support.iter().filter(|&&j| class(j) == c).count()).collect();
+        }
         let coef = coef.select(ndarray::Axis(1), &support);
         let support_rows = match self.kernel {
             // Only the serial numbers are needed to evaluate a precomputed kernel.
@@ -212,9 +246,18 @@ impl KernelSvmParams {
             }
             _ => data.features.select_rows(&support),
         };
-        let model = KernelModel { kernel: self.kernel, classes, support: support_rows, coef, intercept };
+        let multiclass = if one_vs_one { Multiclass::OneVsOne } else { Multiclass::OneVsRest };
+        let model =
+            KernelModel { kernel: self.kernel, classes, support: support_rows, coef, intercept, multiclass, n_support };
         Ok(KernelSvmFit { model, reports, support, alpha })
     }
+}
+
+/// One binary problem's solution over its members: `α`, the signs `y` and the report.
+struct Solved {
+    alpha: Vec<f64>,
+    y: Vec<f64>,
+    report: KernelSvmReport,
 }
 
 /// Precomputed rows: column 0 must hold a serial number, an integer in `1..n_features`.
@@ -528,21 +571,36 @@ fn precomputed_entry(x: &Features, r: usize, s: f64) -> f64 {
     }
 }
 
-/// `Q_ij = y_i y_j k(x_i, x_j)`.
+/// `Q_ij = y_i y_j k(x_i, x_j)` over the Gram rows `rows` (all when `None`), `y` indexed by Gram row.
 pub(crate) struct SignedGram<'g, 'a> {
     pub(crate) gram: &'g Gram<'a>,
     pub(crate) y: &'g [f64],
+    pub(crate) rows: Option<&'g [usize]>,
+}
+
+impl SignedGram<'_, '_> {
+    /// The Gram row of variable `i`.
+    fn row(&self, i: usize) -> usize {
+        self.rows.map_or(i, |r| r[i])
+    }
 }
 
 impl QMatrix for SignedGram<'_, '_> {
     fn len(&self) -> usize {
-        self.gram.len()
+        self.rows.map_or(self.gram.len(), <[usize]>::len)
     }
     fn diagonal(&self, i: usize) -> f64 {
-        self.gram.diagonal(i)
+        self.gram.diagonal(self.row(i))
     }
     fn column(&self, i: usize, rows: &[usize], out: &mut [f64]) {
-        self.gram.column(i, rows, Some(self.y), out);
+        let i = self.row(i);
+        match self.rows {
+            None => self.gram.column(i, rows, Some(self.y), out),
+            Some(members) => {
+                let mapped: Vec<usize> = rows.iter().map(|&k| members[k]).collect();
+                self.gram.column(i, &mapped, Some(self.y), out);
+            }
+        }
         if self.y[i] < 0.0 {
             out.iter_mut().for_each(|v| *v = -*v);
         }

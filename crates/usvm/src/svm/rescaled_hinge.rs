@@ -207,7 +207,7 @@ impl RescaledHingeParams {
         monitor: Monitor<'_>,
     ) -> Result<ovr::Binary<FitReport>> {
         let (n, eta) = (y.len(), self.eta);
-        let q = SignedGram { gram, y };
+        let q = SignedGram { gram, y, rows: None };
         let minus_one = vec![-1.0; n];
         // (SMO iterations, SVMs solved, whether every SVM converged).
         let mut done = (0, 0, true);
