@@ -90,7 +90,7 @@ def dual_objective(sv: np.ndarray, coef: np.ndarray, gamma: float) -> float:
 def binary(args) -> None:
     x, digit, xt, dt = problem(12_000)
     y, yt = (digit >= 5).astype(np.int64), (dt >= 5).astype(np.int64)
-    gamma = 1.0 / (x.shape[1] * x.var())
+    gamma = float(1.0 / (x.shape[1] * x.var()))
     print(f"binary: {len(x)} training images x 784, {len(xt)} test, gamma={gamma:.6g}, tol 1e-3, "
           f"cache {args.cache} MB, load average {os.getloadavg()[0]:.2f}")
     for c in args.cs:
@@ -110,7 +110,7 @@ def binary(args) -> None:
 
 def multi(args) -> None:
     x, y, xt, yt = problem(10_000)
-    gamma = 1.0 / (x.shape[1] * x.var())
+    gamma = float(1.0 / (x.shape[1] * x.var()))
     c = 1.0
     print(f"multi: 10 classes, {len(x)} training images x 784, {len(xt)} test, gamma={gamma:.6g}, C={c:g}, "
           f"tol 1e-3, cache {args.cache} MB, load average {os.getloadavg()[0]:.2f}")
@@ -134,7 +134,7 @@ def multi(args) -> None:
     if "size" in args.part:
         with tempfile.TemporaryDirectory() as d:
             lib.svm_save_model(f"{d}/libsvm.model", m)
-            fits["ovo"].save(f"{d}/usvm.json")
+            Path(f"{d}/usvm.json").write_text(fits["ovo"].to_json())
             a, b = Path(f"{d}/usvm.json").stat().st_size, Path(f"{d}/libsvm.model").stat().st_size
             print(f"size: usvm one-vs-one model {a / 1e6:.2f} MB, LIBSVM {b / 1e6:.2f} MB, ratio {a / b:.3f}")
 

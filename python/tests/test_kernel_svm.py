@@ -90,7 +90,9 @@ def test_matches_libsvm_with_per_class_costs(name, kernel, gamma, degree, coef0,
     f_lib = np.array(dec)[:, 0] * (1 if m.get_labels()[0] == 1 else -1)
 
     sw = np.where(y == 1, w_pos, w_neg)
-    clf = KernelSVMClassifier(C=C, kernel=kernel, gamma=gamma or "scale", degree=degree, coef0=coef0, tol=TIGHT)
+    clf = KernelSVMClassifier(
+        C=C, kernel=kernel, gamma=gamma or "scale", degree=degree, coef0=coef0, tol=TIGHT, precision="double"
+    )
     clf.fit(x, y, sample_weight=sw)
     assert clf.converged_.all()
     obj = clf.objective_[0]
@@ -112,7 +114,7 @@ def test_matches_libsvm_with_per_example_costs(name, kernel, gamma, degree, coef
     c = np.random.default_rng(0).uniform(0.1, 1.0, len(y))
     svc = SVC(C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, tol=TIGHT).fit(x, y, sample_weight=c)
     obj_svc = dual_objective(svc.dual_coef_[0], svc.support_vectors_, kernel, gamma, degree, coef0)
-    clf = KernelSVMClassifier(C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, tol=TIGHT)
+    clf = KernelSVMClassifier(C=C, kernel=kernel, gamma=gamma, degree=degree, coef0=coef0, tol=TIGHT, precision="double")
     clf.fit(x, y, sample_weight=c)
     assert abs(clf.objective_[0] - obj_svc) <= 1e-6 * abs(obj_svc), (clf.objective_[0], obj_svc)
     f, f_svc = clf.decision_function(x), svc.decision_function(x)
@@ -125,28 +127,68 @@ def test_matches_libsvm_with_per_example_costs(name, kernel, gamma, degree, coef
     assert np.all(alpha <= C * c[clf.support_] * (1 + 1e-12))
 
 
-def test_one_vs_rest_and_gamma_scale_like_svc():
+def ten_digits(n: int) -> tuple[np.ndarray, np.ndarray]:
     path = DATASETS / "digits.csv.gz"
     if not path.exists():
         pytest.skip(f"{path} not found")
     d = np.loadtxt(gzip.open(path), delimiter=",")
-    x, y = d[:600, :-1], d[:600, -1].astype(np.int64)
-    clf = KernelSVMClassifier(C=5.0).fit(x, y)
+    return d[:n, :-1], d[:n, -1].astype(np.int64)
+
+
+def test_one_vs_rest_and_gamma_scale_like_svc():
+    x, y = ten_digits(600)
+    clf = KernelSVMClassifier(C=5.0, multiclass="ovr", precision="double").fit(x, y)
     assert clf.dual_coef_.shape == (10, len(clf.support_))
     assert clf.gamma_ == pytest.approx(1.0 / (x.shape[1] * x.var()))
     # Each row is the binary machine "class k against the rest".
     for k in (0, 7):
-        one = KernelSVMClassifier(C=5.0, gamma=clf.gamma_).fit(x, (y == k).astype(int))
+        one = KernelSVMClassifier(C=5.0, gamma=clf.gamma_, precision="double").fit(x, (y == k).astype(int))
         f = clf.decision_function(x)[:, k]
         assert np.abs(f - one.decision_function(x)).max() < 1e-9
     assert clf.score(x, y) > 0.98
 
 
+@pytest.mark.parametrize("precision", ["single", "double"])
+def test_one_vs_one_is_svc(precision):
+    """The default multi-class scheme is SVC's: the same support vectors, dual_coef_ (LIBSVM's layout),
+    intercepts, both decision_function shapes and predictions. Single precision solves SVC's problem (f32
+    kernel values): α within 1e-6 of the largest; double precision the exact one, whose α differ from
+    SVC's by the f32 rounding's effect (measured 1.7e-5 of the largest)."""
+    x, y = ten_digits(1000)
+    x = x / 16.0
+    tol = 1e-3 if precision == "double" else 1e-5
+    for shape in ("ovr", "ovo"):
+        kw = dict(C=10.0, gamma=0.02, tol=1e-8, decision_function_shape=shape)
+        clf = KernelSVMClassifier(precision=precision, **kw).fit(x[:700], y[:700])
+        svc = SVC(**kw).fit(x[:700], y[:700])
+        assert np.array_equal(clf.support_, svc.support_)
+        assert np.array_equal(clf.n_support_, svc.n_support_)
+        assert np.abs(clf.dual_coef_ - svc.dual_coef_).max() < tol * np.abs(svc.dual_coef_).max()
+        assert np.abs(clf.intercept_ - svc.intercept_).max() < tol / 10
+        f, f_svc = clf.decision_function(x[700:]), svc.decision_function(x[700:])
+        assert f.shape == f_svc.shape == (300, 10 if shape == "ovr" else 45)
+        assert np.abs(f - f_svc).max() < tol / 10 * np.abs(f_svc).max()
+        assert np.array_equal(clf.predict(x[700:]), svc.predict(x[700:]))
+    with pytest.raises(ValueError, match="needs multiclass='ovo'"):
+        KernelSVMClassifier(multiclass="ovr", decision_function_shape="ovo").fit(x[:100], y[:100])
+
+
+def test_single_precision_moves_the_dual_within_the_tolerance():
+    """f32 kernel values (the default) against f64 on raw, unscaled WDBC: the exact dual objective at each
+    solution (recomputed here in float64) within 1e-6, the same predictions."""
+    x, y = wdbc()
+    fits = {p: KernelSVMClassifier(C=10.0, tol=1e-6, precision=p).fit(x, y) for p in ("single", "double")}
+    gamma = fits["double"].gamma_
+    j = {p: dual_objective(f.dual_coef_[0], x[f.support_], "rbf", gamma, 3, 0.0) for p, f in fits.items()}
+    assert abs(j["single"] - j["double"]) <= 1e-6 * abs(j["double"]), j
+    assert np.array_equal(fits["single"].predict(x), fits["double"].predict(x))
+
+
 def test_precomputed_equals_the_kernel():
     x, y = wdbc()
     gram = kernel_matrix("rbf", 0.05, 3, 0.0, x, x)
-    a = KernelSVMClassifier(C=2.0, gamma=0.05, tol=1e-8).fit(x, y)
-    b = KernelSVMClassifier(C=2.0, kernel="precomputed", tol=1e-8).fit(gram, y)
+    a = KernelSVMClassifier(C=2.0, gamma=0.05, tol=1e-8, precision="double").fit(x, y)
+    b = KernelSVMClassifier(C=2.0, kernel="precomputed", tol=1e-8, precision="double").fit(gram, y)
     assert np.array_equal(a.support_, b.support_)
     assert np.abs(a.decision_function(x[:50]) - b.decision_function(gram[:50])).max() < 1e-9
     with pytest.raises(ValueError, match="square"):
@@ -165,6 +207,9 @@ def test_precomputed_equals_the_kernel():
         ({"tol": 0}, "tol must be"),
         ({"cache_size": -1}, "cache_size must be"),
         ({"max_iter": 0}, "max_iter must be"),
+        ({"precision": "half"}, "precision must be"),
+        ({"multiclass": "all"}, "multiclass must be"),
+        ({"decision_function_shape": "x"}, "decision_function_shape must be"),
     ],
 )
 def test_invalid_parameters(params, match):

@@ -36,6 +36,8 @@ ESTIMATORS = [
     ("svm-rbf", lambda: usvm.KernelSVMClassifier(gamma=0.3), False),
     ("svm-poly", lambda: usvm.KernelSVMClassifier(kernel="poly", gamma=0.2, coef0=1.0, degree=3), False),
     ("svm-linear", lambda: usvm.KernelSVMClassifier(kernel="linear"), False),
+    ("svm-ovo-shape", lambda: usvm.KernelSVMClassifier(gamma=0.3, decision_function_shape="ovo"), False),
+    ("svm-ovr", lambda: usvm.KernelSVMClassifier(gamma=0.3, multiclass="ovr"), False),
     ("ksvm-igsu", lambda: usvm.KernelGSUClassifier(gamma=0.3), False),
     (
         "ksvm-igsu-nystroem",
@@ -172,3 +174,18 @@ def test_module_docstring_runs():
 
     result = doctest.testmod(usvm.onnx)
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_large_one_vs_one_model_with_packed_support_vectors():
+    """Ten digit classes, one-vs-one: over 16,384 stored support-vector values, so the model file packs them
+    (base64); the export reads them back exactly."""
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    est = usvm.KernelSVMClassifier(C=10.0, gamma=0.001).fit(X[:700], y[:700])
+    import json
+
+    model = json.loads(est.to_json())
+    assert "packed" in model["support_vectors"] and model["multiclass"] == "ovo"
+    label, scores = _run(to_onnx(est), X[700:900])
+    _assert_same(est, label, scores, X[700:900], rtol=1e-9)

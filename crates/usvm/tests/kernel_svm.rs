@@ -7,6 +7,7 @@ use common::{rel_diff, rng};
 use ndarray::Array2;
 use rand_distr::{Distribution, Uniform};
 use usvm::kernel::cache::{ColumnCache, Precision};
+use usvm::model::{Multiclass, vote};
 use usvm::solver::smo::{self, DenseQ, SmoSettings};
 use usvm::svm::KernelSvmParams;
 use usvm::{Dataset, Error, Features, Kernel};
@@ -222,7 +223,8 @@ fn one_vs_rest_shares_the_support_set() {
         row[0] += 5.0 * (i % 3) as f64;
     }
     let data = Dataset::dense(x, labels.clone());
-    let fit = KernelSvmParams { kernel: Kernel::Rbf { gamma: 0.5 }, c: 1.0, ..Default::default() }.fit(&data).unwrap();
+    let params = KernelSvmParams { kernel: Kernel::Rbf { gamma: 0.5 }, c: 1.0, ..Default::default() };
+    let fit = KernelSvmParams { multiclass: Multiclass::OneVsRest, ..params }.fit(&data).unwrap();
     assert_eq!(fit.reports.len(), 3);
     assert_eq!(fit.model.coef.nrows(), 3);
     assert_eq!(fit.model.n_support(), fit.support.len());
@@ -293,4 +295,65 @@ fn smo_solver_rejects_bad_problems_and_handles_a_start() {
 #[test]
 fn column_cache_budget_is_at_least_two_columns() {
     assert_eq!(ColumnCache::<f64>::new(100, 0.0).budget(), 200);
+}
+
+/// Four classes in a ring, weighted.
+fn four_classes(seed: u64, l: usize) -> Dataset<'static> {
+    let mut r = rng(seed);
+    let (mut x, _) = common::blobs(&mut r, l, 3, 0.0);
+    let labels: Vec<i64> = (0..l).map(|i| [7, -2, 3, 11][i % 4]).collect();
+    for (i, mut row) in x.rows_mut().into_iter().enumerate() {
+        let t = (i % 4) as f64 * std::f64::consts::FRAC_PI_2;
+        row[0] += 2.5 * t.cos();
+        row[1] += 2.5 * t.sin();
+    }
+    let u = Uniform::new(0.2, 1.0).unwrap();
+    let w = (0..l).map(|_| u.sample(&mut r)).collect();
+    Dataset::dense(x, labels).with_weights(w)
+}
+
+/// One-vs-one: each pair's machine is the binary SVM of the pair's examples (first class positive), the
+/// support vectors are grouped by class, and the votes pick the class LIBSVM's rule picks.
+#[test]
+fn one_vs_one_is_the_binary_machine_of_every_pair() {
+    let data = four_classes(21, 240);
+    let params = KernelSvmParams {
+        kernel: Kernel::Rbf { gamma: 0.3 },
+        c: 2.0,
+        tol: 1e-10,
+        precision: Precision::Double,
+        ..Default::default()
+    };
+    let fit = params.fit(&data).unwrap();
+    let model = &fit.model;
+    let classes = model.classes.clone();
+    assert_eq!(classes, vec![-2, 3, 7, 11]);
+    assert!(model.is_one_vs_one() && model.coef.nrows() == 6 && fit.reports.len() == 6);
+    assert_eq!(model.n_support.iter().sum::<usize>(), model.n_support());
+    let f = model.decision_function(&data.features).unwrap();
+    for (p, (a, b)) in usvm::model::class_pairs(4).into_iter().enumerate() {
+        let rows: Vec<usize> = (0..240).filter(|&i| [classes[a], classes[b]].contains(&data.labels[i])).collect();
+        let pair = params.fit(&data.select(&rows)).unwrap();
+        // The binary machine's positive class is the larger label, b: its values are the pair's negated.
+        let g = pair.model.decision_function(&data.features).unwrap();
+        let err = (0..240).map(|i| (f[[i, p]] + g[[i, 0]]).abs()).fold(0.0, f64::max);
+        assert!(err < 1e-8, "pair ({a}, {b}): {err:e}");
+        assert!(rel_diff(fit.reports[p].objective, pair.reports[0].objective) < 1e-10);
+    }
+    // Grouped by class, in training order within a class.
+    let class_of = |i: usize| classes.binary_search(&data.labels[i]).unwrap();
+    assert!(fit.support.windows(2).all(|w| (class_of(w[0]), w[0]) < (class_of(w[1]), w[1])));
+    // Predictions are the votes.
+    let predicted = model.predict(&data.features).unwrap();
+    let votes = vote(4, &f);
+    assert!(predicted.iter().zip(&votes).all(|(p, &v)| *p == classes[v]));
+    let accuracy = predicted.iter().zip(data.labels.iter()).filter(|(p, y)| p == y).count() as f64 / 240.0;
+    assert!(accuracy > 0.8, "{accuracy}");
+}
+
+#[test]
+fn votes_follow_libsvm_ties_to_the_first_class() {
+    // Pairs (0,1), (0,2), (1,2): a cycle gives one vote each, the first class wins; f = 0 votes the second.
+    let f = ndarray::array![[1.0, -1.0, 1.0], [-1.0, 1.0, -1.0], [0.0, 0.0, 0.0], [-1.0, -1.0, 2.0]];
+    assert_eq!(vote(3, &f), vec![0, 0, 2, 1]);
 }

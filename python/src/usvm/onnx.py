@@ -16,8 +16,10 @@ predict`` reads), so one writer covers every registry method:
   (``ValueError`` naming the measure); neither is a precomputed kernel.
 
 The graph has one input ``X`` (``[N, n_features]``, float64 by default) and two outputs: ``label`` (the
-predicted class, ``classes_[f > 0]`` or ``classes_[argmax f]``) and ``scores`` (the decision values,
-``[N, 1]`` for two classes, ``[N, K]`` for one-vs-rest). Only standard ONNX operators are used (opset 13).
+predicted class, ``classes_[f > 0]``, ``classes_[argmax f]``, or for one-vs-one kernel models the most
+votes, ties to the first class) and ``scores`` (the decision values, ``[N, 1]`` for two classes, ``[N, K]``
+for one-vs-rest, ``[N, K(K-1)/2]`` for one-vs-one: ``decision_function_shape='ovo'``'s values). Only
+standard ONNX operators are used (opset 13).
 
 >>> import numpy as np, onnxruntime as ort
 >>> from usvm import KernelSVMClassifier
@@ -36,6 +38,7 @@ converts pipelines that end in a usvm classifier (for example a ``StandardScaler
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any, Callable
 
@@ -56,16 +59,59 @@ def _array(value: Any) -> np.ndarray:
 
 
 def _rows(features: dict) -> np.ndarray:
-    """The dense rows of stored ``Features`` (``{"dense": [...]}`` or ``{"sparse": CSR}``)."""
+    """The dense rows of stored ``Features``: ``{"dense": [...]}``, a CSR matrix under ``"sparse"`` or
+    ``"dense_nonzeros"``, or ``{"packed": ...}`` (base64 of per-row index gaps as LEB128 varints and of the
+    little-endian float64 values)."""
     if "dense" in features:
         return np.atleast_2d(_array(features["dense"]))
-    csr = features["sparse"]
+    if "packed" in features:
+        p = features["packed"]
+        values = np.frombuffer(base64.b64decode(p["values"]), dtype="<f8")
+        code, pos, indices = base64.b64decode(p["indices"]), 0, []
+        indptr = np.asarray(p["indptr"])
+        for i in range(len(indptr) - 1):
+            j = 0
+            for k in range(indptr[i + 1] - indptr[i]):
+                step, shift = 0, 0
+                while True:
+                    b = code[pos]
+                    pos += 1
+                    step |= (b & 0x7F) << shift
+                    shift += 7
+                    if b < 0x80:
+                        break
+                j = step if k == 0 else j + step
+                indices.append(j)
+        csr = {"n_cols": p["n_cols"], "indptr": indptr, "indices": indices, "values": values}
+    else:
+        csr = features["sparse"] if "sparse" in features else features["dense_nonzeros"]
     indptr = np.asarray(csr["indptr"])
     out = np.zeros((len(indptr) - 1, csr["n_cols"]))
     for i in range(len(indptr) - 1):
         lo, hi = indptr[i], indptr[i + 1]
         out[i, np.asarray(csr["indices"][lo:hi], dtype=np.intp)] = csr["values"][lo:hi]
     return out
+
+
+def _pairs(k: int) -> list[tuple[int, int]]:
+    return [(a, b) for a in range(k) for b in range(a + 1, k)]
+
+
+def _coef(model: dict) -> np.ndarray:
+    """The coefficients, one row per output: a one-vs-one kernel model's rows per pair of classes from
+    LIBSVM's ``sv_coef`` layout (a vector of class c holds its coefficient with class o in row o, or o - 1
+    when o > c)."""
+    coef = np.atleast_2d(_array(model["coef"]))
+    if model.get("multiclass") != "ovo":
+        return coef
+    k = len(model["classes"])
+    sv_class = np.repeat(np.arange(k), model["n_support"])
+    pairwise = np.zeros((k * (k - 1) // 2, coef.shape[1]))
+    for p, (a, b) in enumerate(_pairs(k)):
+        for c, o in ((a, b), (b, a)):
+            mine = sv_class == c
+            pairwise[p, mine] = coef[o if o < c else o - 1, mine]
+    return pairwise
 
 
 class _Graph:
@@ -155,18 +201,52 @@ def _basis_expansion(g: _Graph, x: str, expansion: dict) -> str:
     return blocks[0] if len(blocks) == 1 else g.op("Concat", *blocks, axis=1)
 
 
-def _write(g: _Graph, x: str, model: dict, classes: np.ndarray, label: str, scores: str) -> None:
-    """Nodes from input ``x`` to outputs ``label`` and ``scores`` for one model file."""
-    coef = np.atleast_2d(_array(model["coef"]))
+def _write(g: _Graph, x: str, model: dict, classes: np.ndarray, label: str, scores: str, ovr_shape: bool) -> None:
+    """Nodes from input ``x`` to outputs ``label`` and ``scores`` for one model file; a one-vs-one model's
+    scores one per class (scikit-learn's transform) when ``ovr_shape``, else one per pair."""
+    coef = _coef(model)
     intercept = np.atleast_1d(_array(model["intercept"]))
     phi = _features(g, x, model)
-    g.op("Add", g.op("MatMul", phi, g.const("coef_t", coef.T)), g.const("intercept", intercept), out=scores)
+    one_vs_one = model.get("multiclass") == "ovo" and len(classes) > 2
+    f = g.op("MatMul", phi, g.const("coef_t", coef.T))
+    f = g.op("Add", f, g.const("intercept", intercept), out=None if one_vs_one and ovr_shape else scores)
     if coef.shape[0] == 1:
-        positive = g.op("Greater", scores, g.const("zero", 0.0))
+        positive = g.op("Greater", f, g.const("zero", 0.0))
         index = g.op("Reshape", g.op("Cast", positive, to=_INT64), g.const("flat", [-1], np.int64))
+    elif one_vs_one:
+        k = len(classes)
+        first, second = np.zeros((len(coef), k)), np.zeros((len(coef), k))
+        for p, (a, b) in enumerate(_pairs(k)):
+            first[p, a], second[p, b] = 1.0, 1.0
+        first_c, second_c, one = g.const("first", first), g.const("second", second), g.const("one", 1.0)
+
+        def votes(first_wins: str) -> str:
+            won = g.op("Cast", first_wins, to=_elem_type(g.dtype))
+            return g.op("Add", g.op("MatMul", won, first_c), g.op("MatMul", g.op("Sub", one, won), second_c))
+
+        # LIBSVM's votes (f > 0 for the pair's first class); ArgMax takes the first maximum, LIBSVM's tie rule.
+        index = g.op("ArgMax", votes(g.op("Greater", f, g.const("zero", 0.0))), axis=1, keepdims=0)
+        if ovr_shape:
+            # scikit-learn's votes (f < 0 for the second class) plus s / (3(|s| + 1)), s the summed confidences.
+            sk_votes = votes(g.op("Not", g.op("Less", f, g.const("zero", 0.0))))
+            s = g.op("MatMul", f, g.const("signs", first - second))
+            three = g.const("three", 3.0)
+            bounded = g.op("Div", s, g.op("Mul", three, g.op("Add", g.op("Abs", s), one)))
+            g.op("Add", sk_votes, bounded, out=scores)
     else:
-        index = g.op("ArgMax", scores, axis=1, keepdims=0)
+        index = g.op("ArgMax", f, axis=1, keepdims=0)
     g.op("Gather", g.const("classes", classes, classes.dtype), index, out=label, axis=0)
+
+
+def _scores_per_class(estimator: Any) -> bool:
+    """Whether a one-vs-one model's scores are exported one per class (``decision_function_shape``)."""
+    return getattr(estimator, "decision_function_shape", "ovr") == "ovr"
+
+
+def _n_scores(estimator: Any, model: dict) -> int:
+    if model.get("multiclass") == "ovo" and len(model["classes"]) > 2 and _scores_per_class(estimator):
+        return len(model["classes"])
+    return _coef(model).shape[0]
 
 
 def _model_and_classes(estimator: Any) -> tuple[dict, np.ndarray]:
@@ -224,8 +304,8 @@ def to_onnx(estimator: Any, dtype: Any = np.float64, name: str | None = None) ->
 
     g = _Graph(node, constant, fresh, dtype.type)
     d = int(model["n_features"])
-    _write(g, "X", model, classes, "label", "scores")
-    n_out = np.atleast_2d(_array(model["coef"])).shape[0]
+    _write(g, "X", model, classes, "label", "scores", _scores_per_class(estimator))
+    n_out = _n_scores(estimator, model)
     graph = helper.make_graph(
         nodes,
         name or f"usvm_{model['method']}",
@@ -276,7 +356,7 @@ def register() -> None:
     def shapes(operator: Any) -> None:
         estimator = operator.raw_operator
         n = operator.inputs[0].get_first_dimension()
-        outputs = np.atleast_2d(_array(json.loads(estimator.model_.to_json())["coef"])).shape[0]
+        outputs = _n_scores(estimator, json.loads(estimator.model_.to_json()))
         operator.outputs[0].type = label_type(estimator).__class__([n])
         operator.outputs[1].type = operator.inputs[0].type.__class__([n, outputs])
 
@@ -302,6 +382,7 @@ def register() -> None:
             classes,
             operator.outputs[0].full_name,
             operator.outputs[1].full_name,
+            _scores_per_class(operator.raw_operator),
         )
 
     for cls in _subclasses(RegistryClassifier):

@@ -114,7 +114,7 @@ impl ModelFile {
                 Features::dense(Array2::from_shape_fn((r.len(), self.n_features), |(i, j)| r[i][j]))
             }
             SupportVectors::Sparse(m) if m.n_cols == self.n_features => Features::Sparse(m.clone()),
-            SupportVectors::DenseNonzeros(_) => {
+            SupportVectors::DenseNonzeros(_) | SupportVectors::Packed(_) => {
                 return Err(Error::Format("basis vectors are stored \"dense\" or \"sparse\"".into()));
             }
             SupportVectors::Sparse(m) => {

@@ -24,7 +24,10 @@
 //! row `o` if `o < c`, else `o - 1`) and `intercept` one value per pair `(a, b)`, `a < b`, in the order
 //! `(0,1), (0,2), …, (1,2), …`; a pair's output `f > 0` votes for `a`.
 //!
-//! Files of more than 256 KiB (compact) are written without indentation.
+//! Kernel models with more than 16,384 stored support-vector values store them packed for size:
+//! `{"packed": {"n_cols", "dense", "indptr", "indices", "values"}}` (see [`PackedRows`]: exact, about 10.7
+//! characters per value instead of up to 24). Files of more than 256 KiB (compact) are written without
+//! indentation.
 //!
 //! Models on an explicit feature map (random Fourier features) carry `"feature_map": {"type": "fourier",
 //! "gamma", "omega": ..., "offset": [...]}`; their `coef` holds one weight per feature-space dimension.
@@ -32,7 +35,7 @@
 use ndarray::{Array2, ArrayView1, ArrayView2};
 use serde::{Deserialize, Serialize};
 
-use super::{Coefficients, KernelModel, LinearModel, MappedModel, Model, Multiclass, class_pairs};
+use super::{Coefficients, KernelModel, LinearModel, MappedModel, Model, Multiclass, PackedRows, class_pairs};
 use crate::data::{CsrMatrix, Features};
 use crate::error::{Error, Result};
 use crate::kernel::Kernel;
@@ -49,6 +52,8 @@ pub const VERSION_ONE_VS_ONE: u32 = 4;
 pub const READABLE_VERSIONS: [u32; 4] = [1, 2, 3, 4];
 /// Files up to this size (compact) are written indented.
 const INDENTED_UP_TO: usize = 256 << 10;
+/// Support vectors with more stored values than this are packed.
+const PACK_ABOVE: usize = 1 << 14;
 
 /// Platt scaling `P(y = 1 | f) = 1/(1 + exp(a f + b))`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -128,6 +133,8 @@ pub enum SupportVectors {
     /// Dense rows stored as a CSR matrix of their nonzero entries.
     #[serde(rename = "dense_nonzeros")]
     DenseNonzeros(CsrMatrix<'static>),
+    /// Rows packed for size.
+    Packed(PackedRows),
 }
 
 /// The on-disk form of a model.
@@ -227,7 +234,12 @@ impl ModelFile {
         } else {
             coef_to_file(model.coef.view(), &model.intercept)
         };
+        let stored = match &model.support {
+            Features::Dense(a) => a.nrows() * a.ncols(),
+            Features::Sparse(m) => m.values.len(),
+        };
         let support = match &model.support {
+            _ if stored > PACK_ABOVE => SupportVectors::Packed(PackedRows::pack(&model.support)),
             Features::Dense(a) => {
                 let nonzeros = (0..a.nrows()).map(|i| a.row(i).iter().filter(|&&v| v != 0.0).count()).sum::<usize>();
                 if 2 * nonzeros <= a.nrows() * a.ncols() {
@@ -423,6 +435,15 @@ impl ModelFile {
                     }
                     _ => sparse,
                 }
+            }
+            Some(SupportVectors::Packed(p)) => {
+                if p.n_cols != self.n_features {
+                    return Err(Error::Format(format!(
+                        "support vectors have {} columns, n_features is {}",
+                        p.n_cols, self.n_features
+                    )));
+                }
+                p.unpack()?
             }
             None => return Err(Error::Format("a kernel model needs \"support_vectors\"".into())),
         };

@@ -8,6 +8,7 @@ mod file;
 mod kernel;
 mod linear;
 mod mapped;
+mod packed;
 
 use std::borrow::Cow;
 
@@ -21,6 +22,7 @@ pub use file::{Coef, Intercept, ModelFile, Platt, SupportVectors};
 pub use kernel::{KernelModel, Multiclass, class_pairs, vote};
 pub use linear::LinearModel;
 pub use mapped::MappedModel;
+pub use packed::PackedRows;
 
 use crate::data::Features;
 use crate::error::Result;
