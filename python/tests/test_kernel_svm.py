@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -171,6 +172,31 @@ def test_one_vs_one_is_svc(precision):
         assert np.array_equal(clf.predict(x[700:]), svc.predict(x[700:]))
     with pytest.raises(ValueError, match="needs multiclass='ovo'"):
         KernelSVMClassifier(multiclass="ovr", decision_function_shape="ovo").fit(x[:100], y[:100])
+
+
+def test_probabilities_by_pairwise_coupling_like_svc():
+    """probability=True: Platt sigmoids per pair on cross-validated values, coupled (Wu, Lin & Weng): rows sum
+    to one, and they are close to SVC's (its LIBSVM does the same with other folds)."""
+    x, y = ten_digits(900)
+    x = x / 16.0
+    kw = dict(C=10.0, gamma=0.02, probability=True, random_state=0)
+    clf = KernelSVMClassifier(**kw).fit(x[:600], y[:600])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # scikit-learn 1.9 deprecates SVC(probability=True)
+        svc = SVC(**kw).fit(x[:600], y[:600])
+    p, p_svc = clf.predict_proba(x[600:]), svc.predict_proba(x[600:])
+    assert p.shape == (300, 10) and np.allclose(p.sum(axis=1), 1.0) and (p >= 0).all()
+    assert clf.probA_.shape == (45,)
+    assert np.abs(p - p_svc).mean() < 0.01, np.abs(p - p_svc).mean()
+    assert (p.argmax(axis=1) == p_svc.argmax(axis=1)).mean() > 0.97
+    assert np.allclose(np.exp(clf.predict_log_proba(x[600:610])), p[:10])
+    # Two classes: the positive class's sigmoid; one-vs-rest: normalised sigmoids.
+    two = KernelSVMClassifier(**kw).fit(x[:600], (y[:600] > 4).astype(int))
+    assert two.predict_proba(x[600:]).shape == (300, 2)
+    ovr = KernelSVMClassifier(multiclass="ovr", **kw).fit(x[:600], y[:600])
+    assert np.allclose(ovr.predict_proba(x[600:]).sum(axis=1), 1.0)
+    with pytest.raises(AttributeError, match="predict_proba"):
+        KernelSVMClassifier().fit(x[:100], y[:100]).predict_proba(x[:5])
 
 
 def test_single_precision_moves_the_dual_within_the_tolerance():

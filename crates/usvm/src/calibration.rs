@@ -26,7 +26,7 @@
 //! ```
 
 use crate::error::{Error, Result};
-use crate::model::Platt;
+use crate::model::{Platt, class_pairs};
 
 const MAX_ITER: usize = 100;
 const MIN_STEP: f64 = 1e-10;
@@ -81,6 +81,51 @@ pub fn fit_platt(scores: &[f64], positive: &[bool]) -> Result<PlattFit> {
         }
     }
     Ok(done(a, b, MAX_ITER, false))
+}
+
+/// Pairwise probabilities below this or above one minus this are clipped (LIBSVM's `min_prob`).
+pub const MIN_PAIR_PROBABILITY: f64 = 1e-7;
+
+/// Class probabilities from pairwise ones (Wu, Lin & Weng 2004, "Probability estimates for multi-class
+/// classification by pairwise coupling", method 2, as LIBSVM's `multiclass_probability`):
+///
+/// ```text
+///     min_p  ½ Σ_i Σ_{j≠i} (r_ji p_i − r_ij p_j)²   s.t.  Σ_i p_i = 1
+/// ```
+///
+/// with `r_ab` the probability of class `a` in its pair with `b` (`r_ba = 1 − r_ab`), given for the pairs
+/// `(a, b)`, `a < b`, in [`class_pairs`] order and clipped to `[1e-7, 1 − 1e-7]`. The objective is
+/// `pᵀQp` with `Q_tt = Σ_{j≠t} r_jt²`, `Q_tj = −r_jt r_tj`; the minimiser solves the bordered system
+/// `[Q 1; 1ᵀ 0] (p, b) = (0, 1)` (nonsingular even when the `r` are consistent and `Q` singular), solved
+/// here directly (LIBSVM iterates to a tolerance of `0.005/k`), and is non-negative (the paper's
+/// Theorem 2).
+pub fn pairwise_coupling(k: usize, pairs: &[f64]) -> Result<Vec<f64>> {
+    let expected = k * k.saturating_sub(1) / 2;
+    if k < 2 || pairs.len() != expected {
+        return Err(Error::DimensionMismatch { what: "pairwise probabilities", expected, found: pairs.len() });
+    }
+    if let Some((index, &value)) = pairs.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+        return Err(Error::NonFinite { what: "pairwise probabilities", index, value });
+    }
+    let mut r = vec![0.0; k * k];
+    for (&(a, b), &v) in class_pairs(k).iter().zip(pairs) {
+        let v = v.clamp(MIN_PAIR_PROBABILITY, 1.0 - MIN_PAIR_PROBABILITY);
+        r[a * k + b] = v;
+        r[b * k + a] = 1.0 - v;
+    }
+    let q = |t: usize, j: usize| {
+        if t == j { (0..k).filter(|&i| i != t).map(|i| r[i * k + t] * r[i * k + t]).sum() } else { -r[j * k + t] * r[t * k + j] }
+    };
+    let bordered = |i: usize, j: usize| match (i < k, j < k) {
+        (true, true) => q(i, j),
+        (false, false) => 0.0,
+        _ => 1.0,
+    };
+    let x = crate::linalg::Lu::full(k + 1, bordered).solve(|i| if i < k { 0.0 } else { 1.0 });
+    // Round-off can leave tiny negative values where the true probability is ~0.
+    let p: Vec<f64> = x[..k].iter().map(|&v| v.max(0.0)).collect();
+    let total: f64 = p.iter().sum();
+    Ok(p.iter().map(|v| v / total).collect())
 }
 
 fn done(a: f64, b: f64, n_iter: usize, converged: bool) -> PlattFit {
@@ -226,5 +271,43 @@ mod tests {
         assert!(matches!(fit_platt(&[], &[]), Err(Error::Empty(_))));
         assert!(matches!(fit_platt(&[1.0, 2.0], &[true]), Err(Error::DimensionMismatch { found: 1, .. })));
         assert!(matches!(fit_platt(&[1.0, f64::NAN], &[true, false]), Err(Error::NonFinite { index: 1, .. })));
+    }
+
+    /// Consistent pairwise probabilities `r_ab = p_a / (p_a + p_b)` give back `p` (to round-off); random
+    /// ones give a point where the bordered system's conditions hold and no feasible direction descends.
+    #[test]
+    fn pairwise_coupling_recovers_consistent_probabilities_and_minimises() {
+        use crate::model::class_pairs;
+        let p = [0.5, 0.05, 0.3, 0.15];
+        let pairs: Vec<f64> = class_pairs(4).into_iter().map(|(a, b)| p[a] / (p[a] + p[b])).collect();
+        let got = pairwise_coupling(4, &pairs).unwrap();
+        assert!(got.iter().zip(&p).all(|(g, w)| (g - w).abs() < 1e-14), "{got:?}");
+        let pairs = [0.9, 0.2, 0.6, 0.35, 0.75, 0.4];
+        let got = pairwise_coupling(4, &pairs).unwrap();
+        assert!((got.iter().sum::<f64>() - 1.0).abs() < 1e-15 && got.iter().all(|&v| v >= 0.0));
+        let objective = |p: &[f64]| {
+            let mut r = [[0.0; 4]; 4];
+            for ((a, b), &v) in class_pairs(4).into_iter().zip(&pairs) {
+                (r[a][b], r[b][a]) = (v, 1.0 - v);
+            }
+            let mut total = 0.0;
+            for i in 0..4 {
+                for j in (0..4).filter(|&j| j != i) {
+                    total += (r[j][i] * p[i] - r[i][j] * p[j]).powi(2);
+                }
+            }
+            total / 2.0
+        };
+        let best = objective(&got);
+        for (i, j) in [(0, 1), (2, 3), (1, 3), (0, 2)] {
+            for h in [1e-4, -1e-4] {
+                let mut q = got.clone();
+                q[i] += h;
+                q[j] -= h;
+                assert!(objective(&q) >= best, "moving mass between {i} and {j} by {h} descends");
+            }
+        }
+        assert!(pairwise_coupling(3, &[0.5, 0.5]).is_err());
+        assert!(pairwise_coupling(3, &[0.5, f64::NAN, 0.5]).is_err());
     }
 }
