@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Result, anyhow, bail};
 use clap::Args;
-use usvm::calibration::predict_proba;
+use usvm::calibration::predict_proba_per_output;
 use usvm::metrics::{Confusion, Metrics, mean_average_precision};
 use usvm::model::Platt;
 use usvm::{Model, ModelFile};
@@ -20,9 +20,10 @@ pub struct PredictArgs {
     pub model: PathBuf,
     #[command(flatten)]
     pub input: InputArgs,
-    /// Write the scores to FILE (required; written atomically): a header line, then per example `prediction` and `score` (binary) or
-    /// `score_<class>` per class (one-vs-rest), then `probability` with --probability, then
-    /// `p_positive_uncertain` = Φ(f/√(wᵀΣw)) when the input has covariances (binary only)
+    /// Write the scores to FILE (required; written atomically): a header line, then per example `prediction` and `score` (binary),
+    /// `score_<class>` per class (one-vs-rest) or `score_<a>_vs_<b>` per pair (one-vs-one, > 0 for a), then `probability`
+    /// (binary) or `probability_<class>` per class with --probability, then `p_positive_uncertain` = Φ(f/√(wᵀΣw)) when
+    /// the input has covariances (binary only)
     #[arg(long, value_name = "FILE")]
     pub output: PathBuf,
     /// Also write metrics (JSON) to FILE: {"n","accuracy","precision","recall","f1","average_precision"};
@@ -31,20 +32,27 @@ pub struct PredictArgs {
     /// labels or predictions (default: none; needs labels)
     #[arg(long, value_name = "FILE")]
     pub metrics: Option<PathBuf>,
-    /// Add a `probability` column from the model's Platt scaling (train with --probability; default: off)
+    /// Add probabilities from the model's Platt scaling (train with --probability): a `probability` column
+    /// (binary), or one per class (one-vs-one: the pairs' coupled, Wu, Lin & Weng; one-vs-rest: normalised)
+    /// (default: off)
     #[arg(long)]
     pub probability: bool,
 }
 
-/// Reads a model file: JSON if it starts with '{', otherwise an svm-gsu linear model file.
-pub fn read_model(path: &Path) -> Result<(Model, Option<Platt>)> {
+/// Reads a model file: JSON if it starts with '{', otherwise an svm-gsu linear model file; with the Platt
+/// sigmoids of its outputs when it has them.
+pub fn read_model(path: &Path) -> Result<(Model, Option<Vec<Platt>>)> {
     crate::commit::settle(path)?;
     let text = std::fs::read_to_string(path).map_err(|e| io_error(path, e))?;
     let source = path.display().to_string();
     if text.trim_start_matches('\u{feff}').trim_start().starts_with('{') {
         let file = ModelFile::from_json(&text).map_err(|e| anyhow!("{source}: {e}"))?;
         let model = file.to_model().map_err(|e| anyhow!("{source}: {e}"))?;
-        Ok((model, file.platt))
+        let platt = file.platt.map(|p| vec![p]).or(file.platt_per_output);
+        if let Some(p) = platt.as_ref().filter(|p| p.len() != model.n_outputs()) {
+            bail!("{source}: {} Platt sigmoids for {} outputs", p.len(), model.n_outputs());
+        }
+        Ok((model, platt))
     } else {
         Ok((Model::Linear(usvm::io::read_svmgsu_model(&text, &source)?), None))
     }
@@ -134,8 +142,14 @@ pub fn run(args: &PredictArgs) -> Result<()> {
         }
         _ => model.classes().iter().for_each(|c| write!(out, " score_{c}").expect("write to a String")),
     }
-    if args.probability {
+    let probabilities = match platt.as_ref().filter(|_| args.probability) {
+        Some(p) => Some(predict_proba_per_output(&model, p, decision.view())?),
+        None => None,
+    };
+    if args.probability && binary {
         out.push_str(" probability");
+    } else if args.probability {
+        model.classes().iter().for_each(|c| write!(out, " probability_{c}").expect("write to a String"));
     }
     if uncertain {
         out.push_str(" p_positive_uncertain");
@@ -145,8 +159,10 @@ pub fn run(args: &PredictArgs) -> Result<()> {
     for (i, row) in decision.rows().into_iter().enumerate() {
         write!(out, "{}", predicted[i]).expect("write to a String");
         row.iter().for_each(|&f| write!(out, " {}", Short(f)).expect("write to a String"));
-        if let Some(p) = platt.as_ref().filter(|_| args.probability) {
-            write!(out, " {}", predict_proba(p, row[0])).expect("write to a String");
+        if let Some(p) = &probabilities {
+            let p = p.row(i);
+            let shown = if binary { &p.as_slice().expect("a row")[1..] } else { p.as_slice().expect("a row") };
+            shown.iter().for_each(|v| write!(out, " {v}").expect("write to a String"));
         }
         if let Some((m, w)) = &hyperplane {
             let variance = cov.quad_form(i, w);
@@ -170,7 +186,12 @@ pub fn run(args: &PredictArgs) -> Result<()> {
             let y: Vec<bool> = data.labels.iter().map(|&l| l == model.classes()[1]).collect();
             Metrics::from_scores(&y, &decision.column(0).to_vec())
         } else {
-            one_vs_rest_metrics(model.classes(), &data.labels, &predicted, decision.view())
+            let per_class = match &model {
+                // One score per class from the pairs' values (votes plus bounded confidence, scikit-learn's).
+                Model::Kernel(m) if m.is_one_vs_one() => usvm::model::ovr_scores(m.classes.len(), &decision),
+                _ => decision.clone(),
+            };
+            one_vs_rest_metrics(model.classes(), &data.labels, &predicted, per_class.view())
         }
     });
     let metrics_text = metrics.map(|m| serde_json::to_string_pretty(&m)).transpose()?;

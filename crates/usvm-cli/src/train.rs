@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use clap::Args;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
-use usvm::calibration::fit_platt;
-use usvm::model_selection::cross_val_decision_with;
+use usvm::calibration::fit_platt_per_output;
+use usvm::model_selection::cross_val_decisions_with;
 use usvm::report::Route;
 use usvm::{Dataset, Fit, FitOptions, FitReport, MethodParams, Model, ModelFile, Termination};
 
@@ -125,7 +125,8 @@ pub struct TrainArgs {
     /// Also write a training report (JSON) to FILE (default: none)
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Fit Platt scaling on 5-fold cross-validated decision values (binary only; default: off)
+    /// Fit Platt scaling on 5-fold cross-validated decision values, one sigmoid per output (LIBSVM's -b 1;
+    /// default: off)
     #[arg(long)]
     pub probability: bool,
     /// Write the model even when a solver stops without meeting its stopping rule (the iteration or round
@@ -219,9 +220,6 @@ fn train(args: &TrainArgs, mut params: MethodParams, options: FitOptions<'_>, ba
     let input = load(&args.method, &args.input, &mut params)?;
     let data: &Dataset = &input.dataset;
     params.validate(data.n_samples()).map_err(|e| args.method.explain(e))?;
-    if args.probability && data.classes().len() != 2 {
-        bail!("--probability needs two classes, found {} in {}", data.classes().len(), input.label_source);
-    }
     let observer = BarObserver { bar: bar.clone(), method: params.name() };
     let (quiet, options) = (options, FitOptions { observer: Some(&observer), ..options });
     let start = Instant::now();
@@ -233,11 +231,9 @@ fn train(args: &TrainArgs, mut params: MethodParams, options: FitOptions<'_>, ba
         bar.set_message("fitting Platt scaling on 5-fold cross-validated decision values");
         let folds = FoldFits::new(&params, &quiet, !args.accept_unconverged);
         let values =
-            cross_val_decision_with(data, 5, options.seed, |d, rows| folds.fit(d, rows)).context("--probability")?;
+            cross_val_decisions_with(data, 5, options.seed, |d, rows| folds.fit(d, rows)).context("--probability")?;
         folds.warn("Platt cross-validation fits");
-        let classes = data.classes();
-        let positive: Vec<bool> = data.labels.iter().map(|&y| y == classes[1]).collect();
-        let platt = fit_platt(&values, &positive).context("--probability")?.platt;
+        let platt = fit_platt_per_output(&fitted.model, values.view(), &data.labels).context("--probability")?;
         Ok((fitted, Some(platt), train_seconds))
     });
     let (Fit { model, reports, .. }, platt, train_seconds) = fitted?;
@@ -257,7 +253,10 @@ fn train(args: &TrainArgs, mut params: MethodParams, options: FitOptions<'_>, ba
 
     let mut file = ModelFile::from_model(&model, params.name(), params.to_json());
     file.seed = Some(options.seed);
-    file.platt = platt;
+    match platt {
+        Some(mut p) if p.len() == 1 => file.platt = p.pop(),
+        p => file.platt_per_output = p,
+    }
     let report =
         args.report.as_ref().map(|_| make_report(params.name(), model.classes(), &reports, train_seconds, data));
     let report_text = report.map(|r| serde_json::to_string_pretty(&r)).transpose()?;

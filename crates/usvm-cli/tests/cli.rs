@@ -327,18 +327,17 @@ fn one_vs_rest_train_predict() {
     assert_eq!(keys(&me), METRICS_KEYS);
     golden(&scores, "ovr.scores.txt", &[]);
     golden(&metrics, "ovr.metrics.json", &[]);
-    // Platt needs two classes.
-    let out = usvm(&[
-        "train",
-        "--method",
-        "gsu",
-        "--data",
-        &data("multi.svm"),
-        "--probability",
-        "--model",
-        &p(&dir.join("x.json")),
-    ]);
-    assert!(!out.status.success() && !dir.join("x.json").exists());
+    // Platt on more classes: one sigmoid per class, normalised probabilities.
+    let (x_model, x_scores) = (dir.join("x.json"), dir.join("x.txt"));
+    ok(&usvm(&["train", "--method", "gsu", "--data", &data("multi.svm"), "--probability", "--model", &p(&x_model)]));
+    assert_eq!(read_json(&x_model)["platt_per_output"].as_array().unwrap().len(), 3);
+    let predict = ["predict", "--model", &p(&x_model), "--data", &data("multi.svm"), "--probability", "--output"];
+    ok(&usvm(&[&predict[..], &[&p(&x_scores)]].concat()));
+    let text = std::fs::read_to_string(&x_scores).unwrap();
+    for line in text.lines().skip(1) {
+        let t: Vec<f64> = line.split_whitespace().map(|x| x.parse().unwrap()).collect();
+        assert!((t[4..].iter().sum::<f64>() - 1.0).abs() < 1e-12, "{line}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

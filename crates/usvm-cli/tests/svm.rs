@@ -57,6 +57,41 @@ fn train_predict_round_trip_one_vs_rest_and_binary() {
     assert_eq!(rows.len(), 24);
     assert!(rows.iter().all(|(_, s)| s.len() == 3));
     assert!(read_json(&metrics)["accuracy"].as_f64().unwrap() > 0.9);
+    // One-vs-one by default: one score per pair, the most votes win (ties to the first class).
+    assert_eq!((m["multiclass"].as_str(), m["version"].as_u64()), (Some("ovo"), Some(4)));
+    let header = std::fs::read_to_string(&out).unwrap().lines().next().unwrap().to_string();
+    assert_eq!(header, "prediction score_1_vs_2 score_1_vs_3 score_2_vs_3");
+    for (label, s) in &rows {
+        let mut votes = [0; 3];
+        for (&v, (a, b)) in s.iter().zip([(0, 1), (0, 2), (1, 2)]) {
+            votes[if v > 0.0 { a } else { b }] += 1;
+        }
+        let best = (0..3).fold(0, |b, c| if votes[c] > votes[b] { c } else { b });
+        assert_eq!(*label, [1, 2, 3][best]);
+    }
+    // One-vs-rest on request; probabilities (Platt per machine, coupled for pairs) sum to one per example.
+    for scheme in ["ovr", "ovo"] {
+        ok(&train(&data("multi.svm"), &["--gamma", "0.5", "--C", "10", "--multiclass", scheme, "--probability"]));
+        let m = read_json(&model);
+        assert_eq!(m["platt_per_output"].as_array().unwrap().len(), 3, "{scheme}");
+        assert_eq!(m["multiclass"].as_str(), (scheme == "ovo").then_some("ovo"));
+        ok(&usvm(&[
+            "predict",
+            "--model",
+            &p(&model),
+            "--data",
+            &data("multi.svm"),
+            "--output",
+            &p(&out),
+            "--probability",
+        ]));
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.lines().next().unwrap().ends_with("probability_1 probability_2 probability_3"), "{text}");
+        for (_, s) in labelled_scores(&out) {
+            let total: f64 = s[3..].iter().sum();
+            assert!((total - 1.0).abs() < 1e-12 && s[3..].iter().all(|&p| (0.0..=1.0).contains(&p)), "{s:?}");
+        }
+    }
 
     // Binary with weights and the default γ = 1/n_features; the polynomial kernel.
     let weights = dir.join("w.txt");
@@ -99,7 +134,7 @@ fn precomputed_kernel_gives_the_same_scores_as_the_kernel() {
     let pre_file = dir.join("k.txt");
     std::fs::write(&pre_file, pre).unwrap();
     let (m1, m2, s1, s2) = (dir.join("m1.json"), dir.join("m2.json"), dir.join("s1.txt"), dir.join("s2.txt"));
-    let common = ["--method", "svm", "--C", "3", "--tol", "1e-10"];
+    let common = ["--method", "svm", "--C", "3", "--tol", "1e-10", "--precision", "double"];
     ok(&usvm(
         &[&["train"], &common[..], &["--data", &data("test.svm"), "--gamma", "0.7", "--model", &p(&m1)]].concat(),
     ));

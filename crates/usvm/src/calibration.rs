@@ -25,8 +25,10 @@
 //! assert!(predict_proba(&fit.platt, 2.0) > predict_proba(&fit.platt, -2.0));
 //! ```
 
+use ndarray::{Array2, ArrayView2};
+
 use crate::error::{Error, Result};
-use crate::model::{Platt, class_pairs};
+use crate::model::{Model, Platt, class_pairs};
 
 const MAX_ITER: usize = 100;
 const MIN_STEP: f64 = 1e-10;
@@ -83,6 +85,61 @@ pub fn fit_platt(scores: &[f64], positive: &[bool]) -> Result<PlattFit> {
     Ok(done(a, b, MAX_ITER, false))
 }
 
+/// Whether `model`'s outputs are one per pair of classes.
+fn pairwise(model: &Model) -> bool {
+    matches!(model, Model::Kernel(m) if m.is_one_vs_one())
+}
+
+/// One Platt sigmoid per output of `model`, fitted to out-of-fold decision values `f` (`n × outputs`) of
+/// examples labelled `labels`, as LIBSVM's `-b 1`: two classes, `classes[1]` positive; one-vs-one, each
+/// pair's examples with its first class positive; one-vs-rest, each class against the others.
+pub fn fit_platt_per_output(model: &Model, f: ArrayView2<'_, f64>, labels: &[i64]) -> Result<Vec<Platt>> {
+    let classes = model.classes();
+    let fit = |rows: Vec<usize>, col: usize, positive: i64| -> Result<Platt> {
+        let scores: Vec<f64> = rows.iter().map(|&i| f[[i, col]]).collect();
+        let truth: Vec<bool> = rows.iter().map(|&i| labels[i] == positive).collect();
+        Ok(fit_platt(&scores, &truth)?.platt)
+    };
+    let all = || (0..labels.len()).collect::<Vec<_>>();
+    if classes.len() == 2 {
+        return Ok(vec![fit(all(), 0, classes[1])?]);
+    }
+    if pairwise(model) {
+        return class_pairs(classes.len())
+            .into_iter()
+            .enumerate()
+            .map(|(p, (a, b))| {
+                let rows = (0..labels.len()).filter(|&i| labels[i] == classes[a] || labels[i] == classes[b]).collect();
+                fit(rows, p, classes[a])
+            })
+            .collect();
+    }
+    (0..classes.len()).map(|k| fit(all(), k, classes[k])).collect()
+}
+
+/// Class probabilities (`n × classes`) from decision values `f` of `model` and its per-output sigmoids:
+/// two classes, `(1 − p, p)`; one-vs-one, the pairs' probabilities coupled ([`pairwise_coupling`]);
+/// one-vs-rest, the sigmoids normalised to sum to one.
+pub fn predict_proba_per_output(model: &Model, platt: &[Platt], f: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
+    let k = model.classes().len();
+    if platt.len() != f.ncols() {
+        return Err(Error::DimensionMismatch { what: "Platt sigmoids", expected: f.ncols(), found: platt.len() });
+    }
+    let mut out = Array2::zeros((f.nrows(), k));
+    for (row, mut p) in f.rows().into_iter().zip(out.rows_mut()) {
+        let s: Vec<f64> = row.iter().zip(platt).map(|(&v, sig)| predict_proba(sig, v)).collect();
+        if k == 2 {
+            (p[0], p[1]) = (1.0 - s[0], s[0]);
+        } else if pairwise(model) {
+            p.assign(&ndarray::ArrayView1::from(&pairwise_coupling(k, &s)?));
+        } else {
+            let total: f64 = s.iter().sum();
+            p.iter_mut().zip(&s).for_each(|(p, v)| *p = if total > 0.0 { v / total } else { 1.0 / k as f64 });
+        }
+    }
+    Ok(out)
+}
+
 /// Pairwise probabilities below this or above one minus this are clipped (LIBSVM's `min_prob`).
 pub const MIN_PAIR_PROBABILITY: f64 = 1e-7;
 
@@ -114,7 +171,11 @@ pub fn pairwise_coupling(k: usize, pairs: &[f64]) -> Result<Vec<f64>> {
         r[b * k + a] = 1.0 - v;
     }
     let q = |t: usize, j: usize| {
-        if t == j { (0..k).filter(|&i| i != t).map(|i| r[i * k + t] * r[i * k + t]).sum() } else { -r[j * k + t] * r[t * k + j] }
+        if t == j {
+            (0..k).filter(|&i| i != t).map(|i| r[i * k + t] * r[i * k + t]).sum()
+        } else {
+            -r[j * k + t] * r[t * k + j]
+        }
     };
     let bordered = |i: usize, j: usize| match (i < k, j < k) {
         (true, true) => q(i, j),

@@ -189,10 +189,26 @@ where
     F: Fn(&Dataset, &[usize]) -> std::result::Result<Model, E> + Sync,
     E: From<Error> + Send,
 {
-    let mut values = vec![0.0; data.n_samples()];
-    for fold in cross_validate_with(data, k, seed, fit)? {
+    Ok(cross_val_decisions_with(data, k, seed, fit)?.column(0).to_vec())
+}
+
+/// Out-of-fold decision values of every output (`n × outputs`, in example order), for any method.
+pub fn cross_val_decisions_with<F, E>(
+    data: &Dataset,
+    k: usize,
+    seed: u64,
+    fit: F,
+) -> std::result::Result<ndarray::Array2<f64>, E>
+where
+    F: Fn(&Dataset, &[usize]) -> std::result::Result<Model, E> + Sync,
+    E: From<Error> + Send,
+{
+    let folds = cross_validate_with(data, k, seed, fit)?;
+    let outputs = folds.first().map_or(1, |f| f.decision.ncols());
+    let mut values = ndarray::Array2::zeros((data.n_samples(), outputs));
+    for fold in folds {
         for (r, &i) in fold.test.iter().enumerate() {
-            values[i] = fold.decision[[r, 0]];
+            values.row_mut(i).assign(&fold.decision.row(r));
         }
     }
     Ok(values)

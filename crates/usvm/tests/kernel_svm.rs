@@ -77,8 +77,14 @@ fn smo_matches_clarabel_with_per_example_costs_and_satisfies_kkt() {
         let (alpha_ref, obj_ref) = dual_by_clarabel(&q, &y, &costs);
 
         for shrinking in [true, false] {
-            let params =
-                KernelSvmParams { kernel, c, tol: 1e-10, shrinking, precision: Precision::Double, ..Default::default() };
+            let params = KernelSvmParams {
+                kernel,
+                c,
+                tol: 1e-10,
+                shrinking,
+                precision: Precision::Double,
+                ..Default::default()
+            };
             let fit = params.fit(&data).unwrap();
             let report = &fit.reports[0];
             assert!(report.converged() && report.max_violation < 1e-10, "{report:?}");

@@ -135,7 +135,8 @@ fn large_kernel_models_pack_their_support_vectors_exactly() {
     use ndarray::Array2;
     use usvm::{Features, Kernel, KernelModel, Model};
     let mut r = common::rng(9);
-    let x = Array2::from_shape_fn((400, 80), |(i, j)| if (i + j) % 3 == 0 { 0.0 } else { common::normal(&mut r) / 7.0 });
+    let x =
+        Array2::from_shape_fn((400, 80), |(i, j)| if (i + j) % 3 == 0 { 0.0 } else { common::normal(&mut r) / 7.0 });
     let coef = Array2::from_shape_fn((1, 400), |(_, j)| (j as f64).sin());
     let rows: Vec<Vec<(usize, f64)>> = x
         .rows()
@@ -144,14 +145,16 @@ fn large_kernel_models_pack_their_support_vectors_exactly() {
         .collect();
     let sparse = Features::Sparse(usvm::data::CsrMatrix::from_rows(80, &rows).unwrap());
     for support in [Features::dense(x.clone()), sparse] {
-        let model = KernelModel::from_training(Kernel::Rbf { gamma: 0.1 }, vec![0, 1], &support, coef.clone(), vec![0.5]);
+        let model =
+            KernelModel::from_training(Kernel::Rbf { gamma: 0.1 }, vec![0, 1], &support, coef.clone(), vec![0.5]);
         let file = ModelFile::from_kernel(&model, "svm", serde_json::json!({}));
         let text = file.to_json();
         let json: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert!(json["support_vectors"]["packed"].is_object());
         assert_eq!(ModelFile::from_json(&text).unwrap().to_model().unwrap(), Model::Kernel(model.clone()));
         let mut decimal = file.clone();
-        decimal.support_vectors = Some(usvm::model::SupportVectors::Dense(x.rows().into_iter().map(|r| r.to_vec()).collect()));
+        decimal.support_vectors =
+            Some(usvm::model::SupportVectors::Dense(x.rows().into_iter().map(|r| r.to_vec()).collect()));
         assert!(text.len() * 3 < decimal.to_json().len() * 2, "{} vs {}", text.len(), decimal.to_json().len());
     }
 }

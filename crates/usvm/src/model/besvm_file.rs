@@ -81,6 +81,7 @@ impl ModelFile {
             seed: None,
             hyperparameters: None,
             platt: None,
+            platt_per_output: None,
             support_vectors: None,
             feature_map: None,
             basis_expansion: Some(BasisExpansionFile {

@@ -169,8 +169,12 @@ pub struct ModelFile {
     /// Version 1 only: the library parameters in free form.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hyperparameters: Option<serde_json::Value>,
-    /// Platt scaling, if fitted.
+    /// Platt scaling, if fitted (two classes).
     pub platt: Option<Platt>,
+    /// Platt scaling of each output, if fitted, for more than two classes (one sigmoid per class, or per
+    /// pair of classes for one-vs-one: that pair's first class).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platt_per_output: Option<Vec<Platt>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     /// The support vectors of kernel models.
     pub support_vectors: Option<SupportVectors>,
@@ -217,6 +221,7 @@ impl ModelFile {
             seed: None,
             hyperparameters: None,
             platt: None,
+            platt_per_output: None,
             support_vectors: None,
             feature_map: None,
             basis_expansion: None,
@@ -244,7 +249,9 @@ impl ModelFile {
                 let nonzeros = (0..a.nrows()).map(|i| a.row(i).iter().filter(|&&v| v != 0.0).count()).sum::<usize>();
                 if 2 * nonzeros <= a.nrows() * a.ncols() {
                     let rows: Vec<Vec<(usize, f64)>> = (0..a.nrows())
-                        .map(|i| a.row(i).iter().enumerate().filter(|(_, v)| **v != 0.0).map(|(j, &v)| (j, v)).collect())
+                        .map(|i| {
+                            a.row(i).iter().enumerate().filter(|(_, v)| **v != 0.0).map(|(j, &v)| (j, v)).collect()
+                        })
                         .collect();
                     SupportVectors::DenseNonzeros(CsrMatrix::from_rows(a.ncols(), &rows).expect("valid rows"))
                 } else {
@@ -267,6 +274,7 @@ impl ModelFile {
             seed: None,
             hyperparameters: None,
             platt: None,
+            platt_per_output: None,
             support_vectors: Some(support),
             feature_map: None,
             basis_expansion: None,

@@ -41,6 +41,27 @@ pub fn vote(k: usize, f: &Array2<f64>) -> Vec<usize> {
         .collect()
 }
 
+/// One score per class from one-vs-one values `f` over the pairs of `k` classes (scikit-learn's
+/// `decision_function_shape='ovr'`): each class's votes (`f ≥ 0` for the pair's first class) plus its summed
+/// confidences `s` (`+f` for the first class, `−f` for the second) mapped to `s / (3(|s| + 1))`, which
+/// orders classes with equal votes and never changes the vote count's order.
+pub fn ovr_scores(k: usize, f: &Array2<f64>) -> Array2<f64> {
+    let pairs = class_pairs(k);
+    let mut out = Array2::zeros((f.nrows(), k));
+    for (row, mut scores) in f.rows().into_iter().zip(out.rows_mut()) {
+        let (mut votes, mut s) = (vec![0.0; k], vec![0.0; k]);
+        for (&(a, b), &v) in pairs.iter().zip(row) {
+            votes[if v < 0.0 { b } else { a }] += 1.0;
+            s[a] += v;
+            s[b] -= v;
+        }
+        for (c, score) in scores.iter_mut().enumerate() {
+            *score = votes[c] + s[c] / (3.0 * (s[c].abs() + 1.0));
+        }
+    }
+    out
+}
+
 /// A fitted kernel classifier: `f_k(x) = Σ_j coef[k, j] k(x, s_j) + b_k` over the support vectors `s_j`.
 ///
 /// Two classes: one output, `f > 0` means `classes[1]`. More: one output per class (one-vs-rest) or per

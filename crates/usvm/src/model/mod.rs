@@ -19,7 +19,7 @@ pub use besvm::BeSvmModel;
 pub use besvm_file::{BasisExpansionFile, BlockFile};
 pub use coefficients::Coefficients;
 pub use file::{Coef, Intercept, ModelFile, Platt, SupportVectors};
-pub use kernel::{KernelModel, Multiclass, class_pairs, vote};
+pub use kernel::{KernelModel, Multiclass, class_pairs, ovr_scores, vote};
 pub use linear::LinearModel;
 pub use mapped::MappedModel;
 pub use packed::PackedRows;

@@ -97,7 +97,12 @@ impl PackedRows {
         if pos != code.len() {
             return Err(bad("indices hold more entries than indptr"));
         }
-        let csr = CsrMatrix { n_cols: self.n_cols, indptr: self.indptr.clone().into(), indices: indices.into(), values: values.into() };
+        let csr = CsrMatrix {
+            n_cols: self.n_cols,
+            indptr: self.indptr.clone().into(),
+            indices: indices.into(),
+            values: values.into(),
+        };
         let sparse = Features::Sparse(csr);
         sparse.validate().map_err(|e| bad(&e.to_string()))?;
         if !self.dense {
@@ -138,8 +143,12 @@ mod tests {
 
     #[test]
     fn round_trips_exactly_and_rejects_damage() {
-        let dense = Features::dense(ndarray::array![[0.0, f64::MIN_POSITIVE, 0.0, 1e99], [0.0; 4], [-0.1, 0.0, 0.0, 5e-324]]);
-        for x in [dense.clone(), Features::Sparse(CsrMatrix::from_rows(300, &[vec![(0, 1.5), (299, -2.0)], vec![(128, 0.25)]]).unwrap())] {
+        let dense =
+            Features::dense(ndarray::array![[0.0, f64::MIN_POSITIVE, 0.0, 1e99], [0.0; 4], [-0.1, 0.0, 0.0, 5e-324]]);
+        for x in [
+            dense.clone(),
+            Features::Sparse(CsrMatrix::from_rows(300, &[vec![(0, 1.5), (299, -2.0)], vec![(128, 0.25)]]).unwrap()),
+        ] {
             let packed = PackedRows::pack(&x);
             assert_eq!(packed.unpack().unwrap(), x);
         }

@@ -562,7 +562,8 @@ impl<'a, Q: QMatrix, T: Entry> Smo<'a, Q, T> {
             for i in n..l {
                 self.fetch(i, n);
                 let col = self.cache.column(i);
-                let acc: f64 = (0..n).filter(|&k| self.status[k] == Status::Free).map(|k| self.alpha[k] * col[k].into()).sum();
+                let acc: f64 =
+                    (0..n).filter(|&k| self.status[k] == Status::Free).map(|k| self.alpha[k] * col[k].into()).sum();
                 self.g[i] += acc;
             }
         } else {
