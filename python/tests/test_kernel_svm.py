@@ -199,6 +199,20 @@ def test_probabilities_by_pairwise_coupling_like_svc():
         KernelSVMClassifier().fit(x[:100], y[:100]).predict_proba(x[:5])
 
 
+def test_the_generic_classifier_predicts_one_vs_one_models_by_votes():
+    """Classifier(method="svm") fits the registry's default, one-vs-one: the same predictions and per-class
+    decision values as KernelSVMClassifier with the same fields."""
+    import usvm
+
+    x, y = ten_digits(400)
+    params = {"regularization": {"C": 10.0}, "kernel": {"type": "rbf", "gamma": 0.02}, "tol": 1e-3}
+    generic = usvm.Classifier(method="svm", params=params).fit(x / 16.0, y)
+    assert generic.model_.multiclass == "ovo"
+    clf = KernelSVMClassifier(C=10.0, gamma=0.02).fit(x / 16.0, y)
+    assert np.array_equal(generic.predict(x / 16.0), clf.predict(x / 16.0))
+    assert np.allclose(generic.decision_function(x / 16.0), clf.decision_function(x / 16.0), atol=1e-12)
+
+
 def test_single_precision_moves_the_dual_within_the_tolerance():
     """f32 kernel values (the default) against f64 on raw, unscaled WDBC: the exact dual objective at each
     solution (recomputed here in float64) within 1e-6, the same predictions."""

@@ -178,6 +178,16 @@ impl PyModel {
         }
     }
 
+    /// `"ovo"` for a kernel model of more than two classes with one output per pair of classes (the pairs
+    /// `(0,1), (0,2), …`, `f > 0` for the first), else `"ovr"`.
+    #[getter]
+    fn multiclass(&self) -> &'static str {
+        match &self.model {
+            usvm::Model::Kernel(m) if m.is_one_vs_one() => "ovo",
+            _ => "ovr",
+        }
+    }
+
     /// The coefficients, one row per output: the hyperplanes `w_k` of a linear model (K × d), the
     /// expansion coefficients `α_j y_j` of a kernel model (K × n_SV), the hyperplanes on the mapped
     /// features otherwise (K × D).

@@ -6,6 +6,9 @@
 //! `--refit` the model first predicts its training set (a large Gram block by faer's products) and then
 //! is fitted again on the same threads: the second fit's time shows whether the products' CPU state
 //! leaks into the solver (see `usvm::linalg`).
+//!
+//! `… --example bench_kernel_svm -- --csv FILE GAMMA C [double]`: the same fit on a headerless CSV whose last
+//! column is the label (e.g. the 12,000 images of bench/kernel_images.py), for profiling.
 
 use std::time::Instant;
 
@@ -13,11 +16,15 @@ use ndarray::Array2;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use usvm::kernel::cache::Precision;
 use usvm::svm::KernelSvmParams;
 use usvm::{Dataset, Kernel};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().is_some_and(|a| a == "--csv") {
+        return csv(&args[1..]);
+    }
     let refit = args.iter().any(|a| a == "--refit");
     let l: usize = args.iter().find(|a| *a != "--refit").map_or(20_000, |s| s.parse().expect("ℓ must be an integer"));
     let d = 10;
@@ -65,5 +72,35 @@ fn main() {
         r.n_support,
         r.n_bounded,
         100.0 * correct as f64 / l as f64
+    );
+}
+
+/// The fit on a headerless CSV (last column the label) with `γ`, `C` and the precision given.
+fn csv(args: &[String]) {
+    let text = std::fs::read_to_string(&args[0]).expect("a readable CSV");
+    let rows: Vec<Vec<f64>> =
+        text.lines().map(|l| l.split(',').map(|v| v.trim().parse().expect("a number")).collect()).collect();
+    let d = rows[0].len() - 1;
+    let x = Array2::from_shape_fn((rows.len(), d), |(i, j)| rows[i][j]);
+    let labels: Vec<i64> = rows.iter().map(|r| r[d] as i64).collect();
+    let precision = if args.get(3).is_some_and(|p| p == "double") { Precision::Double } else { Precision::Single };
+    let params = KernelSvmParams {
+        kernel: Kernel::Rbf { gamma: args[1].parse().expect("γ") },
+        c: args[2].parse().expect("C"),
+        tol: 1e-3,
+        cache_mb: 200.0,
+        precision,
+        ..Default::default()
+    };
+    let start = Instant::now();
+    let fit = params.fit(&Dataset::dense(x, labels)).expect("valid problem");
+    let r = &fit.reports[0];
+    println!(
+        "{} × {d}, {precision:?}: {:.3} s, {} iterations, objective {:.10}, {} SV",
+        rows.len(),
+        start.elapsed().as_secs_f64(),
+        r.n_iter,
+        r.objective,
+        r.n_support
     );
 }

@@ -30,7 +30,8 @@ __all__ = ["Classifier", "NoPrivilegedInformationWarning", "RegistryClassifier"]
 class NoPrivilegedInformationWarning(UserWarning):
     """A method that learns from privileged features (SVM+, R-SVM+, L2-SVM+) was fitted without
     ``X_star``: the core fitted the plain kernel SVM with the estimator's ``C``, kernel, ``tol`` (what
-    :class:`usvm.KernelSVMClassifier` fits with those values), not the privileged-information model."""
+    :class:`usvm.KernelSVMClassifier` fits with those values and ``multiclass='ovr'``), not the
+    privileged-information model."""
 
 
 class DegenerateFitWarning(UserWarning):
@@ -178,11 +179,16 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
         """``f(x)``: shape (n_samples,) for two classes (``> 0`` means ``classes_[1]``), else
         (n_samples, n_classes), one column per class (one-vs-rest)."""
         scores = self._scores(X)
+        if self.model_.multiclass == "ovo":
+            return ovo_to_ovr(scores, len(self.classes_))
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X: Any) -> np.ndarray:
-        """The class of each example: ``classes_[f > 0]`` for two classes, else ``classes_[argmax_k f_k]``."""
+        """The class of each example: ``classes_[f > 0]`` for two classes, else ``classes_[argmax_k f_k]``, or
+        for a one-vs-one kernel model the most votes (ties to the first class, LIBSVM's rule)."""
         scores = self._scores(X)  # checks that the estimator is fitted
+        if self.model_.multiclass == "ovo":
+            return self.classes_[np.argmax(ovo_votes(scores, len(self.classes_)), axis=1)]
         return self.classes_[class_index(scores)]
 
     def _scores(self, X: Any) -> np.ndarray:
@@ -210,6 +216,34 @@ def kernel_params(name: str, gamma: float | None, degree: int, coef0: float) -> 
     if name == "poly":
         kernel.update(degree=int(degree), coef0=float(coef0))
     return kernel
+
+
+def _pairs(k: int) -> list[tuple[int, int]]:
+    return [(a, b) for a in range(k) for b in range(a + 1, k)]
+
+
+def ovo_votes(f: np.ndarray, k: int) -> np.ndarray:
+    """Votes per class of one-vs-one values ``f`` over the pairs ``(0,1), (0,2), …`` (``f > 0`` votes for the
+    pair's first class, else its second, as LIBSVM)."""
+    votes = np.zeros((f.shape[0], k), dtype=np.intp)
+    for p, (a, b) in enumerate(_pairs(k)):
+        first = f[:, p] > 0
+        votes[first, a] += 1
+        votes[~first, b] += 1
+    return votes
+
+
+def ovo_to_ovr(f: np.ndarray, k: int) -> np.ndarray:
+    """scikit-learn's one-vs-one to one-column-per-class transform: the votes (``f < 0`` for the pair's second
+    class, as scikit-learn counts them) plus the summed confidences ``s`` mapped to ``s / (3(|s| + 1))``."""
+    votes, confidence = np.zeros((f.shape[0], k)), np.zeros((f.shape[0], k))
+    for p, (a, b) in enumerate(_pairs(k)):
+        confidence[:, a] += f[:, p]
+        confidence[:, b] -= f[:, p]
+        second = f[:, p] < 0
+        votes[~second, a] += 1
+        votes[second, b] += 1
+    return votes + confidence / (3 * (np.abs(confidence) + 1))
 
 
 def class_index(scores: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _usvm
-from ._base import RegistryClassifier, class_index, kernel_params
+from ._base import RegistryClassifier, kernel_params, ovo_to_ovr
 from ._checks import FLOATS as _FLOATS
 from ._checks import positive_real
 
@@ -336,42 +336,7 @@ class KernelSVMClassifier(RegistryClassifier):
         scores = self._scores(X)
         if not self._one_vs_one() or self.decision_function_shape == "ovo":
             return scores.ravel() if scores.shape[1] == 1 else scores
-        return _ovr_shape(scores, len(self.classes_))
-
-    def predict(self, X: Any) -> np.ndarray:
-        """The class of each example: ``classes_[f > 0]`` for two classes; one-vs-one, the most votes (ties
-        to the first class, LIBSVM's rule); one-vs-rest, the largest ``f_k``."""
-        scores = self._scores(X)
-        if not self._one_vs_one():
-            return self.classes_[class_index(scores)]
-        return self.classes_[np.argmax(_votes(scores, len(self.classes_)), axis=1)]
-
-
-def _pairs(k: int) -> list[tuple[int, int]]:
-    return [(a, b) for a in range(k) for b in range(a + 1, k)]
-
-
-def _votes(f: np.ndarray, k: int) -> np.ndarray:
-    """Votes per class of one-vs-one values ``f`` (``f > 0`` votes for the pair's first class)."""
-    votes = np.zeros((f.shape[0], k), dtype=np.intp)
-    for p, (a, b) in enumerate(_pairs(k)):
-        first = f[:, p] > 0
-        votes[first, a] += 1
-        votes[~first, b] += 1
-    return votes
-
-
-def _ovr_shape(f: np.ndarray, k: int) -> np.ndarray:
-    """scikit-learn's one-vs-one to one-column-per-class transform: the votes (``f ≥ 0`` for the first class,
-    as scikit-learn counts them here) plus the summed confidences ``s`` mapped to ``s / (3(|s| + 1))``."""
-    votes, confidence = np.zeros((f.shape[0], k)), np.zeros((f.shape[0], k))
-    for p, (a, b) in enumerate(_pairs(k)):
-        confidence[:, a] += f[:, p]
-        confidence[:, b] -= f[:, p]
-        second = f[:, p] < 0
-        votes[~second, a] += 1
-        votes[second, b] += 1
-    return votes + confidence / (3 * (np.abs(confidence) + 1))
+        return ovo_to_ovr(scores, len(self.classes_))
 
 
 def _libsvm_layout(gram: np.ndarray) -> np.ndarray:

@@ -229,7 +229,8 @@ impl L2SvmPlus {
 /// The no-privileged-information mode of SVM+, R-SVM+ and L2-SVM+, on a dataset without privileged
 /// features: the plain C-SVM `min ½‖w‖² + Σ C c_i ξ_i` with the method's `C`, kernel `k` (an RBF's `γ`
 /// defaulting to `1/D`, as with `x*`), `tol` and `max_iter`, fitted exactly as the registry's `svm` method
-/// with those fields (its SMO, shrinking and cache defaults), support indices included. `ρ`, `γ*`, the
+/// with those fields (its SMO, shrinking, cache and precision defaults; one-vs-rest for more classes, as
+/// these methods), support indices included. `ρ`, `γ*`, the
 /// robust `λ` and `σ'` do not enter: this is SVM+'s `ρ → 0` limit (DESIGN 2.6), the machine that the
 /// privileged features would correct, and it lets generic tools (scikit-learn's checks, pipelines that do
 /// not route `x*`) fit these methods on `x` alone.
@@ -254,7 +255,8 @@ pub(crate) fn without_privileged(
         max_iter,
         shrinking: svm.shrinking,
         precision: svm.precision,
-        multiclass: svm.multiclass,
+        // One-vs-rest, as the privileged-information methods themselves.
+        multiclass: crate::model::Multiclass::OneVsRest,
     };
     super::kernel::fit_svm(&params, data, opts.monitor())
 }

@@ -54,6 +54,13 @@ pub trait QMatrix: Sync {
     fn diagonal(&self, i: usize) -> f64;
     /// `out[k] = Q[rows[k], i]` for every `k`.
     fn column(&self, i: usize, rows: &[usize], out: &mut [f64]);
+    /// Several columns at once: `out[c·n + k] = Q[rows[k], cols[c]]` with `n = rows.len()`. Implementations
+    /// may read each row once for all the columns (a blocked product); by default one column at a time.
+    fn columns(&self, cols: &[usize], rows: &[usize], out: &mut [f64]) {
+        for (&i, out) in cols.iter().zip(out.chunks_mut(rows.len().max(1))) {
+            self.column(i, rows, out);
+        }
+    }
 }
 
 /// A `Q` held as a dense row-major `ℓ × ℓ` matrix (for small problems and tests).
@@ -147,6 +154,9 @@ pub struct SmoSolution {
 }
 
 const TAU: f64 = 1e-12;
+
+/// Columns computed together when the gradient is rebuilt (each row read once per batch).
+const BATCH: usize = 32;
 
 /// Bits of `Smo::sets`.
 const IN_UP: u8 = 1;
@@ -341,6 +351,35 @@ impl<'a, Q: QMatrix, T: Entry> Smo<'a, Q, T> {
     fn fetch(&mut self, i: usize, len: usize) {
         let (q, perm) = (self.q, &self.perm);
         self.cache.fill(i, len, |start, out| q.column(perm[i], &perm[start..len], out));
+    }
+
+    /// Makes the columns `cols` (positions) cached over `0..len`, computing what is missing of up to
+    /// [`BATCH`] of them at a time by [`QMatrix::columns`] over the rows from the shortest cached prefix.
+    fn fetch_many(&mut self, cols: &[usize], len: usize) {
+        for batch in cols.chunks(BATCH) {
+            let missing: Vec<(usize, usize)> =
+                batch.iter().map(|&i| (i, self.cache.column(i).len())).filter(|&(_, have)| have < len).collect();
+            let Some(start) = missing.iter().map(|&(_, have)| have).min() else { continue };
+            if missing.len() == 1 {
+                self.fetch(missing[0].0, len);
+                continue;
+            }
+            let (q, perm) = (self.q, &self.perm);
+            let rows = &perm[start..len];
+            let originals: Vec<usize> = missing.iter().map(|&(i, _)| perm[i]).collect();
+            let mut block = vec![0.0; originals.len() * rows.len()];
+            q.columns(&originals, rows, &mut block);
+            for (&(i, _), col) in missing.iter().zip(block.chunks(rows.len())) {
+                // An earlier column of the batch may have evicted this one: its head is computed again.
+                self.cache.fill(i, len, |have, out| {
+                    let head = start.saturating_sub(have);
+                    if head > 0 {
+                        q.column(perm[i], &perm[have..start], &mut out[..head]);
+                    }
+                    out[head..].copy_from_slice(&col[have.max(start) - start..]);
+                });
+            }
+        }
     }
 
     fn swap(&mut self, i: usize, j: usize) {
@@ -557,18 +596,23 @@ impl<'a, Q: QMatrix, T: Entry> Smo<'a, Q, T> {
         for k in n..l {
             self.g[k] = self.g_bar[k] + self.p[k];
         }
-        let n_free = (0..n).filter(|&k| self.status[k] == Status::Free).count();
-        if n_free * l > 2 * n * (l - n) {
-            for i in n..l {
-                self.fetch(i, n);
-                let col = self.cache.column(i);
-                let acc: f64 =
-                    (0..n).filter(|&k| self.status[k] == Status::Free).map(|k| self.alpha[k] * col[k].into()).sum();
-                self.g[i] += acc;
+        let free: Vec<usize> = (0..n).filter(|&k| self.status[k] == Status::Free).collect();
+        // Columns in batches, each used as soon as it is computed (a cache smaller than the batch stays right).
+        if free.len() * l > 2 * n * (l - n) {
+            let inactive: Vec<usize> = (n..l).collect();
+            for batch in inactive.chunks(BATCH) {
+                self.fetch_many(batch, n);
+                for &i in batch {
+                    self.fetch(i, n);
+                    let col = self.cache.column(i);
+                    let acc: f64 = free.iter().map(|&k| self.alpha[k] * col[k].into()).sum();
+                    self.g[i] += acc;
+                }
             }
         } else {
-            for i in 0..n {
-                if self.status[i] == Status::Free {
+            for batch in free.chunks(BATCH) {
+                self.fetch_many(batch, l);
+                for &i in batch {
                     self.fetch(i, l);
                     let a = self.alpha[i];
                     let col = &self.cache.column(i)[n..l];

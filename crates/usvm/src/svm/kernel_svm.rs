@@ -392,6 +392,76 @@ impl<'a> Gram<'a> {
         }
     }
 
+    /// Several columns: `out[c·n + k] = s_k · k(x_{rows[k]}, x_{cols[c]})`, `n = rows.len()`. Dense rows are
+    /// read once for all the columns (rows split among the threads), with the same values, bit for bit, as
+    /// [`Self::column`]'s.
+    pub fn columns(&self, cols: &[usize], rows: &[usize], sign: Option<&[f64]>, out: &mut [f64]) {
+        let n = rows.len();
+        match (&self.single, &*self.x) {
+            _ if self.full.is_some() || self.kernel == Kernel::Precomputed => {}
+            (Some(single), _) => {
+                return self.dense_columns(&single.data, single.d, &single.norms, cols, rows, sign, out);
+            }
+            (None, Features::Dense(m)) => {
+                let data = m.as_slice().expect("row-major (Gram::new)");
+                return self.dense_columns(data, m.ncols(), &self.norms, cols, rows, sign, out);
+            }
+            _ => {}
+        }
+        for (&i, out) in cols.iter().zip(out.chunks_mut(n.max(1))) {
+            self.column(i, rows, sign, out);
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn dense_columns<P: Value>(
+        &self,
+        data: &[P],
+        d: usize,
+        norms: &[f64],
+        cols: &[usize],
+        rows: &[usize],
+        sign: Option<&[f64]>,
+        out: &mut [f64],
+    ) {
+        let (n, width) = (rows.len(), cols.len());
+        // A tile of rows × columns, row-major: each row read once, dotted with every column.
+        let tile = |rows: &[usize]| -> Vec<f64> {
+            let mut t = Vec::with_capacity(rows.len() * width);
+            for &r in rows {
+                let xr = &data[r * d..(r + 1) * d];
+                t.extend(cols.iter().map(|&c| P::dot(xr, &data[c * d..(c + 1) * d])));
+            }
+            t
+        };
+        let threads = rayon::current_num_threads();
+        let tiles: Vec<Vec<f64>> = if n * width * d.max(1) >= PARALLEL_WORK && threads > 1 {
+            rows.par_chunks(n.div_ceil(threads).max(1)).map(tile).collect()
+        } else {
+            vec![tile(rows)]
+        };
+        for (k, dots) in tiles.iter().flat_map(|t| t.chunks(width.max(1))).enumerate() {
+            for (c, &v) in dots.iter().enumerate() {
+                out[c * n + k] = v;
+            }
+        }
+        for (&i, column) in cols.iter().zip(out.chunks_mut(n.max(1))) {
+            let ni = norms[i];
+            match self.kernel {
+                Kernel::Rbf { gamma } => {
+                    for (v, &r) in column.iter_mut().zip(rows) {
+                        *v = -gamma * (norms[r] + ni - 2.0 * *v).max(0.0);
+                    }
+                    exp_in_place(column);
+                }
+                k => column.iter_mut().zip(rows).for_each(|(v, &r)| *v = k.from_dot(*v, norms[r], ni)),
+            }
+            if let Some(sign) = sign {
+                column.iter_mut().zip(rows).for_each(|(v, &r)| *v *= sign[r]);
+            }
+        }
+    }
+
     fn column_block(&self, i: usize, rows: &[usize], sign: Option<&[f64]>, out: &mut [f64]) {
         let s = |r: usize| sign.map_or(1.0, |s| s[r]);
         match (self.kernel, &self.single, &*self.x) {
@@ -510,6 +580,21 @@ impl<P: Value> RbfColumn<'_, P> {
     }
 }
 
+/// `v ← exp(v)` for `v ≤ 0` by [`exp_in_place_with`], with fused multiply-adds on CPUs with AVX2 and FMA
+/// (the same choice, so the same bits, as [`RbfColumn::fill`]).
+fn exp_in_place(values: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        #[target_feature(enable = "avx2,fma")]
+        fn fused(values: &mut [f64]) {
+            exp_in_place_with::<true>(values);
+        }
+        // SAFETY: the CPU supports AVX2 and FMA (checked at run time).
+        return unsafe { fused(values) };
+    }
+    exp_in_place_with::<false>(values);
+}
+
 /// `a·b + c`, fused when `FMA` (only inside functions compiled with the `fma` target feature, where
 /// `mul_add` is one instruction; elsewhere it would be a library call).
 #[inline(always)]
@@ -605,10 +690,55 @@ impl QMatrix for SignedGram<'_, '_> {
             out.iter_mut().for_each(|v| *v = -*v);
         }
     }
+    fn columns(&self, cols: &[usize], rows: &[usize], out: &mut [f64]) {
+        let cols: Vec<usize> = cols.iter().map(|&i| self.row(i)).collect();
+        let rows: Cow<'_, [usize]> = match self.rows {
+            None => Cow::Borrowed(rows),
+            Some(members) => rows.iter().map(|&k| members[k]).collect(),
+        };
+        self.gram.columns(&cols, &rows, Some(self.y), out);
+        for (&i, column) in cols.iter().zip(out.chunks_mut(rows.len().max(1))) {
+            if self.y[i] < 0.0 {
+                column.iter_mut().for_each(|v| *v = -*v);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// The blocked columns equal the single ones bit for bit (every kernel of dot products, both
+    /// precisions, with signs, on any rows), so that the cache's contents do not depend on how they were
+    /// computed.
+    #[test]
+    fn blocked_columns_equal_single_columns_bit_for_bit() {
+        let x = Features::dense(ndarray::Array2::from_shape_fn((300, 37), |(i, j)| {
+            ((i * 31 + j * 7) % 23) as f64 / 9.0 - 1.2
+        }));
+        let sign: Vec<f64> = (0..300).map(|i| if i % 3 == 0 { -1.0 } else { 1.0 }).collect();
+        let rows: Vec<usize> = (0..300).rev().step_by(2).collect();
+        let cols = [5, 0, 299, 17, 42];
+        for kernel in
+            [Kernel::Rbf { gamma: 0.3 }, Kernel::Linear, Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 }]
+        {
+            for precision in [Precision::Single, Precision::Double] {
+                let gram = Gram::new(kernel, &x, precision);
+                let mut block = vec![0.0; cols.len() * rows.len()];
+                gram.columns(&cols, &rows, Some(&sign), &mut block);
+                for (&c, got) in cols.iter().zip(block.chunks(rows.len())) {
+                    let mut want = vec![0.0; rows.len()];
+                    gram.column(c, &rows, Some(&sign), &mut want);
+                    assert!(
+                        got.iter().zip(&want).all(|(a, b)| a.to_bits() == b.to_bits()),
+                        "{kernel:?} {precision:?} column {c}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn fast_exp_is_within_two_ulp() {
         let mut worst: f64 = 0.0;
