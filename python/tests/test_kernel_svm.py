@@ -186,7 +186,7 @@ def test_probabilities_by_pairwise_coupling_like_svc():
         svc = SVC(**kw).fit(x[:600], y[:600])
     p, p_svc = clf.predict_proba(x[600:]), svc.predict_proba(x[600:])
     assert p.shape == (300, 10) and np.allclose(p.sum(axis=1), 1.0) and (p >= 0).all()
-    assert clf.probA_.shape == (45,)
+    assert clf.probA_.shape == (45,) and clf.n_iter_.shape == (45,)
     assert np.abs(p - p_svc).mean() < 0.01, np.abs(p - p_svc).mean()
     assert (p.argmax(axis=1) == p_svc.argmax(axis=1)).mean() > 0.97
     assert np.allclose(np.exp(clf.predict_log_proba(x[600:610])), p[:10])

@@ -262,6 +262,7 @@ class KernelSVMClassifier(RegistryClassifier):
         else:
             self.dual_coef_ = self.model_.coef
             self.n_support_ = np.count_nonzero(self.dual_coef_, axis=1).astype(np.intp)
+        self.n_iter_ = np.array([r["n_iter"] for r in self.reports_], dtype=np.intp)
         if self.probability:
             self.probA_, self.probB_ = self._fit_platt(X, y_enc, sw)
 
@@ -318,7 +319,6 @@ class KernelSVMClassifier(RegistryClassifier):
         """``log`` of :meth:`predict_proba`."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
-        self.n_iter_ = np.array([r["n_iter"] for r in self.reports_], dtype=np.intp)
 
     def _one_vs_one(self) -> bool:
         return self.multiclass == "ovo" and len(self.classes_) > 2
