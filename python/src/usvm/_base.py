@@ -218,6 +218,13 @@ def kernel_params(name: str, gamma: float | None, degree: int, coef0: float) -> 
     return kernel
 
 
+def has_probability(estimator: Any) -> bool:
+    """``available_if`` check of ``predict_proba``: the estimator was fitted with ``probability=True``."""
+    if not estimator.probability:
+        raise AttributeError("predict_proba is available only when probability=True")
+    return True
+
+
 def _pairs(k: int) -> list[tuple[int, int]]:
     return [(a, b) for a in range(k) for b in range(a + 1, k)]
 

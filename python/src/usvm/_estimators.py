@@ -13,7 +13,7 @@ from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.metaestimators import available_if
 
 from . import _usvm
-from ._base import RegistryClassifier
+from ._base import RegistryClassifier, has_probability
 from ._checks import positive_int, positive_real
 from ._covariance import LowRankCovariance, _as_cov, _margin_variance, _take_cov
 
@@ -345,12 +345,7 @@ class GSUClassifier(RegistryClassifier):
 
     # ----------------------------------------------------------------------------------- predict
 
-    def _check_proba(self) -> bool:
-        if not self.probability:
-            raise AttributeError("predict_proba is available only when probability=True")
-        return True
-
-    @available_if(_check_proba)
+    @available_if(has_probability)
     def predict_proba(self, X: Any, *, X_cov: Any = None) -> np.ndarray:
         """Platt-scaled class probabilities, shape (n_samples, n_classes).
 
@@ -373,7 +368,7 @@ class GSUClassifier(RegistryClassifier):
         total = p.sum(axis=1, keepdims=True)
         return np.divide(p, total, out=np.full_like(p, 1.0 / p.shape[1]), where=total > 0)
 
-    @available_if(_check_proba)
+    @available_if(has_probability)
     def predict_log_proba(self, X: Any, *, X_cov: Any = None) -> np.ndarray:
         """``log`` of :meth:`predict_proba`."""
         with np.errstate(divide="ignore"):

@@ -14,7 +14,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _usvm
-from ._base import RegistryClassifier, kernel_params, ovo_to_ovr
+from ._base import RegistryClassifier, has_probability, kernel_params, ovo_to_ovr
 from ._checks import FLOATS as _FLOATS
 from ._checks import positive_real
 
@@ -296,12 +296,7 @@ class KernelSVMClassifier(RegistryClassifier):
             A[m], B[m], _, _ = _usvm.fit_platt(np.ascontiguousarray(f), positive)
         return A, B
 
-    def _check_proba(self) -> bool:
-        if not self.probability:
-            raise AttributeError("predict_proba is available only when probability=True")
-        return True
-
-    @available_if(_check_proba)
+    @available_if(has_probability)
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, shape (n_samples, n_classes): Platt-scaled decision values, coupled (one-vs-one)
         or normalised (one-vs-rest)."""
@@ -314,7 +309,7 @@ class KernelSVMClassifier(RegistryClassifier):
         total = p.sum(axis=1, keepdims=True)
         return np.divide(p, total, out=np.full_like(p, 1.0 / p.shape[1]), where=total > 0)
 
-    @available_if(_check_proba)
+    @available_if(has_probability)
     def predict_log_proba(self, X: Any) -> np.ndarray:
         """``log`` of :meth:`predict_proba`."""
         with np.errstate(divide="ignore"):
