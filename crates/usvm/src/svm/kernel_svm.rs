@@ -8,7 +8,12 @@
 //! `c_i` are the dataset's weights (relevance degrees; the KSVM and RD-KSVM baselines of the thesis,
 //! chapter 4); examples with `c_i = 0` take no part (`α_i = 0`). The decision function is
 //! `f(x) = Σ_i α_i y_i k(x_i, x) + b` with `b = -ρ` from the KKT conditions (see [`smo`]). More than two
-//! classes: one-vs-rest, one binary problem per class, sharing the support set in one [`KernelModel`].
+//! classes: one-vs-one (LIBSVM's: one binary problem per pair of classes on their examples, prediction by
+//! votes) or one-vs-rest (one per class), sharing the support set in one [`KernelModel`].
+//!
+//! Kernel values are cached and, for dense rows, computed in single precision by default (LIBSVM's and
+//! scikit-learn's `f32` cache; rows rounded to `f32`, centred first for the RBF kernel, dot products summed
+//! in `f64`), or in double precision ([`Precision`]).
 //!
 //! With [`Kernel::Precomputed`] the features are rows of the Gram matrix in LIBSVM's layout: column 0 holds
 //! the example's serial number `s ≥ 1` and column `s'` holds `k(x, x_{s'})` (see [`crate::kernel`]).
@@ -163,8 +168,8 @@ impl KernelSvmParams {
         let costs: Vec<f64> = keep.iter().map(|&i| self.c * data.weights.as_ref().map_or(1.0, |w| w[i])).collect();
         let mut gram = Gram::new(self.kernel, &x, self.precision);
         let classes = data.classes();
-        // One-vs-rest: every binary problem reads columns of the same K (only the signs differ), so K is
-        // computed once when it fits in one problem's cache budget.
+        // More classes: every binary problem (one-vs-rest or one-vs-one) reads entries of the same K (only the
+        // signs and the rows differ), so K is computed once when it fits in one problem's cache budget.
         let n = x.n_samples() as f64;
         if classes.len() > 2 && self.kernel != Kernel::Precomputed && n * n * 8.0 <= self.cache_mb * (1u64 << 20) as f64
         {
@@ -172,11 +177,12 @@ impl KernelSvmParams {
         }
 
         let settings = self.settings();
-        let solve = |rows: Option<&[usize]>, sign: &[f64], monitor: Monitor<'_>| -> Result<Solved> {
-            let y: Vec<f64> = rows.map_or_else(|| sign.to_vec(), |r| r.iter().map(|&m| sign[m]).collect());
+        // The binary problem over the kept examples `rows` (all when `None`) with signs `y` (`sign` indexed by
+        // kept example): its `α` and report.
+        let solve = |rows: Option<&[usize]>, sign: &[f64], y: &[f64], monitor: Monitor<'_>| {
             let c: Cow<'_, [f64]> = rows.map_or(Cow::Borrowed(&costs[..]), |r| r.iter().map(|&m| costs[m]).collect());
             let q = SignedGram { gram: &gram, y: sign, rows };
-            let s = smo::solve_monitored(&q, &vec![-1.0; y.len()], &y, &c, None, &settings, monitor)?;
+            let s = smo::solve_monitored(&q, &vec![-1.0; y.len()], y, &c, None, &settings, monitor)?;
             let report = KernelSvmReport {
                 objective: s.objective,
                 n_iter: s.n_iter,
@@ -186,7 +192,7 @@ impl KernelSvmParams {
                 n_support: s.alpha.iter().filter(|&&a| a > 0.0).count(),
                 n_bounded: s.n_upper,
             };
-            Ok(Solved { alpha: s.alpha, y, report })
+            Ok::<_, Error>((s.alpha, report))
         };
         // Class index of each kept example.
         let class_of: Vec<usize> =
@@ -216,17 +222,15 @@ impl KernelSvmParams {
             let y: Vec<f64> = members.iter().map(|&m| sign[m]).collect();
             if y.iter().all(|&v| v == y[0]) {
                 // A class (or, one-vs-rest, its complement) has no example of positive weight.
-                let missing = (0..classes.len()).find(|&c| !class_of.contains(&c));
-                let label = missing.map_or_else(|| classes[usize::from(y[0] > 0.0)], |c| classes[c]);
-                return Err(Error::SingleClass { label });
+                return Err(Error::SingleClass { label: classes[class_of[members[0]]] });
             }
-            let solved = solve(rows.as_deref(), sign, monitor.problem(k, n_problems))?;
-            for ((&m, &a), &y) in members.iter().zip(&solved.alpha).zip(&solved.y) {
+            let (a, report) = solve(rows.as_deref(), sign, &y, monitor.problem(k, n_problems))?;
+            for ((&m, &a), &y) in members.iter().zip(&a).zip(&y) {
                 alpha[[k, keep[m]]] = a;
                 coef[[k, keep[m]]] = a * y;
             }
-            intercept.push(solved.report.intercept);
-            reports.push(solved.report);
+            intercept.push(report.intercept);
+            reports.push(report);
         }
         let mut support: Vec<usize> = (0..l).filter(|&j| coef.column(j).iter().any(|&c| c != 0.0)).collect();
         let mut n_support = Vec::new();
@@ -251,13 +255,6 @@ impl KernelSvmParams {
             KernelModel { kernel: self.kernel, classes, support: support_rows, coef, intercept, multiclass, n_support };
         Ok(KernelSvmFit { model, reports, support, alpha })
     }
-}
-
-/// One binary problem's solution over its members: `α`, the signs `y` and the report.
-struct Solved {
-    alpha: Vec<f64>,
-    y: Vec<f64>,
-    report: KernelSvmReport,
 }
 
 /// Precomputed rows: column 0 must hold a serial number, an integer in `1..n_features`.
