@@ -25,10 +25,7 @@ mod svm_plus;
 mod uncertainty;
 
 use ndarray::{Array, ArrayView, ArrayView1, Dimension, Ix1, Ix2, Ix3, Zip};
-use numpy::{
-    IntoPyArray, PyArray1, PyArray2, PyReadonlyArray, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArray,
-    PyUntypedArrayMethods,
-};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray, PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -526,24 +523,6 @@ fn fit_platt(
     Ok((fit.platt.a, fit.platt.b, fit.n_iter, fit.converged))
 }
 
-/// Class probabilities from pairwise ones, one row per example (`usvm::calibration::pairwise_coupling`,
-/// Wu, Lin & Weng's method 2): `pairs` is `(n, K(K-1)/2)`, the probability of the first class of each pair
-/// `(a, b)`, `a < b`, in the order `(0,1), (0,2), …`; returns `(n, K)`.
-#[pyfunction]
-fn pairwise_coupling<'py>(
-    py: Python<'py>,
-    k: usize,
-    pairs: PyReadonlyArray2<'py, f64>,
-) -> PyResult<Bound<'py, PyArray2<f64>>> {
-    let pairs = pairs.as_array();
-    let mut out = ndarray::Array2::zeros((pairs.nrows(), k));
-    for (row, mut p) in pairs.rows().into_iter().zip(out.rows_mut()) {
-        let coupled = usvm::calibration::pairwise_coupling(k, &row.to_vec()).map_err(value_error)?;
-        p.assign(&ndarray::ArrayView1::from(&coupled));
-    }
-    Ok(out.into_pyarray(py))
-}
-
 /// A numpy array of indices.
 type Indices<'py> = Bound<'py, PyArray1<usize>>;
 
@@ -587,7 +566,6 @@ fn _usvm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(objective, m)?)?;
     m.add_function(wrap_pyfunction!(fit_platt, m)?)?;
-    m.add_function(wrap_pyfunction!(pairwise_coupling, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_split, m)?)?;
     m.add_function(wrap_pyfunction!(stratified_k_fold, m)?)?;
     uncertainty::register(m)?;

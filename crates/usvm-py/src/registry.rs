@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::sync::OnceLock;
 
 use ndarray::{Array1, Array2};
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -99,6 +99,9 @@ impl PyModel {
     }
 }
 
+/// The `(A, B)` arrays of Platt sigmoids, one entry per output.
+type Sigmoids<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
 #[pymethods]
 impl PyModel {
     /// `f_k(x)` for every row of `x`: shape `(n,)` for a binary model, `(n, K)` for one-vs-rest.
@@ -176,6 +179,37 @@ impl PyModel {
             usvm::Model::Mapped(_) => "mapped",
             usvm::Model::BasisExpansion(_) => "basis_expansion",
         }
+    }
+
+    /// One Platt sigmoid per output, `(A, B)`, fitted to out-of-fold decision values `scores`
+    /// (`n × outputs`) of examples labelled `labels` (`usvm::calibration::fit_platt_per_output`: a pair's on
+    /// its two classes, its first positive; a class's against the rest; two classes, `classes[1]` positive).
+    fn fit_platt<'py>(
+        &self,
+        py: Python<'py>,
+        scores: PyReadonlyArray2<'py, f64>,
+        labels: PyReadonlyArray1<'py, i64>,
+    ) -> PyResult<Sigmoids<'py>> {
+        let labels = labels.as_array().to_vec();
+        let platt = usvm::calibration::fit_platt_per_output(&self.model, scores.as_array(), &labels)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let (a, b): (Vec<f64>, Vec<f64>) = platt.iter().map(|p| (p.a, p.b)).unzip();
+        Ok((a.into_pyarray(py), b.into_pyarray(py)))
+    }
+
+    /// Class probabilities (`n × classes`) from decision values `scores` and the sigmoids `(A, B)`
+    /// (`usvm::calibration::predict_proba_per_output`: pairs coupled, one-vs-rest normalised).
+    fn class_probabilities<'py>(
+        &self,
+        py: Python<'py>,
+        scores: PyReadonlyArray2<'py, f64>,
+        a: PyReadonlyArray1<'py, f64>,
+        b: PyReadonlyArray1<'py, f64>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let platt: Vec<Platt> = a.as_array().iter().zip(b.as_array()).map(|(&a, &b)| Platt { a, b }).collect();
+        let p = usvm::calibration::predict_proba_per_output(&self.model, &platt, scores.as_array())
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(p.into_pyarray(py))
     }
 
     /// `"ovo"` for a kernel model of more than two classes with one output per pair of classes (the pairs

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import expit
 from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -270,10 +269,7 @@ class KernelSVMClassifier(RegistryClassifier):
         """One Platt sigmoid per machine on 5-fold cross-validated decision values (LIBSVM's ``-b 1``): a
         pair's on the examples of its two classes, the first class positive; a one-vs-rest machine's on all,
         its class positive; a binary machine's, ``classes_[1]`` positive."""
-        k = len(self.classes_)
-        machines = [(a, b) for a in range(k) for b in range(a + 1, k)] if self._one_vs_one() else None
-        n_machines = 1 if k == 2 else len(machines) if machines else k
-        scores = np.empty((X.shape[0], n_machines))
+        scores = np.empty((X.shape[0], len(self.intercept_)))
         n_splits = min(5, int(np.bincount(y_enc).min()))
         if n_splits >= 2:
             # Every fold with the whole data's kernel (gamma='scale' is not recomputed per fold).
@@ -285,29 +281,13 @@ class KernelSVMClassifier(RegistryClassifier):
                 scores[test] = np.asarray(model.decision_function(X[test])).reshape(len(test), -1)
         else:
             scores[:] = self._scores(X)
-        A, B = np.empty(n_machines), np.empty(n_machines)
-        for m in range(n_machines):
-            if machines:
-                a, b = machines[m]
-                rows = (y_enc == a) | (y_enc == b)
-                f, positive = scores[rows, m], y_enc[rows] == a
-            else:
-                f, positive = scores[:, m], y_enc == (1 if k == 2 else m)
-            A[m], B[m], _, _ = _usvm.fit_platt(np.ascontiguousarray(f), positive)
-        return A, B
+        return self.model_.fit_platt(scores, np.ascontiguousarray(y_enc, dtype=np.int64))
 
     @available_if(has_probability)
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, shape (n_samples, n_classes): Platt-scaled decision values, coupled (one-vs-one)
         or normalised (one-vs-rest)."""
-        scores = self._scores(X)
-        p = expit(-(scores * self.probA_ + self.probB_))
-        if p.shape[1] == 1:
-            return np.hstack([1.0 - p, p])
-        if self._one_vs_one():
-            return _usvm.pairwise_coupling(len(self.classes_), np.ascontiguousarray(p))
-        total = p.sum(axis=1, keepdims=True)
-        return np.divide(p, total, out=np.full_like(p, 1.0 / p.shape[1]), where=total > 0)
+        return self.model_.class_probabilities(self._scores(X), self.probA_, self.probB_)
 
     @available_if(has_probability)
     def predict_log_proba(self, X: Any) -> np.ndarray:
