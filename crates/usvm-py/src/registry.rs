@@ -181,6 +181,18 @@ impl PyModel {
         }
     }
 
+    /// The class labels that decision values `scores` (`n × outputs`) predict (`Model::predict_from`: the
+    /// sign, the largest output, or a one-vs-one model's votes with LIBSVM's tie rule).
+    fn predict_from<'py>(&self, py: Python<'py>, scores: PyReadonlyArray2<'py, f64>) -> Bound<'py, PyArray1<i64>> {
+        Array1::from(self.model.predict_from(&scores.as_array().to_owned())).into_pyarray(py)
+    }
+
+    /// One score per class from a one-vs-one model's pairwise values (`usvm::model::ovr_scores`,
+    /// scikit-learn's `decision_function_shape='ovr'`).
+    fn class_scores<'py>(&self, py: Python<'py>, scores: PyReadonlyArray2<'py, f64>) -> Bound<'py, PyArray2<f64>> {
+        usvm::model::ovr_scores(self.model.classes().len(), &scores.as_array().to_owned()).into_pyarray(py)
+    }
+
     /// One Platt sigmoid per output, `(A, B)`, fitted to out-of-fold decision values `scores`
     /// (`n × outputs`) of examples labelled `labels` (`usvm::calibration::fit_platt_per_output`: a pair's on
     /// its two classes, its first positive; a class's against the rest; two classes, `classes[1]` positive).

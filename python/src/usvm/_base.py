@@ -180,7 +180,7 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
         (n_samples, n_classes), one column per class (one-vs-rest)."""
         scores = self._scores(X)
         if self.model_.multiclass == "ovo":
-            return ovo_to_ovr(scores, len(self.classes_))
+            return self.model_.class_scores(np.ascontiguousarray(scores))
         return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X: Any) -> np.ndarray:
@@ -188,7 +188,7 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
         for a one-vs-one kernel model the most votes (ties to the first class, LIBSVM's rule)."""
         scores = self._scores(X)  # checks that the estimator is fitted
         if self.model_.multiclass == "ovo":
-            return self.classes_[np.argmax(ovo_votes(scores, len(self.classes_)), axis=1)]
+            return self.classes_[self.model_.predict_from(np.ascontiguousarray(scores))]
         return self.classes_[class_index(scores)]
 
     def _scores(self, X: Any) -> np.ndarray:
@@ -223,34 +223,6 @@ def has_probability(estimator: Any) -> bool:
     if not estimator.probability:
         raise AttributeError("predict_proba is available only when probability=True")
     return True
-
-
-def _pairs(k: int) -> list[tuple[int, int]]:
-    return [(a, b) for a in range(k) for b in range(a + 1, k)]
-
-
-def ovo_votes(f: np.ndarray, k: int) -> np.ndarray:
-    """Votes per class of one-vs-one values ``f`` over the pairs ``(0,1), (0,2), …`` (``f > 0`` votes for the
-    pair's first class, else its second, as LIBSVM)."""
-    votes = np.zeros((f.shape[0], k), dtype=np.intp)
-    for p, (a, b) in enumerate(_pairs(k)):
-        first = f[:, p] > 0
-        votes[first, a] += 1
-        votes[~first, b] += 1
-    return votes
-
-
-def ovo_to_ovr(f: np.ndarray, k: int) -> np.ndarray:
-    """scikit-learn's one-vs-one to one-column-per-class transform: the votes (``f < 0`` for the pair's second
-    class, as scikit-learn counts them) plus the summed confidences ``s`` mapped to ``s / (3(|s| + 1))``."""
-    votes, confidence = np.zeros((f.shape[0], k)), np.zeros((f.shape[0], k))
-    for p, (a, b) in enumerate(_pairs(k)):
-        confidence[:, a] += f[:, p]
-        confidence[:, b] -= f[:, p]
-        second = f[:, p] < 0
-        votes[~second, a] += 1
-        votes[second, b] += 1
-    return votes + confidence / (3 * (np.abs(confidence) + 1))
 
 
 def class_index(scores: np.ndarray) -> np.ndarray:

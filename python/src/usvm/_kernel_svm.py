@@ -13,7 +13,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from . import _usvm
-from ._base import RegistryClassifier, has_probability, kernel_params, ovo_to_ovr
+from ._base import RegistryClassifier, has_probability, kernel_params
 from ._checks import FLOATS as _FLOATS
 from ._checks import positive_real
 
@@ -311,7 +311,7 @@ class KernelSVMClassifier(RegistryClassifier):
         scores = self._scores(X)
         if not self._one_vs_one() or self.decision_function_shape == "ovo":
             return scores.ravel() if scores.shape[1] == 1 else scores
-        return ovo_to_ovr(scores, len(self.classes_))
+        return self.model_.class_scores(np.ascontiguousarray(scores))
 
 
 def _libsvm_layout(gram: np.ndarray) -> np.ndarray:
