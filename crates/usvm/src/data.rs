@@ -86,6 +86,28 @@ impl<'a> Dataset<'a> {
         self
     }
 
+    /// The weights rescaled to mean one, `c_i ℓ / Σ c`, when they are given and their mean is not already
+    /// one (to 1e-12): the λ form's data term is the weighted mean `(1/Σc) Σ c_i L_i`
+    /// ([`crate::Regularization`]), which the solvers' `(1/ℓ) Σ c_i L_i` is for mean-one weights.
+    pub fn mean_one_weights(&self) -> Option<Vec<f64>> {
+        let w = self.weights.as_ref()?;
+        let (sum, n) = (w.iter().sum::<f64>(), w.len() as f64);
+        let scale = n / sum;
+        ((scale - 1.0).abs() > 1e-12 && scale.is_finite()).then(|| w.iter().map(|&c| c * scale).collect())
+    }
+
+    /// This dataset with other weights, borrowing the means, labels and privileged features (the
+    /// covariances are copied).
+    pub fn reweighted(&self, weights: Vec<f64>) -> Dataset<'_> {
+        Dataset {
+            features: self.features.reborrow(),
+            labels: Cow::Borrowed(&self.labels),
+            weights: Some(weights),
+            covariances: self.covariances.clone(),
+            privileged: self.privileged.as_ref().map(Features::reborrow),
+        }
+    }
+
     /// `ℓ`, the number of examples.
     pub fn n_samples(&self) -> usize {
         self.features.n_samples()

@@ -419,6 +419,12 @@ impl<'a> DenseMatrix<'a> {
         matches!(self.values, Cow::Borrowed(_))
     }
 
+    /// The same matrix borrowing these values (no copy).
+    pub fn reborrow(&self) -> DenseMatrix<'_> {
+        let DenseMatrix { n_rows, n_cols, column_major, .. } = *self;
+        DenseMatrix { values: Cow::Borrowed(&self.values), n_rows, n_cols, column_major }
+    }
+
     /// The same matrix owning its values (copies them if borrowed).
     pub fn into_owned(self) -> DenseMatrix<'static> {
         let DenseMatrix { values, n_rows, n_cols, column_major } = self;
@@ -459,6 +465,14 @@ impl<'a> Features<'a> {
     /// Dense features owning the rows of `a`.
     pub fn dense(a: Array2<f64>) -> Self {
         Features::Dense(DenseMatrix::from_array(a))
+    }
+
+    /// The same features borrowing these values (no copy).
+    pub fn reborrow(&self) -> Features<'_> {
+        match self {
+            Features::Dense(d) => Features::Dense(d.reborrow()),
+            Features::Sparse(s) => Features::Sparse(CsrMatrix::borrowed(s.n_cols, &s.indptr, &s.indices, &s.values)),
+        }
     }
 
     /// Dense features borrowing `a`'s rows when `a` is row-major and contiguous (else a row-major copy).

@@ -4,15 +4,24 @@
 
 use crate::data::Dataset;
 use crate::error::{Error, Result};
-use crate::methods::{Fit, FitOptions, Progress};
+use crate::methods::{Fit, FitOptions, Progress, Regularization};
 use crate::params::MethodParams;
 use crate::progress::{Iteration, Quantity};
 
 /// Fits `params` on `data`: binary for two classes (the larger label positive), one-vs-rest otherwise.
+///
+/// Weights and the regularisation: given as `λ`, the data term is the weighted mean `(1/Σc) Σ c_i L_i`
+/// (the weights are rescaled to mean one, so a weight of 2 is a repeated example and scaling every weight
+/// changes nothing); given as `C`, it is the weighted sum `C Σ c_i L_i` (LIBSVM's and LIBLINEAR's).
 pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Result<Fit> {
     options.emit(Progress::Phase("validating"));
     data.validate()?;
     params.validate(data.n_samples())?;
+    let reweighted = match params.regularization() {
+        Regularization::Lambda(_) => data.mean_one_weights().map(|w| data.reweighted(w)),
+        Regularization::C(_) => None,
+    };
+    let data = reweighted.as_ref().unwrap_or(data);
     // Every solver keeps a few dense vectors of `n` values (iterate, gradient, direction, ...): a stated
     // dimension beyond the memory is an error here, not an abort inside the solver.
     crate::memory::reserve(

@@ -67,3 +67,8 @@ pub use solver::{
     exact::ExactSettings, lbfgs::LbfgsSettings, pegasos::SgdSettings, svmplus_qp::QpSettings, svmplus_qp::QpSolution,
 };
 pub use svm::{LinearFit, LinearMethod, LinearSvmParams, Solver};
+
+/// The Rust example of the documentation's guide (`docs/guide/rust.md`), run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/guide/rust.md")]
+pub struct GuideRust;

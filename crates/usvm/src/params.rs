@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+use crate::methods::Regularization;
 use crate::methods::besvm::Besvm;
 use crate::methods::kernel::{KsvmIgsu, RsvmRhhq, Svm};
 use crate::methods::linear::{Gsu, Linear, Power, Sampling};
@@ -148,6 +149,26 @@ impl MethodParams {
     /// The JSON object (every field, defaults included).
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).expect("parameters serialise")
+    }
+
+    /// The weight of the regulariser, as given (`λ` or `C`).
+    pub fn regularization(&self) -> Regularization {
+        match self {
+            MethodParams::Gsu(p) => p.regularization,
+            MethodParams::Hinge(p) | MethodParams::Iso(p) => p.regularization,
+            MethodParams::Sampling(p) => p.regularization,
+            MethodParams::Power(p) => p.regularization,
+            MethodParams::Svm(p) => p.regularization,
+            MethodParams::KsvmIgsu(p) => p.regularization,
+            MethodParams::SqhingeGsu(p) => p.regularization,
+            MethodParams::Besvm(p) => p.regularization,
+            MethodParams::Svmplus(p) => p.regularization,
+            MethodParams::Rsvmplus(p) => p.regularization,
+            MethodParams::L2svmplus(p) => p.regularization,
+            MethodParams::RsvmRhhq(p) => p.regularization,
+            MethodParams::Tsvc(p) => p.regularization,
+            MethodParams::Logistic(p) => p.regularization,
+        }
     }
 
     /// The JSON paths (`solver.tol`) of every field, in order, with their current values.

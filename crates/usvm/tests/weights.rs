@@ -58,3 +58,40 @@ fn zero_weight_removes_and_double_weight_duplicates_for_every_linear_method() {
         );
     }
 }
+
+/// Through the registry, one convention for every method: given `λ`, the data term is the weighted mean
+/// `(1/Σc) Σ c_i L_i` — a weight of 2 is the example repeated at the same `λ`, and scaling every weight
+/// changes nothing; given `C`, it is `C Σ c_i L_i` — a weight of 2 is the example repeated at the same `C`.
+#[test]
+fn through_the_registry_a_weight_of_two_is_a_repeated_example_at_the_same_lambda_or_c() {
+    use serde_json::json;
+    use usvm::{FitOptions, MethodParams};
+    let data = common::random_dataset(7, "diag", 30, 3);
+    let i = 4;
+    let repeated = data.select(&(0..30).chain([i]).collect::<Vec<_>>());
+    let mut w = vec![1.0; 30];
+    w[i] = 2.0;
+    let weighted = data.clone().with_weights(w.clone());
+    let scaled = data.clone().with_weights(w.iter().map(|c| 0.37 * c).collect());
+    let decision = |p: &MethodParams, d: &Dataset| {
+        let fit = usvm::fit(p, d, &FitOptions::default()).unwrap();
+        assert!(fit.reports.iter().all(|r| r.converged()), "{}: {:?}", p.name(), fit.reports);
+        fit.model.decision_function(&data.features).unwrap().column(0).to_vec()
+    };
+    for (method, reg) in [
+        ("gsu", json!({"lambda": 0.05})),
+        ("hinge", json!({"lambda": 0.05})),
+        ("ksvm-igsu", json!({"lambda": 0.05})),
+        ("sqhinge-gsu", json!({"lambda": 0.05})),
+        ("logistic", json!({"lambda": 0.05})),
+        ("gsu", json!({"C": 0.5})),
+        ("svm", json!({"C": 0.5})),
+    ] {
+        let p = MethodParams::from_json(&json!({"method": method, "regularization": reg}).to_string()).unwrap();
+        let (a, b) = (decision(&p, &repeated), decision(&p, &weighted));
+        close(&a, &b, &format!("{method} {reg}: weight 2 vs repeated"));
+        if reg.get("lambda").is_some() {
+            close(&decision(&p, &scaled), &b, &format!("{method} {reg}: weights scaled by 0.37"));
+        }
+    }
+}

@@ -62,10 +62,6 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
     verbose = 0
     callback = None
 
-    # λ-form sample weights normalised to mean 1, so that the data term is (1/Σc) Σ c_i L_i (the estimators'
-    # documented objective); the generic Classifier passes them as given, as the CLI does.
-    _mean_one_weights = False
-
     def __sklearn_tags__(self):  # type: ignore[no-untyped-def]
         tags = super().__sklearn_tags__()
         tags.input_tags.sparse = self._sparse
@@ -156,7 +152,10 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
                 NoPrivilegedInformationWarning,
                 stacklevel=4,
             )
-        if sw is not None and self._mean_one_weights and "lambda" in params.get("regularization", {}):
+        if sw is not None and "lambda" in params.get("regularization", {}):
+            # The core's λ form is the weighted mean (1/Σc) Σ c_i L_i: it rescales the weights to mean one
+            # itself, with a copy of the covariances; rescaled here, they reach it at mean one and it copies
+            # nothing.
             sw = sw * (len(sw) / sw.sum())
         with watch(self) as callback:
             return _usvm.fit(

@@ -148,7 +148,7 @@ class GSUClassifier(RegistryClassifier):
     probA_, probB_ : ndarray of shape (n_problems,)
         Platt parameters (``probability=True`` only).
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape ``(n_features_in_,)``
         Only when ``X`` has string feature names.
 
     Notes
@@ -179,8 +179,6 @@ class GSUClassifier(RegistryClassifier):
     >>> bool(p[0] < 0.5 < p[2])
     True
     """
-
-    _mean_one_weights = True
 
     def __init__(
         self,

@@ -76,8 +76,6 @@ class KernelGSUClassifier(RegistryClassifier):
     True
     """
 
-    _mean_one_weights = True
-
     def __init__(
         self,
         *,

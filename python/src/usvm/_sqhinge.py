@@ -95,8 +95,6 @@ class GSUSquaredHingeClassifier(RegistryClassifier):
     True
     """
 
-    _mean_one_weights = True
-
     def __init__(
         self,
         *,

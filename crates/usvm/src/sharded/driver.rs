@@ -8,7 +8,7 @@ use super::{Plan, Treatment};
 use crate::data::{axpy, dot, norm2};
 use crate::error::{Error, Result};
 use crate::linalg::columns_from_products;
-use crate::methods::{Fit, FitOptions};
+use crate::methods::{Fit, FitOptions, Regularization};
 use crate::model::{LinearModel, Model};
 use crate::ovr;
 use crate::params::MethodParams;
@@ -81,6 +81,12 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
     let whole = describe_whole(&infos, plan.linear.fit_intercept)?;
     params.validate(whole.n_samples)?;
     let lambda = plan.linear.regularization.lambda(whole.n_samples)?;
+    // The data term's normaliser: the weighted mean `1/Σc` for λ, as `usvm::fit` (which rescales the
+    // weights to mean one instead); `1/ℓ` for C, whose `λ = 1/(Cℓ)` makes it `C Σ c_i L_i`.
+    let inv_l = match plan.linear.regularization {
+        Regularization::Lambda(_) => 1.0 / whole.weight_sum,
+        Regularization::C(_) => 1.0 / whole.n_samples as f64,
+    };
     let n = whole.n_features;
     let start = match options.start {
         Some(Model::Linear(m)) if m.classes == whole.classes && m.n_features() == n => Some(m),
@@ -98,7 +104,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
                 lambda,
                 n,
                 fit_intercept: plan.linear.fit_intercept,
-                inv_l: 1.0 / whole.n_samples as f64,
+                inv_l,
                 target: Target::Method,
                 batched_line: matches!(plan.treatment, Treatment::Ignored | Treatment::Power { .. }),
             };
@@ -211,7 +217,7 @@ impl Driver<'_> {
     }
 }
 
-/// One binary problem of the sharded objective `λ/2‖w‖² + (1/ℓ) Σ_shards (partial sum)`, of `target`.
+/// One binary problem of the sharded objective `λ/2‖w‖² + inv_l Σ_shards (partial sum)`, of `target`.
 struct ShardedObjective<'d, 's> {
     driver: &'d Driver<'s>,
     positive: i64,
