@@ -54,12 +54,6 @@ BASIS_REASON = (
     "weighted one may not: weights and repeats give different maps by design"
 )
 
-REGISTRY_WEIGHTS_REASON = (
-    "Classifier passes the weights to the registry as the CLI does, λ/2‖w‖² + (1/ℓ) Σ c_i L_i with ℓ the "
-    "number of rows, so a weight of 2 is not a repeated row (the named estimators normalise the weights)"
-)
-
-
 LBFGS_PATH_REASON = (
     "L-BFGS stops at ||grad J|| <= tol ||grad J(0)||; on the check's data (30 features) the default path's "
     "cross-validation picks lambda = 2^-12 (both fits pick it), where that rule leaves the weighted and the "
@@ -78,8 +72,6 @@ def expected_failed_checks(estimator):
             return dict.fromkeys(weights, LBFGS_PATH_REASON)
     if isinstance(estimator, BasisExpansionClassifierCV):
         return dict.fromkeys(weights, BASIS_REASON)
-    if isinstance(estimator, ClassifierCV):
-        return dict.fromkeys(weights, REGISTRY_WEIGHTS_REASON)
     # Only for probability=True, where Platt scaling's design rules these two out.
     if not getattr(estimator, "probability", False):
         return {}
