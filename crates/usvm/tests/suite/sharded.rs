@@ -1,0 +1,217 @@
+//! The fit over row shards (`usvm::sharded`) is the local fit: on uneven shards (one empty) the objective
+//! agrees to 1e-12 relative, the coefficients to 1e-10, the Newton iterations exactly; two runs are
+//! bit-identical; a re-created shard answers as the lost one; bad shards are named.
+
+use crate::common;
+
+use serde_json::json;
+use usvm::sharded::{self, Answer, Question, Shard, Shards};
+use usvm::{Dataset, Error, FitOptions, MethodParams, Model};
+
+fn params(method: &str, fields: serde_json::Value) -> MethodParams {
+    let mut p = MethodParams::default_for(method).unwrap();
+    for (name, value) in fields.as_object().unwrap() {
+        p.set(name, value).unwrap();
+    }
+    p
+}
+
+/// Shards of `data` at the row boundaries `cuts` (`[0, …, ℓ]`; repeated cuts make empty shards).
+fn shards(p: &MethodParams, data: &Dataset, cuts: &[usize]) -> Vec<Shard> {
+    cuts.windows(2).map(|c| Shard::new(p, data.select(&(c[0]..c[1]).collect::<Vec<_>>())).unwrap()).collect()
+}
+
+fn coef(m: &Model) -> Vec<f64> {
+    let (c, b) = m.coef_intercept();
+    c.iter().chain(b.iter()).copied().collect()
+}
+
+/// Fits `p` locally and over `cuts`, and checks that they agree.
+fn agree(p: &MethodParams, data: &Dataset, cuts: &[usize]) -> sharded::ShardedFit {
+    let local = usvm::fit(p, data, &FitOptions::default()).unwrap();
+    let mut s = shards(p, data, cuts);
+    let fit = sharded::fit_sharded(p, &mut s, &FitOptions::default()).unwrap();
+    assert_eq!(fit.fit.reports.len(), local.reports.len());
+    for (a, b) in fit.fit.reports.iter().zip(&local.reports) {
+        assert!(common::rel_diff(a.objective, b.objective) <= 1e-12, "{} vs {}", a.objective, b.objective);
+        assert_eq!(a.n_iter, b.n_iter, "Newton iterations");
+        assert_eq!(a.termination, b.termination);
+    }
+    let (a, b) = (coef(&fit.fit.model), coef(&local.model));
+    let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() <= 1e-10 * scale, "coefficient {x} vs {y}");
+    }
+    fit
+}
+
+#[test]
+fn sharded_gsu_is_the_local_fit_on_uneven_shards() {
+    for form in ["diag", "lowrank", "full", "sparse_diag"] {
+        let data = common::random_dataset(3, form, 300, 6);
+        let p = params("gsu", json!({"regularization": {"lambda": 1e-2}}));
+        let fit = agree(&p, &data, &[0, 40, 40, 170, 171, 300]);
+        assert_eq!(fit.n_shards, 5);
+        assert!(fit.rounds[0] > 0 && fit.traffic.bytes_sent > 0);
+    }
+}
+
+#[test]
+fn sharded_iso_hinge_and_weights_and_no_intercept() {
+    let mut data = common::random_dataset(5, "diag", 200, 4);
+    data.weights = Some((0..200).map(|i| 0.5 + (i % 3) as f64).collect());
+    agree(&params("iso", json!({"regularization": {"C": 2.0}})), &data, &[0, 77, 200]);
+    agree(&params("gsu", json!({"fit_intercept": false})), &data, &[0, 100, 100, 200]);
+    // The local hinge runs dual coordinate descent: the sharded Newton solve reaches the same optimum.
+    let p = params("hinge", json!({}));
+    let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
+    let fit = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 50, 200]), &FitOptions::default()).unwrap();
+    assert!(common::rel_diff(fit.fit.reports[0].objective, local.reports[0].objective) <= 1e-8);
+}
+
+#[test]
+fn sharded_power_runs_the_local_rounds() {
+    // Power SVM alternates hinge fits on moved points; locally each is dual coordinate descent, sharded the
+    // Newton continuation (shards move their own rows): the same rounds and optimum to the solvers' tolerance.
+    for classes in [2, 3] {
+        let mut data = common::random_dataset(13 + classes as u64, "diag", 240, 4);
+        if classes == 3 {
+            data.labels.to_mut().iter_mut().enumerate().for_each(|(i, c)| *c = (i % 3) as i64);
+        }
+        let p = params("power", json!({"radius_scale": 0.5, "regularization": {"lambda": 1e-2}}));
+        let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
+        let fit = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 90, 90, 240]), &FitOptions::default()).unwrap();
+        assert_eq!(fit.rounds.len(), local.reports.len());
+        for (a, b) in fit.fit.reports.iter().zip(&local.reports) {
+            assert!(a.converged() && b.converged());
+            assert!(common::rel_diff(a.objective, b.objective) <= 1e-7, "{} vs {}", a.objective, b.objective);
+            assert_eq!(a.rounds, b.rounds, "alternating rounds");
+            assert!(a.rounds >= 2);
+        }
+        let (a, b) = (coef(&fit.fit.model), coef(&local.model));
+        let scale = b.iter().fold(1.0f64, |m, v| m.max(v.abs()));
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() <= 1e-4 * scale, "coefficient {x} vs {y}");
+        }
+    }
+    // Power SVM's targets are refused by another method's shard, and the balls outside Exact.
+    let data = common::random_dataset(3, "diag", 20, 3);
+    let point = |target| usvm::sharded::Point { positive: 1, theta: vec![0.1; 4], floor: 0.0, target };
+    let mut gsu = Shard::new(&params("gsu", json!({})), data.clone()).unwrap();
+    for target in [usvm::sharded::Target::Ball, usvm::sharded::Target::Moved { w: vec![1.0; 3] }] {
+        assert!(gsu.answer(&Question::Exact { at: point(target) }).is_err());
+    }
+    let mut power = Shard::new(&params("power", json!({})), data).unwrap();
+    let ball = Question::ValueGrad { at: point(usvm::sharded::Target::Ball), hessian: false };
+    assert!(power.answer(&ball).is_err());
+    let short = Question::Exact { at: point(usvm::sharded::Target::Moved { w: vec![1.0; 2] }) };
+    assert!(matches!(power.answer(&short), Err(Error::DimensionMismatch { .. })));
+}
+
+#[test]
+fn sharded_one_vs_rest_and_conjugate_gradients() {
+    // Three classes: one binary problem per class, in order.
+    let mut data = common::random_dataset(11, "diag", 240, 5);
+    data.labels.to_mut().iter_mut().enumerate().for_each(|(i, c)| *c = (i % 3) as i64);
+    let fit = agree(&params("gsu", json!({})), &data, &[0, 90, 240]);
+    assert_eq!(fit.rounds.len(), 3);
+    // 80 features: no Hessian is sent, Newton directions come from CG over Hessian-vector rounds.
+    let data = common::random_dataset(13, "diag", 300, 80);
+    agree(&params("gsu", json!({"regularization": {"lambda": 1e-3}})), &data, &[0, 120, 300]);
+}
+
+#[test]
+fn sharded_fit_is_bit_identical_between_runs_and_warm_starts() {
+    let data = common::random_dataset(17, "diag", 400, 8);
+    let p = params("gsu", json!({"regularization": {"lambda": 1e-3}}));
+    let run = |opts: &FitOptions| {
+        let mut s = shards(&p, &data, &[0, 150, 151, 400]);
+        sharded::fit_sharded(&p, &mut s, opts).unwrap()
+    };
+    let (a, b) = (run(&FitOptions::default()), run(&FitOptions::default()));
+    assert_eq!(coef(&a.fit.model), coef(&b.fit.model));
+    assert_eq!(a.traffic, b.traffic);
+    // A warm start from the solution takes fewer rounds than a cold one.
+    let warm = run(&FitOptions { start: Some(&a.fit.model), ..FitOptions::default() });
+    assert!(warm.rounds[0] < a.rounds[0], "{} vs {}", warm.rounds[0], a.rounds[0]);
+}
+
+/// Shards one of which is "lost" (re-created from its rows) before every `every`-th question.
+struct Flaky<'a> {
+    p: &'a MethodParams,
+    data: &'a Dataset<'static>,
+    cuts: Vec<usize>,
+    shards: Vec<Shard>,
+    asked: usize,
+    every: usize,
+}
+
+impl Shards for Flaky<'_> {
+    fn ask(&mut self, q: &Question) -> usvm::Result<Vec<Answer>> {
+        self.asked += 1;
+        if self.asked.is_multiple_of(self.every) {
+            let k = self.asked % self.shards.len();
+            self.shards[k] = shards(self.p, self.data, &self.cuts[k..k + 2]).pop().unwrap();
+        }
+        self.shards.ask(q)
+    }
+}
+
+#[test]
+fn a_recreated_shard_answers_as_the_lost_one() {
+    let data = common::random_dataset(19, "diag", 300, 70);
+    let p = params("gsu", json!({}));
+    let cuts = vec![0, 100, 220, 300];
+    let steady = sharded::fit_sharded(&p, &mut shards(&p, &data, &cuts), &FitOptions::default()).unwrap();
+    let mut flaky =
+        Flaky { p: &p, data: &data, shards: shards(&p, &data, &cuts), cuts: cuts.clone(), asked: 0, every: 3 };
+    let fit = sharded::fit_sharded(&p, &mut flaky, &FitOptions::default()).unwrap();
+    assert_eq!(coef(&fit.fit.model), coef(&steady.fit.model));
+    // A shard moved between workers (serialised: its rows, not its caches) answers as before, and scores a
+    // model on its rows.
+    let mut moved: Vec<Shard> = shards(&p, &data, &cuts)
+        .iter()
+        .map(|s| serde_json::from_str(&serde_json::to_string(s).unwrap()).unwrap())
+        .collect();
+    let again = sharded::fit_sharded(&p, &mut moved, &FitOptions::default()).unwrap();
+    assert_eq!(coef(&again.fit.model), coef(&steady.fit.model));
+    let predicted = steady.fit.model.predict(&data.features).unwrap();
+    let right = predicted.iter().zip(data.labels.iter()).filter(|(p, y)| p == y).count();
+    assert_eq!(moved.iter().map(|s| s.correct(&steady.fit.model).unwrap()).sum::<usize>(), right);
+}
+
+#[test]
+fn bad_shards_are_named() {
+    let data = common::random_dataset(23, "diag", 60, 3);
+    let p = params("gsu", json!({}));
+    let mut s = shards(&p, &data, &[0, 30, 60]);
+    s.push(Shard::new(&p, common::random_dataset(1, "diag", 10, 4)).unwrap());
+    let e = sharded::fit_sharded(&p, &mut s, &FitOptions::default()).unwrap_err();
+    assert!(matches!(e, Error::Shard { index: 2, .. }), "{e}");
+    assert!(e.to_string().contains("4 features, but partition 0 has 3"), "{e}");
+    // One class over all shards, no rows, a method that does not shard, NaN in a shard's rows.
+    let one = data.select(&(0..60).step_by(2).collect::<Vec<_>>());
+    let e = sharded::fit_sharded(&p, &mut shards(&p, &one, &[0, 10, 30]), &FitOptions::default());
+    assert!(matches!(e, Err(Error::SingleClass { .. })));
+    let e = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 0]), &FitOptions::default());
+    assert!(matches!(e, Err(Error::Empty(_))));
+    assert!(Shard::new(&params("svm", json!({})), data.clone()).is_err());
+    assert!(Shard::new(&params("gsu", json!({"solver": {"name": "sgd"}})), data.clone()).is_err());
+    let mut nan = data.select(&[0, 1, 2]);
+    if let usvm::Features::Dense(x) = &mut nan.features {
+        x.view_mut()[[1, 2]] = f64::NAN;
+    }
+    assert!(matches!(Shard::new(&p, nan), Err(Error::NonFinite { .. })));
+}
+
+#[test]
+fn rounds_per_lambda_on_20000_by_50_diagonal() {
+    let data = common::random_dataset(29, "diag", 20_000, 50);
+    let p = params("gsu", json!({"regularization": {"lambda": 1e-4}}));
+    let fit =
+        sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 5000, 10_000, 15_000, 20_000]), &FitOptions::default())
+            .unwrap();
+    // 43 rounds here: 1 `ValueGrad` (with the Hessian) per Newton step, the line searches' evaluations,
+    // one `Exact` per smoothing stage.
+    assert!(fit.rounds[0] <= 110, "{} rounds", fit.rounds[0]);
+}
