@@ -117,3 +117,42 @@ def test_an_overflowing_fit_is_an_error_not_a_nan_model():
     # Refused before any solver runs, naming the column to rescale.
     with pytest.raises(usvm.DataError, match=f"column {X.shape[1] - 1}.*rescale"):
         usvm.GSUClassifier(solver="sgd", iterations=50, batch=5).fit(X, y)
+
+
+def _leaves(d, prefix=""):
+    if not isinstance(d, dict):
+        return {prefix: d}
+    out = {}
+    for k, v in d.items():
+        out.update(_leaves(v, f"{prefix}.{k}" if prefix else k))
+    return out
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        usvm.GSUClassifier(),
+        usvm.GSUSquaredHingeClassifier(),
+        usvm.KernelGSUClassifier(),
+        usvm.KernelSVMClassifier(),
+        usvm.TSVCClassifier(),
+        usvm.SVMPlusClassifier(),
+        usvm.RobustSVMPlusClassifier(),
+        usvm.L2SVMPlusClassifier(),
+        usvm.RescaledHingeSVMClassifier(),
+        usvm.BasisExpansionClassifier(),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_an_estimator_built_with_its_defaults_fits_the_cli_defaults(estimator):
+    """The same method, the same defaults from Python and the CLI: every registry field an estimator sets
+    at its defaults equals the core's default (what `usvm train` uses without flags). The one exception is
+    the data-dependent γ of the SVC-like estimators (scikit-learn's ``'scale'``, the CLI's LIBSVM
+    ``1/n_features``): a value computed from ``X``, not a field default; it is named in the docs."""
+    rng = np.random.default_rng(0)
+    X, y, star = rng.normal(size=(20, 3)), np.repeat([0, 1], 10), rng.normal(size=(20, 2))
+    params = estimator._registry_params(X, None, None, star)
+    mine, core = _leaves(params), _leaves(usvm.default_params(params["method"]))
+    data_dependent = {"kernel.gamma", "gamma_star", "similarity"}
+    differ = {k: (v, core.get(k)) for k, v in mine.items() if k not in data_dependent and core.get(k) != v}
+    assert not differ, f"{type(estimator).__name__}: fields whose defaults differ from the CLI's: {differ}"

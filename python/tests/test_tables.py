@@ -123,9 +123,9 @@ FULL = {"label_col": "label", "weight_col": "w", "var_cols": ["v0", "v1", "v2"]}
         (None, {"var_cols": ["v0", "v1"]}, r"2 variance columns for 4 feature columns \(f0, f1, f2, v2\)"),
         (None, {"weight_col": "label"}, r"'label' is named as both the label column and a weight column"),
         ("text", {}, r"column 'f1' \(feature\) has type string, not a number"),
-        ("null", {}, r"column 'f1' \(feature\) has a missing value in row 2"),
-        ("nan", {}, r"column 'f1' \(feature\) has nan in row 2"),
-        ("negative", {}, r"column 'v1' \(variance\) is negative in row 2"),
+        ("null", {}, r"column 'f1' \(feature\) has a missing value in row 3 \(counted from 1\)"),
+        ("nan", {}, r"column 'f1' \(feature\) has nan in row 3 \(counted from 1\)"),
+        ("negative", {}, r"column 'v1' \(variance\) is negative in row 3 \(counted from 1\)"),
     ],
 )
 def test_bad_tables_name_the_column(change, kwargs, message):

@@ -138,7 +138,7 @@ pub struct MethodArgs {
     /// sgd: mini-batch size K
     #[arg(long, value_name = "K", help_heading = "Shared by several methods")]
     pub batch: Option<usize>,
-    /// Kernel of svm, ksvm-igsu, svmplus, rsvmplus, l2svmplus, rsvm-rhhq, tsvc (default rbf)
+    /// Kernel of svm, ksvm-igsu, svmplus, rsvmplus, l2svmplus, rsvm-rhhq (default rbf) and tsvc (default linear)
     #[arg(long, value_enum, help_heading = "Shared by several methods")]
     pub kernel: Option<KernelKind>,
     /// γ of the rbf and polynomial kernels (default: 1/n_features as LIBSVM; svmplus/rsvmplus rbf: 1/mean squared distance)

@@ -244,7 +244,7 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
         basis_selection: str = "random",
         C: float = 1.0,
         fit_intercept: bool = True,
-        tol: float = 1e-8,
+        tol: float = 1e-6,
         max_iter: int = 1000,
         random_state: Any = 0,
         n_jobs: int | None = None,
@@ -307,7 +307,14 @@ class BasisExpansionClassifier(_ExpansionParams, RegistryClassifier):
             "max_iter": int(self.max_iter),
             "similarity": similarity,
             "shape": None if grid is None else f"{grid['height']}x{grid['width']}x{grid['channels']}",
-            "basis_size": str(size["count"]) if "count" in size else repr(size["fraction"]),
+            # the whole training set is the core's default, None
+            "basis_size": (
+                None
+                if size == {"fraction": 1.0}
+                else str(size["count"])
+                if "count" in size
+                else repr(size["fraction"])
+            ),
             "basis_selection": self.basis_selection,
         }
 

@@ -46,7 +46,7 @@ class SVMPlusClassifier(RegistryClassifier):
     degree, coef0 : polynomial kernel parameters.
     gamma_star : float or None, default=None
         γ of the Gaussian ``k*`` on ``X_star``; None: ``1/D*``.
-    tol : float, default=1e-4
+    tol : float, default=1e-6
         Bound on the SMO's KKT violation.
 
     n_jobs : int or None, default=None
@@ -89,7 +89,7 @@ class SVMPlusClassifier(RegistryClassifier):
         degree: int = 3,
         coef0: float = 0.0,
         gamma_star: Any = None,
-        tol: float = 1e-4,
+        tol: float = 1e-6,
         n_jobs: int | None = None,
         verbose: int = 0,
         callback: Any = None,
@@ -196,7 +196,7 @@ class RobustSVMPlusClassifier(SVMPlusClassifier):
         degree: int = 3,
         coef0: float = 0.0,
         gamma_star: Any = None,
-        tol: float = 1e-4,
+        tol: float = 1e-6,
         n_jobs: int | None = None,
         verbose: int = 0,
         callback: Any = None,

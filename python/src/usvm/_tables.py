@@ -37,11 +37,12 @@ def _numbers(table: Any, name: str, what: str) -> np.ndarray:
         raise ValueError(f"column {name!r} ({what}) has type {column.type}, not a number")
     if column.null_count:
         row = int(pc.index(pc.is_null(column), True).as_py())
-        raise ValueError(f"column {name!r} ({what}) has a missing value in row {row}")
+        raise ValueError(f"column {name!r} ({what}) has a missing value in row {row + 1} (counted from 1)")
     values = column.to_numpy().astype(np.float64, copy=False)
     bad = np.flatnonzero(~np.isfinite(values))
     if bad.size:
-        raise ValueError(f"column {name!r} ({what}) has {values[bad[0]]} in row {int(bad[0])}")
+        row = int(bad[0]) + 1
+        raise ValueError(f"column {name!r} ({what}) has {values[bad[0]]} in row {row} (counted from 1)")
     return values
 
 
@@ -99,7 +100,9 @@ def from_table(
             V[:, j] = _numbers(table, c, "variance")
         if (V < 0).any():
             row, col = np.argwhere(V < 0)[0]
-            raise ValueError(f"column {var_cols[col]!r} (variance) is negative in row {int(row)}")
+            raise ValueError(
+                f"column {var_cols[col]!r} (variance) is negative in row {int(row) + 1} (counted from 1)"
+            )
     w = _numbers(table, weight_col, "weight") if weight_col is not None else None
     return X, y, V, w
 

@@ -25,7 +25,7 @@ pub struct Svm {
     pub regularization: Regularization,
     /// The kernel (`γ` default `1/n_features`), or precomputed kernel values.
     pub kernel: SvmKernel,
-    /// Stop when the maximal KKT violation is at most this (LIBSVM's `-e`).
+    /// Stop when the maximal KKT violation is at most this (LIBSVM's `-e`, default 0.001 as LIBSVM and `SVC`).
     pub tol: f64,
     /// Kernel cache in megabytes per binary problem (LIBSVM's `-m`).
     pub cache_mb: f64,
@@ -45,7 +45,7 @@ impl Default for Svm {
         Svm {
             regularization: Regularization::C(1.0),
             kernel: SvmKernel::default(),
-            tol: 1e-6,
+            tol: 1e-3,
             cache_mb: 200.0,
             shrinking: true,
             max_iter: 0,

@@ -62,7 +62,7 @@ impl Default for Tsvc {
     fn default() -> Self {
         Tsvc {
             regularization: Regularization::C(1.0),
-            kernel: KernelChoice::default(),
+            kernel: KernelChoice::Linear,
             delta: Delta::Uniform(0.0),
             fit_intercept: true,
             form: TsvcSolution::Alternating { max_rounds: default_max_rounds(), tol: default_tol(), max_iter: 0 },
