@@ -25,7 +25,7 @@ pub use crate::progress::{Observer, Progress};
 
 /// The weight of the regulariser, as `λ` in `λ/2‖w‖² + (1/Σc) Σ c_i L_i` or as the cost `C` in
 /// `½‖w‖² + C Σ c_i L_i`; the two are one problem for `C = 1/(λ Σc)` (`Σc = ℓ`, the number of training
-/// examples, without weights). [`crate::fit`] rescales the weights to mean one when `λ` is given, so the
+/// examples, without weights). [`crate::fit()`] rescales the weights to mean one when `λ` is given, so the
 /// solvers see `(1/ℓ) Σ c_i L_i` and `C = 1/(λℓ)` below.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Regularization {
