@@ -5,6 +5,7 @@ import json
 import pickle
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -478,3 +479,20 @@ def test_gap_tol_stops_the_hinge_early_with_a_certified_objective() -> None:
     assert cv.best_estimator_.gap_tol == 1e-2 and cv.reports_[0]["duality_gap"] <= 1e-2
     with pytest.raises(ValueError, match="gap_tol"):
         usvm.GSUClassifierCV(method="hinge", lams=[1e-2], gap_tol=2.0).fit(X, y)
+
+
+def test_every_exported_estimator_fits_with_its_defaults():
+    """No exported class is a base that cannot fit: each estimator in ``usvm.__all__`` fits as built."""
+    from sklearn.base import BaseEstimator
+
+    X = np.vstack([np.random.default_rng(0).normal(m, 1, (15, 3)) for m in (1, -1)])
+    y = np.repeat([1, 0], 15)
+    estimators = [getattr(usvm, n) for n in usvm.__all__ if isinstance(getattr(usvm, n), type)]
+    estimators = [e for e in estimators if issubclass(e, BaseEstimator)]
+    assert "RegistryClassifier" not in usvm.__all__ and not hasattr(usvm, "RegistryClassifier")
+    assert len(estimators) >= 15
+    for cls in estimators:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", usvm.NoPrivilegedInformationWarning)
+            fitted = cls().fit(X, y)
+        assert fitted is not None, cls.__name__

@@ -18,7 +18,6 @@ from ._base import (
     Classifier,
     DegenerateFitWarning,
     NoPrivilegedInformationWarning,
-    RegistryClassifier,
     default_params,
 )
 from ._besvm import BasisExpansion, BasisExpansionClassifier
@@ -73,7 +72,6 @@ __all__ = [
     "ModelFileError",
     "NoPrivilegedInformationWarning",
     "ParamsError",
-    "RegistryClassifier",
     "RescaledHingeSVMClassifier",
     "RobustSVMPlusClassifier",
     "SVMPlusClassifier",

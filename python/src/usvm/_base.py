@@ -24,7 +24,7 @@ from ._covariance import _as_cov
 from ._persist import CoreState
 from ._progress import watch
 
-__all__ = ["Classifier", "NoPrivilegedInformationWarning", "RegistryClassifier"]
+__all__ = ["Classifier", "NoPrivilegedInformationWarning"]
 
 
 class NoPrivilegedInformationWarning(UserWarning):
@@ -41,7 +41,8 @@ class DegenerateFitWarning(UserWarning):
 
 
 class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
-    """Base of the estimators fitted through the registry.
+    """Base of the estimators fitted through the registry (internal: not an estimator of its own, and not
+    exported; ``usvm.Classifier`` fits any method by name).
 
     A subclass says which method it fits and with which registry fields (:meth:`_registry_params`, from its
     scikit-learn parameters and the validated training data); fitting, the fit attributes, warnings,
