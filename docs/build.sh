@@ -12,4 +12,12 @@ python="${PYTHON:-python3}"
 rm -rf "$docs/auto_examples" "$docs/generated" "$docs/sg_execution_times.rst"
 start=$SECONDS
 MPLBACKEND=Agg "$python" -m sphinx -W --keep-going -q -b html "$docs" "$out"
+# The Rust API's reference: rustdoc's pages (`cargo doc --no-deps --workspace`, which CI runs first), linked
+# from the API page as rustdoc/usvm/index.html.
+rustdoc="${CARGO_TARGET_DIR:-$docs/../target}/doc"
+if [ -f "$rustdoc/usvm/index.html" ]; then
+  rm -rf "$out/rustdoc" && cp -r "$rustdoc" "$out/rustdoc"
+else
+  echo "== no rustdoc pages in $rustdoc: run 'cargo doc --no-deps --workspace' first for the API page's Rust link"
+fi
 echo "== the site is in $out/index.html (built in $((SECONDS - start)) s)"
