@@ -13,7 +13,7 @@
 #        USVM_CI_WORK=DIR bash python/ci.sh [--prepare-only]
 #                                       the same in DIR, kept; a DIR already prepared (DIR/prepared) goes
 #                                       straight to step 2 — .ci/run prepares it in the background while
-#                                       the Rust tests run, then runs the README's test command.
+#                                       the Rust tests run, then runs this script again to test.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 command -v python3 >/dev/null || { echo "python3 not found"; exit 1; }
