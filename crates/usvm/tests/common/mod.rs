@@ -82,6 +82,19 @@ pub fn labels_pm1(data: &Dataset) -> Vec<f64> {
 
 /// The hinge-loss SVM `min λ/2‖w‖² + (1/ℓ) Σ c_i max(0, 1 - y_i(wᵀx_i + b))` solved as a QP by Clarabel,
 /// an interior-point conic solver independent of this crate. Returns `(w, b, objective)`.
+/// Clarabel's settings for the independent cross-checks: quiet, the duality gap (absolute and relative)
+/// and feasibility to `tol`, at most 500 interior-point iterations.
+pub fn clarabel_settings(tol: f64) -> clarabel::solver::DefaultSettings<f64> {
+    clarabel::solver::DefaultSettingsBuilder::default()
+        .verbose(false)
+        .tol_gap_abs(tol)
+        .tol_gap_rel(tol)
+        .tol_feas(tol)
+        .max_iter(500)
+        .build()
+        .unwrap()
+}
+
 pub fn hinge_svm_by_clarabel(x: &Features, y: &[f64], c: Option<&[f64]>, lambda: f64) -> (Vec<f64>, f64, f64) {
     use clarabel::algebra::CscMatrix;
     use clarabel::solver::*;
@@ -107,14 +120,7 @@ pub fn hinge_svm_by_clarabel(x: &Features, y: &[f64], c: Option<&[f64]>, lambda:
         b[i] = -1.0;
         a[l + i][n + 1 + i] = -1.0;
     }
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .tol_gap_abs(1e-12)
-        .tol_gap_rel(1e-12)
-        .tol_feas(1e-12)
-        .max_iter(500)
-        .build()
-        .unwrap();
+    let settings = clarabel_settings(1e-12);
     let (pm, am) = (CscMatrix::from(&p), CscMatrix::from(&a));
     let cones = [NonnegativeConeT(2 * l)];
     let mut solver = DefaultSolver::new(&pm, &q, &am, &b, &cones, settings).unwrap();

@@ -244,14 +244,7 @@ fn dual_by_clarabel(g: &Array2<f64>, y: &[f64], c: f64, squared: bool) -> (Vec<f
             b[l + i] = c;
         }
     }
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .tol_gap_abs(1e-10)
-        .tol_gap_rel(1e-10)
-        .tol_feas(1e-10)
-        .max_iter(500)
-        .build()
-        .unwrap();
+    let settings = common::clarabel_settings(1e-10);
     let (pm, am) = (CscMatrix::from(&p), CscMatrix::from(&a));
     let cones = [NonnegativeConeT(rows)];
     let mut solver = DefaultSolver::new(&pm, &q, &am, &b, &cones, settings).unwrap();

@@ -110,14 +110,7 @@ fn kernel_svm_by_clarabel(gram: &Array2<f64>, y: &[f64], c: Option<&[f64]>, lamb
         a[1 + l + i][i] = 1.0;
         b[1 + l + i] = c.map_or(1.0, |c| c[i]) / l as f64;
     }
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .tol_gap_abs(1e-12)
-        .tol_gap_rel(1e-12)
-        .tol_feas(1e-12)
-        .max_iter(500)
-        .build()
-        .unwrap();
+    let settings = common::clarabel_settings(1e-12);
     let (pm, am) = (CscMatrix::from(&p), CscMatrix::from(&a));
     let cones = [ZeroConeT(1), NonnegativeConeT(2 * l)];
     let mut solver = DefaultSolver::new(&pm, &q, &am, &b, &cones, settings).unwrap();

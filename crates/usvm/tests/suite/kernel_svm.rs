@@ -26,14 +26,7 @@ fn dual_by_clarabel(q: &Array2<f64>, y: &[f64], c: &[f64]) -> (Vec<f64>, f64) {
         a[1 + l + i][i] = 1.0;
         b[1 + l + i] = c[i];
     }
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .tol_gap_abs(1e-12)
-        .tol_gap_rel(1e-12)
-        .tol_feas(1e-12)
-        .max_iter(500)
-        .build()
-        .unwrap();
+    let settings = common::clarabel_settings(1e-12);
     let (pm, am) = (CscMatrix::from(&p), CscMatrix::from(&a));
     let cones = [ZeroConeT(1), NonnegativeConeT(2 * l)];
     let mut solver = DefaultSolver::new(&pm, &vec![-1.0; l], &am, &b, &cones, settings).unwrap();

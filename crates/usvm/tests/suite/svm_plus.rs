@@ -63,14 +63,7 @@ fn qp_by_clarabel(qp: &SvmPlusQp<'_>) -> (Vec<f64>, Vec<f64>, f64, f64, f64) {
     }
     let am = CscMatrix::from(&dense);
     let cones = [ZeroConeT(2), NonnegativeConeT(2 * n + n_up)];
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .tol_gap_abs(1e-12)
-        .tol_gap_rel(1e-12)
-        .tol_feas(1e-12)
-        .max_iter(500)
-        .build()
-        .unwrap();
+    let settings = common::clarabel_settings(1e-12);
     let mut solver = DefaultSolver::new(&p, &q, &am, &rhs, &cones, settings).unwrap();
     solver.solve();
     let sol = &solver.solution;
@@ -234,14 +227,7 @@ fn slack_svmplus_primal(
         a[n + i][ibs] = -1.0;
         a[2 * n + i][ie + i] = -1.0;
     }
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .tol_gap_abs(1e-12)
-        .tol_gap_rel(1e-12)
-        .tol_feas(1e-12)
-        .max_iter(500)
-        .build()
-        .unwrap();
+    let settings = common::clarabel_settings(1e-12);
     let (pm, am) = (CscMatrix::from(&p), CscMatrix::from(&a));
     let mut solver = DefaultSolver::new(&pm, &q, &am, &rhs, &[NonnegativeConeT(3 * n)], settings).unwrap();
     solver.solve();

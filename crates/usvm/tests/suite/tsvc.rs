@@ -109,13 +109,7 @@ fn dual_by_clarabel(x: &Features, y: &[f64], delta: &[f64], gamma: f64) -> f64 {
     let p = CscMatrix::zeros((dim, dim));
     let am = CscMatrix::from(&a);
     let cones = [ZeroConeT(1), NonnegativeConeT(2 * l), SecondOrderConeT(n + 1)];
-    let settings = DefaultSettingsBuilder::default()
-        .verbose(false)
-        .tol_gap_abs(1e-10)
-        .tol_gap_rel(1e-10)
-        .tol_feas(1e-10)
-        .build()
-        .unwrap();
+    let settings = common::clarabel_settings(1e-10);
     let mut solver = DefaultSolver::new(&p, &q, &am, &b, &cones, settings).unwrap();
     solver.solve();
     assert!(matches!(solver.solution.status, SolverStatus::Solved), "{:?}", solver.solution.status);
