@@ -94,12 +94,14 @@ def test_multiclass_weights_full_covariances_and_dataframes(client):
     )
     assert_same_fit(sharded, local)
     assert len(sharded.rounds_) == 3
-    # λ-form weights are normalised to mean 1, as the local estimator does.
+    # λ form: the weighted mean (1/Σc) Σ c_i L_i, taken by the core's driver over all shards.
     local = GSUClassifier(lam=1e-2).fit(X, y, X_cov=V, sample_weight=w)
     sharded = DaskGSUClassifier(lam=1e-2).fit(
         rows(X, chunks), rows(y, chunks), X_cov=rows(V, chunks), sample_weight=rows(w, chunks)
     )
     assert_same_fit(sharded, local)
+    with pytest.raises(ValueError, match="weight"):
+        DaskGSUClassifier(lam=1e-2).fit(rows(X, chunks), rows(y, chunks), sample_weight=rows(0 * w, chunks))
     dd = pytest.importorskip("dask.dataframe")
     pd = pytest.importorskip("pandas")
     frame = dd.from_pandas(pd.DataFrame(X, columns=[f"f{j}" for j in range(4)]), npartitions=3)

@@ -47,11 +47,10 @@ class ShardError(ValueError):
     """A partition that cannot be part of the fit (bad values, a different feature count): names it."""
 
 
-def _shard(
-    index: int, x: Any, y: Any, cov: Any, w: Any, classes: np.ndarray, scale: float, params: str
-) -> Any:
-    """Partition ``index``'s shard for a fit of ``params``: labels as indices into ``classes``, weights
-    scaled. It is the partition's only copy of its rows on the worker."""
+def _shard(index: int, x: Any, y: Any, cov: Any, w: Any, classes: np.ndarray, params: str) -> Any:
+    """Partition ``index``'s shard for a fit of ``params``: labels as indices into ``classes``. It is the
+    partition's only copy of its rows on the worker. Weights are kept as given: the core's driver takes the
+    λ form's weighted mean over all shards."""
     x = np.asarray(x)
     n, d = x.shape
     y = np.asarray(y)
@@ -60,7 +59,7 @@ def _shard(
     codes = np.searchsorted(classes, y).astype(np.int64)
     try:
         cov = _as_cov(None if cov is None else np.asarray(cov), n, d)
-        w = None if w is None else np.asarray(w, dtype=np.float64) * scale
+        w = None if w is None else np.asarray(w, dtype=np.float64)
         return _usvm.Shard(params, x, codes, cov=cov, sample_weight=w)
     except (ValueError, TypeError) as e:
         raise ShardError(f"partition {index}: {e}") from None
@@ -101,7 +100,7 @@ def _aligned(a: Any, rows: tuple, name: str) -> Any:
 
 class _Partitions:
     """The shards of one fit, one per row partition, as Dask futures on the workers (built from the
-    partitions, validated, labels encoded, weights scaled) until :meth:`close`. A shard lost with its
+    partitions, validated, labels encoded) until :meth:`close`. A shard lost with its
     worker is rebuilt by Dask from the partition's lineage; a shard moved between workers pickles as its
     rows. ``params``: the method the shards are prepared for (any λ: a path reuses them)."""
 
@@ -113,8 +112,6 @@ class _Partitions:
         y: Any,
         X_cov: Any,
         sample_weight: Any,
-        *,
-        normalise: bool,
     ) -> None:
         X = _as_dask_rows(X, "X")
         if X.ndim != 2:
@@ -129,13 +126,6 @@ class _Partitions:
         classes = np.unique(client.compute(da.unique(y)).result())
         if len(classes) < 2:
             raise ValueError(f"the fit needs at least 2 classes; y has only {classes.tolist()}")
-        scale = 1.0
-        if sw is not None and normalise:
-            # λ-form weights normalised to mean 1, as GSUClassifier's.
-            total = float(client.compute(sw.sum()).result())
-            if not total > 0:
-                raise ValueError("sample_weight is zero for every sample: at least one must be positive")
-            scale = X.shape[0] / total
         blocks = [b.to_delayed().ravel() if b is not None else [None] * len(rows) for b in (X, y, cov, sw)]
         self.client = client
         self.classes = classes
@@ -143,7 +133,7 @@ class _Partitions:
         self.n_features = X.shape[1]
         self.parts = client.compute(
             [
-                dask.delayed(_shard, pure=False)(i, xb, yb, cb, wb, classes, scale, params)
+                dask.delayed(_shard, pure=False)(i, xb, yb, cb, wb, classes, params)
                 for i, (xb, yb, cb, wb) in enumerate(zip(*blocks))
             ]
         )
@@ -274,7 +264,7 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
         isotropic variances, (n, d) diagonal variances or (n, d, d) full covariances, ``sample_weight`` (n,).
         ``y``, ``X_cov`` and ``sample_weight`` are re-chunked to ``X``'s row partitions."""
         params = json.dumps(self._params())
-        partitions = _Partitions(self._client(), params, X, y, X_cov, sample_weight, normalise=self.C is None)
+        partitions = _Partitions(self._client(), params, X, y, X_cov, sample_weight)
         try:
             model, reports, info = partitions.fit(params, self._ask)
         finally:
@@ -423,7 +413,7 @@ class DaskGSUClassifierCV(DaskGSUClassifier):
         if self.cv < 2:
             raise ValueError(f"cv must be at least 2; got {self.cv}")
         lam_params = json.dumps(self._params(float(lams[0])))
-        partitions = _Partitions(self._client(), lam_params, X, y, X_cov, sample_weight, normalise=True)
+        partitions = _Partitions(self._client(), lam_params, X, y, X_cov, sample_weight)
         try:
             n_parts = len(partitions.parts)
             if n_parts < self.cv:
