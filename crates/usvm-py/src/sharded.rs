@@ -7,7 +7,7 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use usvm::sharded::{self, Answer, Question, Shard, Shards};
+use usvm::sharded::{self, Answer, DualState, Question, Shard, Shards};
 use usvm::{FitOptions, MethodParams};
 
 use crate::registry::{PyModel, report_dict, to_py_err};
@@ -69,14 +69,70 @@ impl PyShard {
         Ok(PyShard { shard })
     }
 
-    /// The answer to an encoded question, encoded.
+    /// The answer to an encoded question, encoded (the dual method's multipliers kept in the shard).
     fn answer<'py>(&mut self, py: Python<'py>, question: &[u8]) -> PyResult<Bound<'py, PyBytes>> {
-        let question: Question = postcard::from_bytes(question)
-            .map_err(|e| PyValueError::new_err(format!("a malformed sharded-fit question: {e}")))?;
+        let question = decode(question)?;
         let shard = &mut self.shard;
         let answer = py.detach(|| shard.answer(&question)).map_err(to_py_err)?;
         Ok(PyBytes::new(py, &postcard::to_allocvec(&answer).expect("an answer encodes")))
     }
+
+    /// The answer to an encoded question from the dual method's multipliers `state` (`None` before the
+    /// first round), and the multipliers after it: `(state, answer)`, for an engine that passes the state
+    /// along as a task result (see `question_keeps_state`).
+    fn answer_with_state<'py>(
+        &mut self,
+        py: Python<'py>,
+        state: Option<PyRef<'py, PyDualState>>,
+        question: &[u8],
+    ) -> PyResult<(Option<PyDualState>, Bound<'py, PyBytes>)> {
+        let question = decode(question)?;
+        let state = state.map(|s| s.state.clone());
+        let shard = &mut self.shard;
+        let (state, answer) = py.detach(|| shard.answer_with_state(state, &question)).map_err(to_py_err)?;
+        let bytes = PyBytes::new(py, &postcard::to_allocvec(&answer).expect("an answer encodes"));
+        Ok((state.map(|state| PyDualState { state }), bytes))
+    }
+}
+
+/// A shard's multipliers in the distributed dual method (`usvm::sharded::DualState`), passed from round
+/// to round by an engine whose tasks keep no state; pickles as its numbers.
+#[pyclass(name = "DualState", module = "usvm._usvm", frozen)]
+pub struct PyDualState {
+    state: DualState,
+}
+
+#[pymethods]
+impl PyDualState {
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<(Bound<'py, PyAny>, (Bound<'py, PyBytes>,))> {
+        let bytes = postcard::to_allocvec(&slf.get().state).expect("a dual state encodes");
+        Ok((slf.get_type().getattr("from_bytes")?, (PyBytes::new(slf.py(), &bytes),)))
+    }
+
+    /// A state from [`Self::__reduce__`]'s bytes.
+    #[staticmethod]
+    fn from_bytes(bytes: &[u8]) -> PyResult<PyDualState> {
+        let state = postcard::from_bytes(bytes)
+            .map_err(|e| PyValueError::new_err(format!("malformed dual-state bytes: {e}")))?;
+        Ok(PyDualState { state })
+    }
+
+    /// Rounds done.
+    #[getter]
+    fn rounds(&self) -> u64 {
+        self.state.rounds
+    }
+}
+
+fn decode(question: &[u8]) -> PyResult<Question> {
+    postcard::from_bytes(question).map_err(|e| PyValueError::new_err(format!("a malformed sharded-fit question: {e}")))
+}
+
+/// Whether an encoded question is a round of the dual method, whose answer depends on (and updates) the
+/// shard's multipliers: an engine without state in its tasks asks it with `Shard.answer_with_state`.
+#[pyfunction]
+fn question_keeps_state(question: &[u8]) -> PyResult<bool> {
+    Ok(matches!(decode(question)?, Question::Dual(_)))
 }
 
 /// The shards behind a Python callable `ask(question: bytes) -> list[bytes]`.
@@ -140,6 +196,8 @@ fn fit_sharded<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyShard>()?;
+    m.add_class::<PyDualState>()?;
+    m.add_function(wrap_pyfunction!(question_keeps_state, m)?)?;
     m.add_function(wrap_pyfunction!(fit_sharded, m)?)?;
     Ok(())
 }

@@ -61,7 +61,7 @@ pub use kernel::Kernel;
 pub use methods::{Fit, FitOptions, Regularization};
 pub use model::{KernelModel, LinearModel, Model, ModelFile};
 pub use params::MethodParams;
-pub use report::{Candidate, Fallback, FitReport, Termination};
+pub use report::{Candidate, Fallback, FitReport, Route, Termination};
 /// The solvers' settings and results that appear in the method parameters and fits.
 pub use solver::{
     exact::ExactSettings, lbfgs::LbfgsSettings, pegasos::SgdSettings, svmplus_qp::QpSettings, svmplus_qp::QpSolution,

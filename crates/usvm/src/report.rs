@@ -118,6 +118,9 @@ pub enum Route {
     Qp,
     /// The smoothing continuation of the GSU solver, the last resort when no route certifies.
     Smoothing,
+    /// Over shards: the distributed dual method (CoCoA+) and an exact finish on the rows near the margin
+    /// (`usvm::sharded`); not a route of a local fit.
+    Cocoa,
 }
 
 impl std::fmt::Display for Route {
@@ -126,6 +129,7 @@ impl std::fmt::Display for Route {
             Route::Dual => "dual",
             Route::Primal => "primal",
             Route::Qp => "qp",
+            Route::Cocoa => "cocoa",
             Route::Smoothing => "smoothing",
         })
     }

@@ -12,12 +12,18 @@ No model averaging, no ADMM: one model, the optimum of the whole data.
 Every question carries the point it is asked at, so when a worker dies Dask rebuilds the lost shard from
 its partition's graph on another worker, which gives the same answer: the fit goes on, with the same
 result.
+
+The plain hinge (``method="hinge"``, and each round of ``"power"``) is solved in tens of round trips by a
+distributed dual method (CoCoA+) and an exact finish on the rows near the margin. Its rounds update each
+shard's multipliers; those are a Dask future per shard and round (``_usvm.DualState``), computed from the
+shard and the previous round's state, so a lost state is recomputed from that lineage, bit for bit.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import operator
 from typing import Any
 
 import numpy as np
@@ -68,6 +74,23 @@ def _shard(index: int, x: Any, y: Any, cov: Any, w: Any, classes: np.ndarray, pa
 def _answer(shard: Any, question: bytes) -> bytes:
     """A shard's answer to ``question``."""
     return shard.answer(question)
+
+
+def _answer_with_state(shard: Any, state: Any, question: bytes) -> tuple:
+    """A shard's ``(state, answer)`` to a round of the dual method from its previous ``state``."""
+    return shard.answer_with_state(state, question)
+
+
+def _ask(client: Any, shards: list, states: list, question: bytes) -> list[bytes]:
+    """One round: ``question`` to every shard (futures), answers in order. A round of the dual method goes
+    with each shard's state (``states``, futures, replaced by the round's)."""
+    if not _usvm.question_keeps_state(question):
+        return client.gather([client.submit(_answer, shard, question, pure=False) for shard in shards])
+    both = [
+        client.submit(_answer_with_state, shard, state, question, pure=False) for shard, state in zip(shards, states)
+    ]
+    states[:] = [client.submit(operator.getitem, f, 0, pure=False) for f in both]
+    return client.gather([client.submit(operator.getitem, f, 1, pure=False) for f in both])
 
 
 def _as_dask_rows(a: Any, name: str) -> Any:
@@ -143,9 +166,10 @@ class _Partitions:
         ``ask(client, shards, question)``; a warm start from ``start``."""
         indices = range(len(self.parts)) if which is None else which
         shards = [self.parts[i] for i in indices]
+        states: list = [None] * len(shards)
 
         def round_trip(question: bytes) -> list[bytes]:
-            return ask(self.client, shards, question)
+            return ask(self.client, shards, states, question)
 
         return _usvm.fit_sharded(params, round_trip, start=start)
 
@@ -296,9 +320,9 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
         warn_unconverged(type(self).__name__, self.method, reports, stacklevel=4)
 
     @staticmethod
-    def _ask(client: Any, shards: list, question: bytes) -> list[bytes]:
-        """One round: ``question`` to every shard (futures), answers in order."""
-        return client.gather([client.submit(_answer, shard, question, pure=False) for shard in shards])
+    def _ask(client: Any, shards: list, states: list, question: bytes) -> list[bytes]:
+        """One round: ``question`` to every shard (futures), answers in order (see the module's ``_ask``)."""
+        return _ask(client, shards, states, question)
 
     def to_local(self) -> GSUClassifier:
         """The same fitted model as an ordinary :class:`usvm.GSUClassifier` (predicts on numpy/scipy input,

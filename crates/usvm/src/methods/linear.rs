@@ -7,6 +7,7 @@ use super::{Fit, FitOptions, LinearSolver, Regularization, positive};
 use crate::data::Dataset;
 use crate::error::{Result, invalid};
 use crate::model::Model;
+use crate::report::Route;
 use crate::svm::{LinearMethod, LinearSvmParams};
 
 /// The fields every linear method has.
@@ -61,6 +62,9 @@ impl Linear {
                 }
                 if s.max_iter == 0 {
                     return Err(invalid("max_iter", 0, "must be at least 1"));
+                }
+                if let Some(r @ (Route::Cocoa | Route::Smoothing)) = s.route {
+                    return Err(invalid("route", r, "must be dual, primal or qp (a route of the plain hinge's own)"));
                 }
                 super::non_negative("sigma_floor", s.sigma_floor)
             }

@@ -68,7 +68,14 @@ pub struct ShardedFit {
 /// as locally.
 pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &FitOptions) -> Result<ShardedFit> {
     let plan = Plan::of(params)?;
-    let driver = Driver { shards: RefCell::new(shards), traffic: Cell::default(), failure: RefCell::new(None) };
+    let mut driver = Driver {
+        shards: RefCell::new(shards),
+        traffic: Cell::default(),
+        failure: RefCell::new(None),
+        n_shards: 0,
+        rho: 0.0,
+        solves: Cell::new(0),
+    };
     let infos: Vec<ShardInfo> = driver
         .ask(&Question::Describe)?
         .into_iter()
@@ -79,6 +86,9 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
         })
         .collect::<Result<_>>()?;
     let whole = describe_whole(&infos, plan.linear.fit_intercept)?;
+    driver.n_shards = infos.len();
+    // The dual method's penalty on `yᵀα`: a constant feature at the scale of the rows, as locally.
+    driver.rho = infos.iter().map(|i| i.squared_norms).sum::<f64>() / whole.n_samples as f64;
     params.validate(whole.n_samples)?;
     let lambda = plan.linear.regularization.lambda(whole.n_samples)?;
     // The data term's normaliser: the weighted mean `1/Σc` for λ, as `usvm::fit` (which rescales the
@@ -111,6 +121,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
             let x0 = start.map(|m| m.theta(k, plan.linear.fit_intercept));
             let (mut theta, report) = match plan.treatment {
                 Treatment::Power { max_rounds, .. } => objective.power(x0, max_rounds, &plan.settings),
+                Treatment::Ignored => objective.hinge_by_dual(&plan.settings),
                 _ => exact::continuation(
                     &objective,
                     x0.unwrap_or_else(|| vec![0.0; whole.dim]),
@@ -175,14 +186,21 @@ fn describe_whole(infos: &[ShardInfo], fit_intercept: bool) -> Result<ShardInfo>
     if classes.len() < 2 {
         return Err(Error::SingleClass { label: classes[0] });
     }
-    Ok(ShardInfo { n_samples, n_features: first.n_features, dim: first.dim, classes, weight_sum })
+    let squared_norms = infos.iter().map(|i| i.squared_norms).sum();
+    Ok(ShardInfo { n_samples, squared_norms, n_features: first.n_features, dim: first.dim, classes, weight_sum })
 }
 
 /// The shards, the traffic so far, and the first failure (after which nothing more is asked).
-struct Driver<'s> {
+pub(super) struct Driver<'s> {
     shards: RefCell<&'s mut dyn Shards>,
     traffic: Cell<Traffic>,
     failure: RefCell<Option<Error>>,
+    /// How many shards.
+    pub(super) n_shards: usize,
+    /// The mean `‖x_i‖²`: the dual method's penalty on `yᵀα` ([`super::cocoa`]).
+    pub(super) rho: f64,
+    /// Solves of the dual method so far (each new one starts the shards' multipliers afresh).
+    solves: Cell<u64>,
 }
 
 impl Driver<'_> {
@@ -200,9 +218,21 @@ impl Driver<'_> {
         Ok(answers)
     }
 
+    /// A new solve of the dual method.
+    pub(super) fn next_solve(&self) -> u64 {
+        let s = self.solves.get();
+        self.solves.set(s + 1);
+        s
+    }
+
+    /// Whether a question failed.
+    pub(super) fn failed(&self) -> bool {
+        self.failure.borrow().is_some()
+    }
+
     /// [`Self::ask`] inside the solver, which cannot stop on an error: the first error is kept (the fit
     /// returns it) and `None` makes the solver see NaN, which ends every loop at once.
-    fn ask_in_solver(&self, question: &Question) -> Option<Vec<Answer>> {
+    pub(super) fn ask_in_solver(&self, question: &Question) -> Option<Vec<Answer>> {
         match self.ask(question) {
             Ok(a) => Some(a),
             Err(e) => {
@@ -212,19 +242,19 @@ impl Driver<'_> {
         }
     }
 
-    fn fail(&self, index: usize, detail: &str) {
+    pub(super) fn fail(&self, index: usize, detail: &str) {
         self.failure.borrow_mut().get_or_insert(Error::Shard { index, detail: detail.into() });
     }
 }
 
 /// One binary problem of the sharded objective `λ/2‖w‖² + inv_l Σ_shards (partial sum)`, of `target`.
-struct ShardedObjective<'d, 's> {
-    driver: &'d Driver<'s>,
+pub(super) struct ShardedObjective<'d, 's> {
+    pub(super) driver: &'d Driver<'s>,
     positive: i64,
-    lambda: f64,
-    n: usize,
-    fit_intercept: bool,
-    inv_l: f64,
+    pub(super) lambda: f64,
+    pub(super) n: usize,
+    pub(super) fit_intercept: bool,
+    pub(super) inv_l: f64,
     target: Target,
     /// Line searches by [`newton::line_minimum_batched`] (the hinge: its local fit is dual coordinate
     /// descent, so there are no local steps to reproduce; nearly piecewise linear, each search would take
@@ -233,7 +263,7 @@ struct ShardedObjective<'d, 's> {
 }
 
 impl ShardedObjective<'_, '_> {
-    fn point(&self, theta: &[f64], floor: f64) -> Point {
+    pub(super) fn point(&self, theta: &[f64], floor: f64) -> Point {
         Point { positive: self.positive, theta: theta.to_vec(), floor, target: self.target.clone() }
     }
 
@@ -243,9 +273,9 @@ impl ShardedObjective<'_, '_> {
     fn power(&self, x0: Option<Vec<f64>>, max_rounds: usize, settings: &exact::ExactSettings) -> (Vec<f64>, FitReport) {
         let retarget = |target| ShardedObjective { target, ..*self };
         let ball = |theta: &[f64]| retarget(Target::Ball).exact(theta).0;
-        let hinge = |moved_by: Option<&[f64]>, start: Option<Vec<f64>>, monitor: Monitor<'_>| {
+        let hinge = |moved_by: Option<&[f64]>, _start: Option<Vec<f64>>, _monitor: Monitor<'_>| {
             let target = moved_by.map_or(Target::Method, |t| Target::Moved { w: t[..self.n].to_vec() });
-            exact::continuation(&retarget(target), start.unwrap_or_else(|| vec![0.0; self.dim()]), settings, monitor)
+            retarget(target).hinge_by_dual(settings)
         };
         let mut run = alternating::alternate_with(ball, x0, max_rounds, POWER_TOL, Monitor::default(), hinge);
         if !run.settled {
@@ -320,7 +350,7 @@ impl<'d, 's> Continuation for ShardedObjective<'d, 's> {
 
 /// The sharded objective at one floor, as Newton's method sees it. Up to `n + 1 = 64` variables each
 /// `value_grad` brings the Hessian along, so a Newton step costs one round plus its line search.
-struct Stage<'o, 'd, 's> {
+pub(super) struct Stage<'o, 'd, 's> {
     objective: &'o ShardedObjective<'d, 's>,
     floor: f64,
     at: Vec<f64>,

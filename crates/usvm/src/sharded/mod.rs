@@ -16,20 +16,26 @@
 //! partition answers it exactly as the lost one would have: the engine re-asks, the fit goes on.
 //!
 //! The methods that run this way are those whose fit is one exact solve of the smooth objective: `gsu`
-//! (without subspaces), `iso` and `hinge`; and `power`, whose alternating rounds (Bi & Zhang's Algorithm 1,
-//! `svm::alternating`) each solve a hinge SVM on moved points ([`Target::Moved`]: the shards move their own
-//! rows) and compare the ball-hinge objective ([`Target::Ball`]). The local `hinge` (and `gsu` without
-//! covariances, and each `power` round) is solved by dual coordinate descent instead; sharded, it runs the
-//! Newton continuation to the same optimum (so the rounds of `power` agree with the local ones to the
-//! solvers' tolerance, not bit for bit). The local solver also drops the unused columns of wide sparse
-//! data, which the sharded one keeps (the same optimum; their coefficients stay zero).
+//! (without subspaces) and `iso`; and the plain hinge, `hinge`, and `power`, whose alternating rounds (Bi &
+//! Zhang's Algorithm 1, `svm::alternating`) each solve a hinge SVM on moved points ([`Target::Moved`]: the
+//! shards move their own rows) and compare the ball-hinge objective ([`Target::Ball`]). The hinge fits are
+//! not Newton's over shards (hundreds of rounds on its nonsmooth objective) but a distributed dual method
+//! with an exact finish (the `cocoa` module): tens of rounds, certified by the whole problem's duality gap, the local
+//! optimum to the solvers' tolerance (not bit for bit, since locally the hinge is solved by other routes).
+//! Its rounds update multipliers the shards keep ([`DualState`]): an engine either keeps each shard alive
+//! through the fit (Spark's barrier stage, restarted whole on a failure) or passes the state along
+//! ([`Shard::answer_with_state`]; Dask, which recomputes a lost state from its lineage). The local solver
+//! also drops the unused columns of wide sparse data, which the sharded one keeps (the same optimum; their
+//! coefficients stay zero).
 
+mod cocoa;
 mod driver;
+mod dual_round;
 mod protocol;
 mod shard;
 
 pub use driver::{ShardedFit, Shards, Traffic, fit_sharded};
-pub use protocol::{Answer, Point, Question, ShardInfo, Target};
+pub use protocol::{Answer, BINS, DualAnswer, DualRound, DualState, MarginAnswer, Point, Question, ShardInfo, Target};
 pub use shard::Shard;
 
 use crate::error::{Result, invalid};

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::data::Features;
+
 /// The point a question is asked at: binary problem `positive` vs the rest, `θ = [w; b]`, floor `ε`, of
 /// the objective `target`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +72,64 @@ pub enum Question {
         /// Where (its floor is ignored).
         at: Point,
     },
+    /// The plain hinge (and Power SVM's rounds): one round of the distributed dual method
+    /// (the `cocoa` module of [`crate::sharded`]) — the certificate's partial sums at the shard's multipliers, then local
+    /// coordinate descent on its own multipliers, which it keeps ([`DualState`]).
+    Dual(DualRound),
+    /// The plain hinge's exact finish (the `cocoa` module of [`crate::sharded`]): the hinge's partial sums at `θ`, the rows within
+    /// `band` of the margin (`|d_i| ≤ band`) and the class sums of the others on the loss' linear side
+    /// (`d_i > band`).
+    Margin {
+        /// Where (its floor is ignored).
+        at: Point,
+        /// The half-width of the band around the margin.
+        band: f64,
+        /// At most this many rows are returned (those nearest the margin).
+        max_rows: usize,
+        /// A line search's origin `θ₀` (empty for none): the hinge's partial sums are also returned at
+        /// `θ₀ + τ(θ - θ₀)` for each `τ` of `steps`.
+        origin: Vec<f64>,
+        /// The steps `τ` along the line.
+        steps: Vec<f64>,
+    },
+}
+
+/// One round of the distributed dual method for the hinge in C-form, `min_α ½‖Σ α_i y_i x_i‖² - Σ α_i` over
+/// `0 ≤ α_i ≤ C c_i` (`yᵀα = 0` by an augmented Lagrangian with multiplier `μ` and penalty `ρ`, as in
+/// the local dual coordinate descent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DualRound {
+    /// The binary problem and its target (the point's `θ` is `[w; b̂]`: `w = Σ α_i y_i x_i` over all shards,
+    /// `b̂ = μ + ρ yᵀα` the bias estimate).
+    pub at: Point,
+    /// Which solve of the fit (a new one starts from `α = 0`).
+    pub solve: u64,
+    /// The round of the solve: the shard's multipliers must be those after round `round - 1`.
+    pub round: u64,
+    /// `C`: the box is `[0, C c_i]`.
+    pub upper: f64,
+    /// The penalty `ρ` (0 without intercept).
+    pub rho: f64,
+    /// CoCoA+'s scaling `σ'` of the local quadratic (the number of shards, for adding the updates).
+    pub sigma: f64,
+    /// Passes of coordinate descent over the shard's rows.
+    pub passes: usize,
+    /// Biases `b̂ + δ` at which to sum the hinge at `w` (the primal's bias is the best of them).
+    pub offsets: Vec<f64>,
+}
+
+/// A shard's multipliers `α` of one solve after a round (the state of the distributed dual method, kept by
+/// the shard or, for an engine that keeps tasks free of state, passed along with the questions).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DualState {
+    /// The solve.
+    pub solve: u64,
+    /// Rounds done.
+    pub rounds: u64,
+    /// The binary problem.
+    pub positive: i64,
+    /// `α_i`, one per row.
+    pub alpha: Vec<f64>,
 }
 
 /// What one shard has: the driver checks that the shards agree and sums them.
@@ -77,6 +137,9 @@ pub enum Question {
 pub struct ShardInfo {
     /// Rows `ℓ_k` (may be 0).
     pub n_samples: usize,
+    /// `Σ ‖x_i‖²` over its rows (the scale of the dual method's penalty).
+    #[serde(default)]
+    pub squared_norms: f64,
     /// Features `n`.
     pub n_features: usize,
     /// The length of `θ`: `n + 1` with an intercept.
@@ -118,6 +181,52 @@ pub enum Answer {
         /// `min σ_i` at `ε = 0` (`+∞` for no rows).
         min_sigma: f64,
     },
+    /// To [`Question::Dual`].
+    Dual(DualAnswer),
+    /// To [`Question::Margin`].
+    Margin(MarginAnswer),
+}
+
+/// A shard's answer to a [`DualRound`]: the certificate's partial sums at its multipliers `α` before the
+/// round (and at the round's `w`), and the update of its local coordinate descent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DualAnswer {
+    /// `Σ_{y_i = +1} α_i x_i` and `Σ_{y_i = -1} α_i x_i` (`w` of the multipliers, free of drift).
+    pub class_sums: [Vec<f64>; 2],
+    /// `Σ α_i` over each class.
+    pub class_alpha: [f64; 2],
+    /// `Σ c_i max(0, 1 - y_i(wᵀx_i + b̂ + δ))` at each offset `δ`.
+    pub hinge: Vec<f64>,
+    /// Counts of `|d_i|` at `b̂` in the bins `[2^-(k+1), 2^-k)·16`, `k = 0…`[`BINS`]` - 2`, the last bin below.
+    pub histogram: Vec<u64>,
+    /// The update `Σ Δα_i y_i x_i` of the local coordinate descent.
+    pub delta_w: Vec<f64>,
+    /// `Σ Δα_i y_i`.
+    pub delta_t: f64,
+}
+
+/// Bins of [`DualAnswer::histogram`].
+pub const BINS: usize = 48;
+
+/// A shard's answer to [`Question::Margin`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MarginAnswer {
+    /// `Σ c_i max(0, d_i)` over all its rows.
+    pub hinge: f64,
+    /// ... at each step of the line (empty without one).
+    pub line: Vec<f64>,
+    /// The rows within the band (at most `max_rows`, the nearest the margin), their labels `±1` and weights.
+    pub rows: Features<'static>,
+    /// Their `±1` labels.
+    pub y: Vec<f64>,
+    /// Their weights `c_i`.
+    pub c: Vec<f64>,
+    /// Whether rows of the band were left out (`max_rows`).
+    pub truncated: bool,
+    /// Per class (`+1`, `-1`): `Σ c_i x_i` and `Σ c_i` over the rows with `d_i > band`.
+    pub active_sums: [Vec<f64>; 2],
+    /// ... and their weights.
+    pub active_weights: [f64; 2],
 }
 
 const F64: u64 = 8;
@@ -138,7 +247,9 @@ impl Question {
             Question::ValueGrad { at, .. }
             | Question::HessVec { at, .. }
             | Question::Line { at, .. }
-            | Question::Exact { at } => Some(at),
+            | Question::Exact { at }
+            | Question::Margin { at, .. } => Some(at),
+            Question::Dual(r) => Some(&r.at),
         }
     }
 
@@ -149,6 +260,10 @@ impl Question {
             Question::ValueGrad { at, .. } | Question::Exact { at } => point_bytes(at),
             Question::HessVec { at, v } => point_bytes(at) + F64 * v.len() as u64,
             Question::Line { at, direction, steps } => point_bytes(at) + F64 * (direction.len() + steps.len()) as u64,
+            Question::Dual(r) => point_bytes(&r.at) + F64 * (7 + r.offsets.len() as u64),
+            Question::Margin { at, origin, steps, .. } => {
+                point_bytes(at) + F64 * (2 + origin.len() + steps.len()) as u64
+            }
         }
     }
 }
@@ -157,11 +272,22 @@ impl Answer {
     /// The numbers it carries, in bytes (8 per number).
     pub fn payload_bytes(&self) -> u64 {
         match self {
-            Answer::Describe(i) => F64 * (4 + i.classes.len() as u64),
+            Answer::Describe(i) => F64 * (5 + i.classes.len() as u64),
             Answer::ValueGrad { grad, hessian, .. } => F64 * (1 + grad.len() + hessian.len()) as u64,
             Answer::HessVec { product } => F64 * product.len() as u64,
             Answer::Line { values } => 3 * F64 * values.len() as u64,
             Answer::Exact { .. } => 2 * F64,
+            Answer::Dual(d) => {
+                let vectors = d.class_sums.iter().map(Vec::len).sum::<usize>() + d.delta_w.len() + d.hinge.len();
+                F64 * (vectors + d.histogram.len() + 3) as u64
+            }
+            Answer::Margin(m) => {
+                let rows =
+                    m.rows.stored_entries() as u64 * F64 * if matches!(m.rows, Features::Sparse(_)) { 3 } else { 2 }
+                        / 2;
+                let sums = m.active_sums.iter().map(Vec::len).sum::<usize>();
+                rows + F64 * (2 * m.y.len() + sums + m.line.len() + 4) as u64
+            }
         }
     }
 }

@@ -4,7 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::protocol::{Answer, Point, Question, ShardInfo, Target};
+use super::dual_round::Rows;
+use super::protocol::{Answer, DualRound, DualState, Point, Question, ShardInfo, Target};
 use super::{Plan, Treatment};
 use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
@@ -42,6 +43,9 @@ pub struct Shard {
     /// The line terms of the last `Line` question.
     #[serde(skip)]
     line: Option<(Point, Vec<f64>, LineTerms<ExpectedHinge>)>,
+    /// The multipliers of the distributed dual method ([`Question::Dual`]), when the shard keeps them.
+    #[serde(skip)]
+    dual: Option<DualState>,
 }
 
 impl Shard {
@@ -75,6 +79,7 @@ impl Shard {
             signs: (0, Vec::new()),
             curvature: None,
             line: None,
+            dual: None,
         })
     }
 
@@ -96,8 +101,67 @@ impl Shard {
         self.features.n_features() + usize::from(self.fit_intercept)
     }
 
-    /// Answers `question` with this shard's partial sums.
+    /// Answers `question` with this shard's partial sums, keeping the multipliers of [`Question::Dual`]
+    /// itself (see [`Self::answer_with_state`]).
     pub fn answer(&mut self, question: &Question) -> Result<Answer> {
+        if matches!(question, Question::Dual(_)) {
+            let state = self.dual.take();
+            let (state, answer) = self.answer_with_state(state, question)?;
+            self.dual = state;
+            return Ok(answer);
+        }
+        self.answer_with_state(None, question).map(|(_, a)| a)
+    }
+
+    /// Answers `question` from the dual method's multipliers `state` (ignored by every question but
+    /// [`Question::Dual`]) and returns them updated: for an engine whose tasks keep no state (Dask passes
+    /// the state from round to round as a task result, which it recomputes from its lineage when lost).
+    pub fn answer_with_state(
+        &mut self,
+        state: Option<DualState>,
+        question: &Question,
+    ) -> Result<(Option<DualState>, Answer)> {
+        if let Question::Dual(round) = question {
+            return self.dual_round(state, round).map(|(s, a)| (Some(s), a));
+        }
+        self.answer_stateless(question).map(|a| (state, a))
+    }
+
+    fn dual_round(&mut self, state: Option<DualState>, round: &DualRound) -> Result<(DualState, Answer)> {
+        let at = &round.at;
+        if at.theta.len() != self.dim() {
+            return Err(Error::DimensionMismatch { what: "θ", expected: self.dim(), found: at.theta.len() });
+        }
+        self.ensure_signs(at.positive);
+        self.ensure_target(at, false)?;
+        let mut state = match state {
+            _ if round.round == 0 => {
+                DualState { solve: round.solve, rounds: 0, positive: at.positive, alpha: vec![0.0; self.n_samples()] }
+            }
+            Some(s) if s.solve == round.solve && s.rounds == round.round && s.positive == at.positive => s,
+            other => {
+                let had = other.map_or("none".to_string(), |s| format!("solve {} after {} rounds", s.solve, s.rounds));
+                return Err(Error::SolverFailure {
+                    solver: "sharded dual method",
+                    detail: format!(
+                        "a shard's multipliers are out of step: round {} of solve {} asked, the shard has {had}",
+                        round.round, round.solve
+                    ),
+                });
+            }
+        };
+        let answer = self.rows(at).dual_round(round, &mut state.alpha);
+        state.rounds += 1;
+        Ok((state, Answer::Dual(answer)))
+    }
+
+    /// The rows of `at`'s binary problem and target, for the dual method and the exact finish.
+    fn rows(&self, at: &Point) -> Rows<'_> {
+        let p = self.problem(at);
+        Rows { x: p.features, y: p.y, c: p.weights, fit_intercept: self.fit_intercept }
+    }
+
+    fn answer_stateless(&mut self, question: &Question) -> Result<Answer> {
         let dim = self.dim();
         let check = |what: &'static str, v: &[f64]| {
             if v.len() == dim { Ok(()) } else { Err(Error::DimensionMismatch { what, expected: dim, found: v.len() }) }
@@ -112,8 +176,10 @@ impl Shard {
                 classes.sort_unstable();
                 classes.dedup();
                 let weight_sum = self.weights.as_ref().map_or(self.n_samples() as f64, |w| w.iter().sum());
+                let squared_norms = (0..self.n_samples()).map(|i| self.features.row_norm2(i)).sum();
                 Ok(Answer::Describe(ShardInfo {
                     n_samples: self.n_samples(),
+                    squared_norms,
                     n_features: self.features.n_features(),
                     dim,
                     classes,
@@ -165,6 +231,17 @@ impl Shard {
                 };
                 Ok(Answer::Exact { value, min_sigma })
             }
+            Question::Margin { at, band, max_rows, origin, steps } => {
+                check("θ", &at.theta)?;
+                if !origin.is_empty() {
+                    check("origin", origin)?;
+                }
+                if !matches!(self.covariances, Covariances::None) {
+                    return Err(invalid("question", "Margin", "is the plain hinge's; this shard has covariances"));
+                }
+                Ok(Answer::Margin(self.rows(at).margin(&at.theta, *band, *max_rows, origin, steps)))
+            }
+            Question::Dual(_) => unreachable!("answered with its state"),
         }
     }
 

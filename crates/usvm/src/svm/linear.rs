@@ -414,7 +414,7 @@ impl LinearSvmParams {
     /// `Stalled`. Its `gradient_norm` is the active-set solve's KKT residual, or else the norm of the hinge
     /// sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i` (with its bias part), which need not be small at a
     /// point that is optimal only to within the gap. A warm start is not used.
-    fn plain_hinge(
+    pub(crate) fn plain_hinge(
         &self,
         problem: Problem<'_>,
         lambda: f64,

@@ -1,6 +1,7 @@
 //! The fit over row shards (`usvm::sharded`) is the local fit: on uneven shards (one empty) the objective
 //! agrees to 1e-12 relative, the coefficients to 1e-10, the Newton iterations exactly; two runs are
-//! bit-identical; a re-created shard answers as the lost one; bad shards are named.
+//! bit-identical; a re-created shard answers as the lost one; bad shards are named. The hinge and Power
+//! SVM by the distributed dual method: the local optimum in tens of rounds, its multipliers kept in step.
 
 use crate::common;
 
@@ -62,7 +63,7 @@ fn sharded_iso_hinge_and_weights_and_no_intercept() {
     data.weights = Some((0..200).map(|i| 0.5 + (i % 3) as f64).collect());
     agree(&params("iso", json!({"regularization": {"C": 2.0}})), &data, &[0, 77, 200]);
     agree(&params("gsu", json!({"fit_intercept": false})), &data, &[0, 100, 100, 200]);
-    // The local hinge runs dual coordinate descent: the sharded Newton solve reaches the same optimum.
+    // The hinge: the distributed dual method reaches the local routes' optimum.
     let p = params("hinge", json!({}));
     let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
     let fit = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 50, 200]), &FitOptions::default()).unwrap();
@@ -71,8 +72,9 @@ fn sharded_iso_hinge_and_weights_and_no_intercept() {
 
 #[test]
 fn sharded_power_runs_the_local_rounds() {
-    // Power SVM alternates hinge fits on moved points; locally each is dual coordinate descent, sharded the
-    // Newton continuation (shards move their own rows): the same rounds and optimum to the solvers' tolerance.
+    // Power SVM alternates hinge fits on moved points; locally each is the local routes', sharded the
+    // distributed dual method (shards move their own rows): the same rounds and optimum to the solvers'
+    // tolerance.
     for classes in [2, 3] {
         let mut data = common::random_dataset(13 + classes as u64, "diag", 240, 4);
         if classes == 3 {
@@ -214,4 +216,64 @@ fn rounds_per_lambda_on_20000_by_50_diagonal() {
     // 43 rounds here: 1 `ValueGrad` (with the Hessian) per Newton step, the line searches' evaluations,
     // one `Exact` per smoothing stage.
     assert!(fit.rounds[0] <= 110, "{} rounds", fit.rounds[0]);
+}
+
+#[test]
+fn sharded_hinge_and_power_in_tens_of_rounds() {
+    // The distributed dual method and its exact finish: the local optimum (certified to 1e-10 both ways)
+    // in tens of rounds at every λ; bench/dask_scaling.py has the figures at the benchmark's size.
+    let data = common::random_dataset(31, "diag", 20_000, 20);
+    for (method, lambda, max_rounds) in
+        [("hinge", 1e-2, 40), ("hinge", 1e-4, 60), ("hinge", 1e-6, 150), ("power", 1e-3, 300)]
+    {
+        let p = params(method, json!({"regularization": {"lambda": lambda}}));
+        let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
+        let fit = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 9000, 20_000]), &FitOptions::default()).unwrap();
+        let (a, b) = (&fit.fit.reports[0], &local.reports[0]);
+        assert!(a.converged(), "{method} λ={lambda}: {a:?}");
+        assert!(a.duality_gap.unwrap() <= 1e-10, "{method} λ={lambda}: {a:?}");
+        assert!(common::rel_diff(a.objective, b.objective) <= 1e-9, "{method} λ={lambda}: {a:?} vs {b:?}");
+        assert!(fit.rounds[0] <= max_rounds, "{method} λ={lambda}: {} rounds", fit.rounds[0]);
+        if method == "hinge" {
+            assert_eq!(a.routes, vec![usvm::Route::Cocoa]);
+        }
+    }
+}
+
+#[test]
+fn the_dual_method_keeps_its_multipliers_in_step() {
+    // A shard re-created mid-solve has lost its multipliers: the fit fails naming it (an engine must keep
+    // them, as Dask does from the lineage, or restart the fit, as Spark's barrier stage does).
+    let data = common::random_dataset(37, "diag", 2000, 5);
+    let p = params("hinge", json!({"regularization": {"lambda": 1e-5}}));
+    let cuts = vec![0, 700, 2000];
+    let mut flaky = Flaky { p: &p, data: &data, shards: shards(&p, &data, &cuts), cuts, asked: 0, every: 4 };
+    let e = sharded::fit_sharded(&p, &mut flaky, &FitOptions::default()).unwrap_err();
+    assert!(matches!(e, Error::Shard { .. }) && e.to_string().contains("out of step"), "{e}");
+    // Passed along as a state instead, they give the same fit as kept in the shards.
+    struct Passed(Vec<Shard>, Vec<Option<sharded::DualState>>);
+    impl Shards for Passed {
+        fn ask(&mut self, q: &Question) -> usvm::Result<Vec<Answer>> {
+            let mut answers = Vec::new();
+            for (shard, state) in self.0.iter_mut().zip(self.1.iter_mut()) {
+                // Each round from a copy of the shard (its caches lost), as a stateless task would see it.
+                let mut fresh: Shard = serde_json::from_str(&serde_json::to_string(shard).unwrap()).unwrap();
+                let (s, a) = fresh.answer_with_state(state.take(), q)?;
+                *state = s;
+                answers.push(a);
+            }
+            Ok(answers)
+        }
+    }
+    let kept = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 700, 2000]), &FitOptions::default()).unwrap();
+    let mut passed = Passed(shards(&p, &data, &[0, 700, 2000]), vec![None, None]);
+    let fit = sharded::fit_sharded(&p, &mut passed, &FitOptions::default()).unwrap();
+    assert_eq!(coef(&fit.fit.model), coef(&kept.fit.model));
+    assert_eq!(fit.traffic, kept.traffic);
+    // The hinge's questions are refused by a shard with covariances.
+    let gsu = params("gsu", json!({}));
+    let mut s = Shard::new(&gsu, data.clone()).unwrap();
+    let at = usvm::sharded::Point { positive: 1, theta: vec![0.0; 6], floor: 0.0, target: Default::default() };
+    let margin = Question::Margin { at, band: 1.0, max_rows: 10, origin: vec![], steps: vec![] };
+    assert!(s.answer(&margin).is_err());
 }

@@ -1,0 +1,433 @@
+//! The plain hinge over shards in tens of round trips (and Power SVM's rounds, which are hinge fits): a
+//! distributed dual method, then an exact finish on the rows near the margin.
+//!
+//! **The dual method** is CoCoA+ (Ma, Smith, Jaggi, Jordan, Richtárik & Takáč 2015; Smith et al. 2018) on the
+//! C-form dual of [`crate::solver::dual_cd`], `C = 1/(λ Σc)`: each round every shard runs `passes` passes of
+//! coordinate descent on its own multipliers against the local subproblem scaled by `σ' = K` (the number of
+//! shards), and the driver adds the updates of `w = Σ α_i y_i x_i` (`γ = 1`, "adding"). The equality
+//! constraint `yᵀα = 0` of the unregularised bias is kept as locally, by an augmented Lagrangian (penalty
+//! `ρ` = the mean `‖x_i‖²`, multiplier `μ` moved by `ρ yᵀα` after every round), so the problem stays the
+//! one with an unregularised bias. Each round also certifies the multipliers it starts from: the primal
+//! `J` at the round's `w` and the best of a ladder of biases around `b̂ = μ + ρ yᵀα`, the dual at the
+//! multipliers with the larger class scaled to meet `yᵀα = 0` (from the shards' class sums, so free of the
+//! drift of added updates). The shards keep the multipliers (or pass them along, [`super::DualState`]).
+//!
+//! **The exact finish.** Coordinate descent reaches a gap of `10⁻³` in tens of rounds but `10⁻¹⁰` only
+//! slowly; at the optimum, though, only the rows on the margin are undetermined. Once the gap is below
+//! [`FINISH_GAP`], the rows within a band of the margin are gathered ([`super::Question::Margin`]; the band
+//! holds a few thousand rows, chosen from the round's histogram of `|d_i|`) and every other row with
+//! `d_i > band` is summed per class into one row of weight `Σ c_i` (while its rows keep `d_i > 0` it is the
+//! same linear term). The driver solves this small hinge problem exactly with the local certified solver
+//! (every route of [`crate::svm::linear`]) and asks for the hinge at its solution: its multipliers,
+//! spread over the summed rows in proportion to `c_i`, are a dual point of the whole problem with the same
+//! dual value, so the whole primal against the small problem's dual is a certificate of the whole fit. If
+//! a row left outside changed side the gap shows it; the same round gathers the band around the new
+//! point for the next attempt (the band doubling each time), and after [`FINISH_ATTEMPTS`] the rounds go on
+//! and a finish is tried again when the gap has fallen tenfold.
+
+use super::driver::ShardedObjective;
+use super::dual_round::{bin_edge, stack};
+use super::protocol::{Answer, BINS, DualAnswer, DualRound, MarginAnswer, Question};
+use crate::covariance::Covariances;
+use crate::data::{Features, axpy, dot, norm2};
+use crate::objective::Problem;
+use crate::progress::Monitor;
+use crate::report::{FitReport, Route, Termination};
+use crate::solver::dual_cd::relative_gap;
+use crate::solver::exact::{Continuation, ExactSettings};
+use crate::svm::{LinearMethod, LinearSvmParams, Solver};
+
+/// Passes of coordinate descent per shard and round.
+pub const PASSES: usize = 2;
+/// A finish is first tried once the relative duality gap is below this.
+pub const FINISH_GAP: f64 = 5e-2;
+/// ... or at the latest after this many rounds, and after each doubling of the rounds.
+pub const FIRST_TRY: u64 = 8;
+/// Rounds of one finish (each certifies the last small solution and gathers the band for the next).
+pub const FINISH_ATTEMPTS: usize = 6;
+/// Steps `τ = 2^-k`, `k = 1…`, of a finish's line search (with `τ = 1`).
+const LINE_STEPS: usize = 12;
+/// Rows gathered for a finish: about this many per coordinate of `[w; b]`, between the two limits below.
+const ROWS_PER_COORDINATE: usize = 50;
+const MIN_GATHER: usize = 5000;
+const MAX_GATHER: usize = 20_000;
+
+/// The best point and dual bound so far.
+struct Certificate {
+    theta: Vec<f64>,
+    primal: f64,
+    dual: f64,
+}
+
+impl Certificate {
+    fn gap(&self) -> f64 {
+        relative_gap(self.primal, self.dual)
+    }
+
+    fn offer(&mut self, theta: &[f64], primal: f64) {
+        if primal < self.primal {
+            self.primal = primal;
+            self.theta = theta.to_vec();
+        }
+    }
+}
+
+/// A small problem's exact solution: its point, its dual value (a lower bound for the whole problem) and
+/// the residual of its optimality conditions.
+struct Reduced {
+    theta: Vec<f64>,
+    dual: f64,
+    residual: f64,
+}
+
+impl ShardedObjective<'_, '_> {
+    /// The hinge fit of this objective (its target: the method's rows or Power SVM's moved ones) by the
+    /// distributed dual method and the exact finish, certified to `settings.gap_tol`; `settings.max_iter`
+    /// bounds its rounds.
+    pub(super) fn hinge_by_dual(&self, settings: &ExactSettings) -> (Vec<f64>, FitReport) {
+        let (n, dim) = (self.n, self.dim());
+        let tol = settings.gap_tol;
+        let upper = self.inv_l / self.lambda;
+        let rho = if self.fit_intercept { self.driver.rho } else { 0.0 };
+        let offsets = bias_offsets(self.fit_intercept);
+        let solve = self.driver.next_solve();
+        let (mut w, mut t, mut mu) = (vec![0.0; n], 0.0, 0.0);
+        let mut best = Certificate { theta: vec![0.0; dim], primal: f64::INFINITY, dual: f64::NEG_INFINITY };
+        let (mut rounds, mut dual_rounds) = (0, 0);
+        let mut finish_below = FINISH_GAP;
+        let mut next_try = FIRST_TRY;
+        let mut residual = None;
+        while rounds < settings.max_iter {
+            let bias = mu + rho * t;
+            let mut theta = w.clone();
+            if self.fit_intercept {
+                theta.push(bias);
+            }
+            let question = Question::Dual(DualRound {
+                at: self.point(&theta, 0.0),
+                solve,
+                round: dual_rounds,
+                upper,
+                rho,
+                sigma: self.driver.n_shards as f64,
+                passes: PASSES,
+                offsets: offsets.clone(),
+            });
+            rounds += 1;
+            dual_rounds += 1;
+            let Some(sum) = self.dual_sums(&question) else { break };
+            let (k, hinge) =
+                sum.hinge.iter().enumerate().fold((0, f64::INFINITY), |b, (k, &h)| if h < b.1 { (k, h) } else { b });
+            if self.fit_intercept {
+                theta[n] = bias + offsets[k];
+            }
+            best.offer(&theta, 0.5 * self.lambda * dot(&w, &w) + self.inv_l * hinge);
+            best.dual = best.dual.max(self.lambda * feasible_dual(&sum, self.fit_intercept));
+            if best.gap() <= tol {
+                break;
+            }
+            let scheduled = dual_rounds >= next_try;
+            if (best.gap() <= finish_below || scheduled) && rounds < settings.max_iter {
+                next_try = 2 * dual_rounds.max(FIRST_TRY / 2);
+                let (found, used) = self.finish(&mut best, &sum.histogram, settings, settings.max_iter - rounds);
+                rounds += used;
+                if found.is_some() {
+                    residual = found;
+                }
+                if best.gap() <= tol {
+                    break;
+                }
+                finish_below = best.gap() / 2.0;
+            }
+            // The multipliers after the round: `w` from the class sums (exact), plus the added updates.
+            w = sum.class_sums[0].clone();
+            axpy(-1.0, &sum.class_sums[1], &mut w);
+            axpy(1.0, &sum.delta_w, &mut w);
+            t = sum.class_alpha[0] - sum.class_alpha[1] + sum.delta_t;
+            mu += rho * t;
+        }
+        let gap = best.gap();
+        let met = gap <= tol;
+        let gradient_norm = match residual {
+            Some(r) if met => r,
+            _ => self.subgradient_norm(&best.theta).unwrap_or(f64::INFINITY),
+        };
+        let report = FitReport {
+            objective: best.primal,
+            n_iter: rounds,
+            termination: if self.driver.failed() {
+                Termination::Stalled
+            } else {
+                Termination::of_run(met, rounds, settings.max_iter)
+            },
+            gradient_norm,
+            initial_gradient_norm: None,
+            sigma_floor: Some(0.0),
+            objective_trace: vec![best.primal],
+            duality_gap: Some(gap),
+            rounds: 0,
+            norm_bound: None,
+            fallback: None,
+            routes: vec![Route::Cocoa],
+            degenerate: false,
+        };
+        (best.theta, report)
+    }
+
+    /// The shards' answers to a [`Question::Dual`], summed in shard order; `None` after a failure.
+    fn dual_sums(&self, question: &Question) -> Option<DualAnswer> {
+        let answers = self.driver.ask_in_solver(question)?;
+        let n = self.n;
+        let offsets = match question {
+            Question::Dual(r) => r.offsets.len(),
+            _ => unreachable!("a dual round"),
+        };
+        let mut sum = DualAnswer {
+            class_sums: [vec![0.0; n], vec![0.0; n]],
+            class_alpha: [0.0; 2],
+            hinge: vec![0.0; offsets],
+            histogram: vec![0; BINS],
+            delta_w: vec![0.0; n],
+            delta_t: 0.0,
+        };
+        for (index, a) in answers.into_iter().enumerate() {
+            let well_formed = |d: &DualAnswer| {
+                d.class_sums.iter().all(|s| s.len() == n)
+                    && d.delta_w.len() == n
+                    && d.hinge.len() == offsets
+                    && d.histogram.len() == BINS
+            };
+            match a {
+                Answer::Dual(d) if well_formed(&d) => {
+                    for k in 0..2 {
+                        axpy(1.0, &d.class_sums[k], &mut sum.class_sums[k]);
+                        sum.class_alpha[k] += d.class_alpha[k];
+                    }
+                    axpy(1.0, &d.hinge, &mut sum.hinge);
+                    sum.histogram.iter_mut().zip(&d.histogram).for_each(|(s, h)| *s += h);
+                    axpy(1.0, &d.delta_w, &mut sum.delta_w);
+                    sum.delta_t += d.delta_t;
+                }
+                _ => {
+                    self.driver.fail(index, "a malformed answer to Dual");
+                    return None;
+                }
+            }
+        }
+        Some(sum)
+    }
+
+    /// The exact finish from `best.theta` with at most `budget` rounds: updates `best` and returns the last
+    /// small problem's residual (if one was solved) and the rounds used. Each round asks at the last small
+    /// problem's solution `θ*` for the hinge there, along the segment from the point it was built at, and
+    /// the band around `θ*`; the finish goes on from the segment's best point (the whole objective is convex,
+    /// so it descends), and stops when that is no better than where it started.
+    fn finish(
+        &self,
+        best: &mut Certificate,
+        histogram: &[u64],
+        settings: &ExactSettings,
+        budget: usize,
+    ) -> (Option<f64>, usize) {
+        let dim = self.dim();
+        let target = (ROWS_PER_COORDINATE * dim).clamp(MIN_GATHER, MAX_GATHER);
+        let band = band_for(histogram, target);
+        let per_shard = target.div_ceil(self.driver.n_shards).max(1);
+        let steps: Vec<f64> = (1..=LINE_STEPS).map(|k| (-(k as f64)).exp2()).collect();
+        let mut theta = best.theta.clone();
+        // The point the last small problem was built at, and its objective.
+        let mut origin: Option<(Vec<f64>, f64)> = None;
+        let mut last: Option<Reduced> = None;
+        let mut used = 0;
+        for attempt in 0..=FINISH_ATTEMPTS {
+            if used >= budget {
+                break;
+            }
+            used += 1;
+            let along = origin.as_ref().map_or(&[][..], |(o, _)| o.as_slice());
+            let Some(m) = self.margin_sums(&theta, band, per_shard, along, &steps) else { break };
+            let value =
+                |t: &[f64], hinge: f64| 0.5 * self.lambda * dot(&t[..self.n], &t[..self.n]) + self.inv_l * hinge;
+            let at_theta = value(&theta, m.hinge);
+            best.offer(&theta, at_theta);
+            if let Some(r) = &last {
+                best.dual = best.dual.max(r.dual);
+                if best.gap() <= settings.gap_tol {
+                    return (Some(r.residual), used);
+                }
+            }
+            // The best point of the segment (`θ*` itself at `τ = 1`).
+            let mut here = (theta.clone(), at_theta);
+            if let Some((o, at_origin)) = &origin {
+                for (&tau, &hinge) in steps.iter().zip(&m.line) {
+                    let t: Vec<f64> = o.iter().zip(&theta).map(|(a, b)| a + tau * (b - a)).collect();
+                    let v = value(&t, hinge);
+                    if v < here.1 {
+                        here = (t, v);
+                    }
+                }
+                best.offer(&here.0, here.1);
+                if here.1 >= *at_origin {
+                    break;
+                }
+            }
+            if attempt == FINISH_ATTEMPTS {
+                break;
+            }
+            // The small problem of the band around `θ*`, a model of the objective near the segment.
+            let Some(r) = self.solve_reduced(&m, settings) else { break };
+            theta = r.theta.clone();
+            origin = Some(here);
+            last = Some(r);
+        }
+        (None, used)
+    }
+
+    /// The shards' answers to a [`Question::Margin`], gathered in shard order; `None` after a failure.
+    fn margin_sums(
+        &self,
+        theta: &[f64],
+        band: f64,
+        max_rows: usize,
+        origin: &[f64],
+        steps: &[f64],
+    ) -> Option<MarginAnswer> {
+        let question = Question::Margin {
+            at: self.point(theta, 0.0),
+            band,
+            max_rows,
+            origin: origin.to_vec(),
+            steps: if origin.is_empty() { Vec::new() } else { steps.to_vec() },
+        };
+        let answers = self.driver.ask_in_solver(&question)?;
+        let n = self.n;
+        let mut parts = Vec::with_capacity(answers.len());
+        let (mut hinge, mut y, mut c, mut truncated) = (0.0, Vec::new(), Vec::new(), false);
+        let mut line = vec![0.0; if origin.is_empty() { 0 } else { steps.len() }];
+        let (mut active_sums, mut active_weights) = ([vec![0.0; n], vec![0.0; n]], [0.0; 2]);
+        for (index, a) in answers.into_iter().enumerate() {
+            match a {
+                Answer::Margin(m)
+                    if m.rows.n_features() == n
+                        && m.rows.n_samples() == m.y.len()
+                        && m.c.len() == m.y.len()
+                        && m.line.len() == line.len()
+                        && m.active_sums.iter().all(|s| s.len() == n) =>
+                {
+                    hinge += m.hinge;
+                    axpy(1.0, &m.line, &mut line);
+                    y.extend_from_slice(&m.y);
+                    c.extend_from_slice(&m.c);
+                    truncated |= m.truncated;
+                    for k in 0..2 {
+                        axpy(1.0, &m.active_sums[k], &mut active_sums[k]);
+                        active_weights[k] += m.active_weights[k];
+                    }
+                    parts.push(m.rows);
+                }
+                _ => {
+                    self.driver.fail(index, "a malformed answer to Margin");
+                    return None;
+                }
+            }
+        }
+        let rows = stack(&parts.iter().collect::<Vec<_>>(), &[], n);
+        Some(MarginAnswer { hinge, line, rows, y, c, truncated, active_sums, active_weights })
+    }
+
+    /// The small problem of a finish: the gathered rows and, per class, the summed row of those beyond the
+    /// band, solved exactly by the local solver in the whole problem's normalisation.
+    fn solve_reduced(&self, m: &MarginAnswer, settings: &ExactSettings) -> Option<Reduced> {
+        let n = self.n;
+        let mut extra = Vec::new();
+        let (mut y, mut c) = (m.y.clone(), m.c.clone());
+        for (k, sign) in [(0, 1.0), (1, -1.0)] {
+            let weight = m.active_weights[k];
+            if weight > 0.0 {
+                extra.push(m.active_sums[k].iter().map(|v| v / weight).collect::<Vec<f64>>());
+                y.push(sign);
+                c.push(weight);
+            }
+        }
+        if !(y.iter().any(|&v| v > 0.0) && y.iter().any(|&v| v < 0.0)) {
+            return None;
+        }
+        let features: Features<'static> = stack(&[&m.rows], &extra, n);
+        // `(1/ℓ') Σ c'_i L_i` with `c'_i = c_i ℓ' inv_l` is the whole problem's `inv_l Σ c_i L_i`.
+        let scale = y.len() as f64 * self.inv_l;
+        c.iter_mut().for_each(|v| *v *= scale);
+        let params = LinearSvmParams {
+            method: LinearMethod::Hinge,
+            lambda: self.lambda,
+            fit_intercept: self.fit_intercept,
+            solver: Solver::Exact(ExactSettings { route: None, ..*settings }),
+            max_rounds: 1,
+        };
+        let covariances = Covariances::None;
+        let problem = Problem { features: &features, y: &y, weights: Some(&c), covariances: covariances.as_dyn() };
+        let (theta, report) =
+            params.plain_hinge(problem, self.lambda, &ExactSettings { route: None, ..*settings }, Monitor::default());
+        let gap = report.duality_gap?;
+        if !gap.is_finite() || !report.objective.is_finite() {
+            return None;
+        }
+        Some(Reduced { theta, dual: report.objective - gap * report.objective.abs(), residual: report.gradient_norm })
+    }
+
+    /// The norm of the hinge's sub-gradient `λw - inv_l Σ_{d_i > 0} c_i y_i x_i` (and its bias part) at
+    /// `theta`, from one round.
+    fn subgradient_norm(&self, theta: &[f64]) -> Option<f64> {
+        let m = self.margin_sums(theta, 0.0, 0, &[], &[])?;
+        let mut g = theta[..self.n].iter().map(|v| self.lambda * v).collect::<Vec<f64>>();
+        axpy(-self.inv_l, &m.active_sums[0], &mut g);
+        axpy(self.inv_l, &m.active_sums[1], &mut g);
+        if self.fit_intercept {
+            g.push(-self.inv_l * (m.active_weights[0] - m.active_weights[1]));
+        }
+        Some(norm2(&g))
+    }
+}
+
+/// The dual value `D(α') = Σ α'_i - ½‖Σ α'_i y_i x_i‖²` (C-form) at the round's multipliers with the larger
+/// class scaled down to meet `yᵀα' = 0` (with an intercept): feasible, so a lower bound.
+fn feasible_dual(sum: &DualAnswer, fit_intercept: bool) -> f64 {
+    let [a_pos, a_neg] = sum.class_alpha;
+    let (s_pos, s_neg) = if !fit_intercept {
+        (1.0, 1.0)
+    } else if a_pos > a_neg {
+        (a_neg / a_pos, 1.0)
+    } else if a_neg > a_pos {
+        (1.0, a_pos / a_neg)
+    } else {
+        (1.0, 1.0)
+    };
+    let mut w = sum.class_sums[0].iter().map(|v| s_pos * v).collect::<Vec<f64>>();
+    axpy(-s_neg, &sum.class_sums[1], &mut w);
+    s_pos * a_pos + s_neg * a_neg - 0.5 * dot(&w, &w)
+}
+
+/// The bias offsets of a round's primal: `0, ±10⁻⁸ … ±1` (only `0` without intercept).
+fn bias_offsets(fit_intercept: bool) -> Vec<f64> {
+    let mut offsets = vec![0.0];
+    if fit_intercept {
+        for k in 0..=8 {
+            let o = 10f64.powi(-k);
+            offsets.extend([o, -o]);
+        }
+    }
+    offsets
+}
+
+/// The widest band `16·2^-k` holding at most `target` rows by the histogram (at least the narrowest bin's).
+fn band_for(histogram: &[u64], target: usize) -> f64 {
+    let mut below = 0u64;
+    let mut band = bin_edge(BINS - 1);
+    for k in (1..BINS).rev() {
+        below += histogram[k];
+        if below > target as u64 {
+            break;
+        }
+        band = bin_edge(k);
+    }
+    band
+}
