@@ -139,12 +139,12 @@ class RestartsAWorker(DaskGSUClassifier):
 
     restart_at = 15
 
-    def _ask(self, client, shards, states, question):
+    def _ask(self, client, shards, states, question, clock=None):
         self.asked = getattr(self, "asked", 0) + 1
         if self.asked == self.restart_at:
             worker = sorted(client.scheduler_info()["workers"])[0]
             client.restart_workers([worker])
-        return DaskGSUClassifier._ask(client, shards, states, question)
+        return DaskGSUClassifier._ask(client, shards, states, question, clock)
 
 
 @pytest.mark.parametrize("method", ["gsu", "hinge"])

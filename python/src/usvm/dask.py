@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import operator
+import time
 from typing import Any
 
 import numpy as np
@@ -71,26 +72,46 @@ def _shard(index: int, x: Any, y: Any, cov: Any, w: Any, classes: np.ndarray, pa
         raise ShardError(f"partition {index}: {e}") from None
 
 
-def _answer(shard: Any, question: bytes) -> bytes:
-    """A shard's answer to ``question``."""
-    return shard.answer(question)
+def _answer(shard: Any, question: bytes) -> tuple[bytes, float]:
+    """A shard's answer to ``question``, and the seconds it took."""
+    t = time.perf_counter()
+    answer = shard.answer(question)
+    return answer, time.perf_counter() - t
 
 
 def _answer_with_state(shard: Any, state: Any, question: bytes) -> tuple:
-    """A shard's ``(state, answer)`` to a round of the dual method from its previous ``state``."""
-    return shard.answer_with_state(state, question)
+    """A shard's ``(state, (answer, seconds))`` to a round of the dual method from its previous ``state``."""
+    t = time.perf_counter()
+    state, answer = shard.answer_with_state(state, question)
+    return state, (answer, time.perf_counter() - t)
 
 
-def _ask(client: Any, shards: list, states: list, question: bytes) -> list[bytes]:
+class _Clock:
+    """Per round: the wall time, and the compute time of its slowest shard (the rest is waiting)."""
+
+    def __init__(self) -> None:
+        self.wall = 0.0
+        self.compute = 0.0
+
+    def round(self, started: float, timed: list) -> list[bytes]:
+        self.wall += time.perf_counter() - started
+        self.compute += max((s for _, s in timed), default=0.0)
+        return [a for a, _ in timed]
+
+
+def _ask(client: Any, shards: list, states: list, question: bytes, clock: _Clock | None = None) -> list[bytes]:
     """One round: ``question`` to every shard (futures), answers in order. A round of the dual method goes
     with each shard's state (``states``, futures, replaced by the round's)."""
+    clock = clock or _Clock()
+    started = time.perf_counter()
     if not _usvm.question_keeps_state(question):
-        return client.gather([client.submit(_answer, shard, question, pure=False) for shard in shards])
+        timed = client.gather([client.submit(_answer, shard, question, pure=False) for shard in shards])
+        return clock.round(started, timed)
     both = [
         client.submit(_answer_with_state, shard, state, question, pure=False) for shard, state in zip(shards, states)
     ]
     states[:] = [client.submit(operator.getitem, f, 0, pure=False) for f in both]
-    return client.gather([client.submit(operator.getitem, f, 1, pure=False) for f in both])
+    return clock.round(started, client.gather([client.submit(operator.getitem, f, 1, pure=False) for f in both]))
 
 
 def _as_dask_rows(a: Any, name: str) -> Any:
@@ -167,11 +188,15 @@ class _Partitions:
         indices = range(len(self.parts)) if which is None else which
         shards = [self.parts[i] for i in indices]
         states: list = [None] * len(shards)
+        clock = _Clock()
 
         def round_trip(question: bytes) -> list[bytes]:
-            return ask(self.client, shards, states, question)
+            return ask(self.client, shards, states, question, clock)
 
-        return _usvm.fit_sharded(params, round_trip, start=start)
+        model, reports, info = _usvm.fit_sharded(params, round_trip, start=start)
+        info["wall_seconds"] = clock.wall
+        info["compute_seconds"] = clock.compute
+        return model, reports, info
 
     def accuracy(self, model: Any, which: list[int]) -> float:
         """The share of the rows of partitions ``which`` that ``model`` classifies right."""
@@ -214,7 +239,7 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
     tol : float, default=1e-6
         Stop when ``‖∇J‖ ≤ tol · ‖∇J(0)‖``.
     max_iter : int, default=1000
-        Newton iterations.
+        Newton iterations (for ``"hinge"`` and ``"power"``: rounds of the dual method per hinge fit).
     fit_intercept : bool, default=True
     client : distributed.Client or None, default=None
         The Dask client; by default the current one (``distributed.get_client()``).
@@ -233,6 +258,9 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
         Rounds per binary problem.
     bytes_sent_, bytes_received_ : int
         The numbers exchanged with the shards, in bytes (8 per number).
+    round_seconds_ : dict
+        ``{"wall": s, "compute": s}``: the rounds' wall time in this process, and the compute time of each
+        round's slowest shard summed over the rounds (the rest is waiting: scheduling, transfer, latency).
     model_ : usvm Model
         The fitted model (as a local estimator's ``model_``).
     """
@@ -317,12 +345,13 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
         self.n_rounds_ = info["total_rounds"]
         self.bytes_sent_ = info["bytes_sent"]
         self.bytes_received_ = info["bytes_received"]
+        self.round_seconds_ = {"wall": info["wall_seconds"], "compute": info["compute_seconds"]}
         warn_unconverged(type(self).__name__, self.method, reports, stacklevel=4)
 
     @staticmethod
-    def _ask(client: Any, shards: list, states: list, question: bytes) -> list[bytes]:
+    def _ask(client: Any, shards: list, states: list, question: bytes, clock: Any = None) -> list[bytes]:
         """One round: ``question`` to every shard (futures), answers in order (see the module's ``_ask``)."""
-        return _ask(client, shards, states, question)
+        return _ask(client, shards, states, question, clock)
 
     def to_local(self) -> GSUClassifier:
         """The same fitted model as an ordinary :class:`usvm.GSUClassifier` (predicts on numpy/scipy input,
