@@ -148,7 +148,7 @@ class _Report(TypedDict):
     rounds: int
     norm_bound: float | None
     fallback: _Fallback | None  # TSVC's cone form: which of two solutions was returned
-    routes: list[str]  # the plain hinge's solver routes, in order: "dual" | "primal" | "qp" | "smoothing"
+    routes: list[str]  # the plain hinge's solver routes, in order: "dual" | "primal" | "qp" | "smoothing" | "cocoa"
 
 class _Progress(TypedDict):
     iteration: int  # non-decreasing within a binary problem
@@ -230,11 +230,25 @@ class Shard:
     @property
     def n_samples(self) -> int: ...
     def answer(self, question: bytes) -> bytes:
-        """The shard's partial sums for an encoded question, encoded (GIL released)."""
+        """The shard's partial sums for an encoded question, encoded (GIL released); the hinge's dual
+        method keeps its multipliers in the shard."""
+    def answer_with_state(self, state: DualState | None, question: bytes) -> tuple[DualState | None, bytes]:
+        """The answer from the dual method's multipliers ``state`` and the multipliers after it, for an
+        engine whose tasks keep no state."""
     def correct(self, model: Model) -> int:
         """How many of its rows ``model`` classifies as labelled."""
     @staticmethod
     def from_bytes(data: bytes) -> Shard: ...
+
+class DualState:
+    """A shard's multipliers in the sharded hinge's dual method; pickles as its numbers."""
+    @property
+    def rounds(self) -> int: ...
+    @staticmethod
+    def from_bytes(data: bytes) -> DualState: ...
+
+def question_keeps_state(question: bytes) -> bool:
+    """Whether an encoded question is a round of the dual method (answer it with ``answer_with_state``)."""
 
 def fit_sharded(
     params_json: str, ask: Callable[[bytes], list[bytes]], *, start: Model | None = None
