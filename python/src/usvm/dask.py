@@ -228,8 +228,8 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
     C : float or None, default=None
         If given, ``λ = 1 / (C · n_samples)``.
     method : {"gsu", "iso", "hinge", "power"}, default="gsu"
-        ``"hinge"`` runs the Newton continuation on the hinge loss (the local estimator uses dual
-        coordinate descent for it, to the same optimum); it takes many more rounds than ``"gsu"``.
+        ``"hinge"`` runs a distributed dual method (CoCoA+) and an exact finish on the rows near the
+        margin: the local optimum, certified by the whole problem's duality gap, in tens of rounds.
         ``"power"`` runs Power SVM's alternating rounds, each such a hinge fit on the points moved by the
         workers (same rounds and optimum as the local fit, to the solvers' tolerance).
     radius_scale : float, default=1.0
