@@ -79,10 +79,11 @@ def _answer(shard: Any, question: bytes) -> tuple[bytes, float]:
     return answer, time.perf_counter() - t
 
 
-def _answer_with_state(shard: Any, state: Any, question: bytes) -> tuple:
-    """A shard's ``(state, (answer, seconds))`` to a round of the dual method from its previous ``state``."""
+def _answer_with_state(shard: Any, previous: Any, question: bytes) -> tuple:
+    """A shard's ``(state, (answer, seconds))`` to a round of the dual method from the ``previous`` round's
+    result (``None`` before the first): the state stays in the result, on the worker."""
     t = time.perf_counter()
-    state, answer = shard.answer_with_state(state, question)
+    state, answer = shard.answer_with_state(None if previous is None else previous[0], question)
     return state, (answer, time.perf_counter() - t)
 
 
@@ -101,17 +102,17 @@ class _Clock:
 
 def _ask(client: Any, shards: list, states: list, question: bytes, clock: _Clock | None = None) -> list[bytes]:
     """One round: ``question`` to every shard (futures), answers in order. A round of the dual method goes
-    with each shard's state (``states``, futures, replaced by the round's)."""
+    with each shard's last result (``states``, futures holding the state, replaced by the round's; only the
+    answer travels)."""
     clock = clock or _Clock()
     started = time.perf_counter()
     if not _usvm.question_keeps_state(question):
         timed = client.gather([client.submit(_answer, shard, question, pure=False) for shard in shards])
         return clock.round(started, timed)
-    both = [
+    states[:] = [
         client.submit(_answer_with_state, shard, state, question, pure=False) for shard, state in zip(shards, states)
     ]
-    states[:] = [client.submit(operator.getitem, f, 0, pure=False) for f in both]
-    return clock.round(started, client.gather([client.submit(operator.getitem, f, 1, pure=False) for f in both]))
+    return clock.round(started, client.gather([client.submit(operator.getitem, f, 1, pure=False) for f in states]))
 
 
 def _as_dask_rows(a: Any, name: str) -> Any:
