@@ -241,6 +241,9 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
         Stop when ``‖∇J‖ ≤ tol · ‖∇J(0)‖``.
     max_iter : int, default=1000
         Newton iterations (for ``"hinge"`` and ``"power"``: rounds of the dual method per hinge fit).
+    gap_tol : float in (0, 1), default=1e-10
+        The relative duality gap ``(J - D)/J`` at which a certified fit stops (the hinge's and Power SVM's
+        rounds; GSU's exact finish), as :class:`usvm.GSUClassifier`'s.
     fit_intercept : bool, default=True
     client : distributed.Client or None, default=None
         The Dask client; by default the current one (``distributed.get_client()``).
@@ -276,6 +279,7 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
         max_rounds: int = 100,
         tol: float = 1e-6,
         max_iter: int = 1000,
+        gap_tol: float = 1e-10,
         fit_intercept: bool = True,
         client: Any = None,
     ) -> None:
@@ -286,6 +290,7 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
         self.max_rounds = max_rounds
         self.tol = tol
         self.max_iter = max_iter
+        self.gap_tol = gap_tol
         self.fit_intercept = fit_intercept
         self.client = client
 
@@ -299,13 +304,20 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
             regularization = {"lambda": lam}
         positive_real("tol", self.tol)
         positive_int("max_iter", self.max_iter)
+        if not 0 < self.gap_tol < 1:
+            raise ValueError(f"gap_tol must be in (0, 1); got {self.gap_tol!r}")
         if self.method not in _METHODS:
             raise ValueError(f"method must be one of {_METHODS} for a sharded fit; got {self.method!r}")
         params = {
             "method": self.method,
             "regularization": regularization,
             "fit_intercept": bool(self.fit_intercept),
-            "solver": {"name": "exact", "tol": float(self.tol), "max_iter": int(self.max_iter)},
+            "solver": {
+                "name": "exact",
+                "tol": float(self.tol),
+                "max_iter": int(self.max_iter),
+                "gap_tol": float(self.gap_tol),
+            },
         }
         if self.method == "power":
             positive_int("max_rounds", self.max_rounds)
@@ -366,6 +378,7 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
             max_rounds=self.max_rounds,
             tol=self.tol,
             max_iter=self.max_iter,
+            gap_tol=self.gap_tol,
             fit_intercept=self.fit_intercept,
         )
         return self._copy_fitted(local)
@@ -423,7 +436,7 @@ class DaskGSUClassifierCV(DaskGSUClassifier):
     lams : array-like of float, default=2**arange(-12, 3)
     cv : int, default=5
         Folds of partitions (at most the number of partitions).
-    method, radius_scale, max_rounds, tol, max_iter, fit_intercept, client
+    method, radius_scale, max_rounds, tol, max_iter, gap_tol, fit_intercept, client
         As :class:`DaskGSUClassifier`'s.
 
     Attributes
@@ -443,6 +456,7 @@ class DaskGSUClassifierCV(DaskGSUClassifier):
         max_rounds: int = 100,
         tol: float = 1e-6,
         max_iter: int = 1000,
+        gap_tol: float = 1e-10,
         fit_intercept: bool = True,
         client: Any = None,
     ) -> None:
@@ -453,6 +467,7 @@ class DaskGSUClassifierCV(DaskGSUClassifier):
         self.max_rounds = max_rounds
         self.tol = tol
         self.max_iter = max_iter
+        self.gap_tol = gap_tol
         self.fit_intercept = fit_intercept
         self.client = client
 
@@ -501,6 +516,7 @@ class DaskGSUClassifierCV(DaskGSUClassifier):
             max_rounds=self.max_rounds,
             tol=self.tol,
             max_iter=self.max_iter,
+            gap_tol=self.gap_tol,
             fit_intercept=self.fit_intercept,
         )
         return self._copy_fitted(local)

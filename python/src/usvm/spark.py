@@ -75,17 +75,26 @@ class _GSUParams(
     maxRounds = Param(
         Params._dummy(), "maxRounds", "power: maximum alternating rounds", typeConverter=TypeConverters.toInt
     )
+    gapTol = Param(
+        Params._dummy(),
+        "gapTol",
+        "the relative duality gap (J - D)/J at which a certified fit stops, in (0, 1)",
+        typeConverter=TypeConverters.toFloat,
+    )
 
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self._setDefault(varianceCol="", weightCol="", method="gsu", regParam=0.01, tol=1e-6, maxIter=1000)
-        self._setDefault(fitIntercept=True, radiusScale=1.0, maxRounds=100)
+        self._setDefault(fitIntercept=True, radiusScale=1.0, maxRounds=100, gapTol=1e-10)
 
     def _registry_params(self) -> str:
         """The registry object (λ = ``regParam``, the exact solver)."""
         method = self.getOrDefault(self.method)
         if method not in ("gsu", "iso", "hinge", "power"):
             raise ValueError(f"method must be gsu, iso, hinge or power for a sharded fit; got {method!r}")
+        gap_tol = float(self.getOrDefault(self.gapTol))
+        if not 0 < gap_tol < 1:
+            raise ValueError(f"gapTol must be in (0, 1); got {gap_tol!r}")
         params = {
             "method": method,
             "regularization": {"lambda": float(self.getOrDefault(self.regParam))},
@@ -94,6 +103,7 @@ class _GSUParams(
                 "name": "exact",
                 "tol": float(self.getOrDefault(self.tol)),
                 "max_iter": int(self.getOrDefault(self.maxIter)),
+                "gap_tol": gap_tol,
             },
         }
         if method == "power":
@@ -215,6 +225,7 @@ class SparkGSUClassifier(Estimator, _GSUParams):
         method: str = "gsu",
         radiusScale: float = 1.0,
         maxRounds: int = 100,
+        gapTol: float = 1e-10,
         regParam: float = 0.01,
         tol: float = 1e-6,
         maxIter: int = 1000,
@@ -300,6 +311,7 @@ class SparkGSUModel(Model, _GSUParams):
             max_rounds=self.getOrDefault(self.maxRounds),
             tol=self.getOrDefault(self.tol),
             max_iter=self.getOrDefault(self.maxIter),
+            gap_tol=self.getOrDefault(self.gapTol),
             fit_intercept=self.getOrDefault(self.fitIntercept),
         )
         local.classes_ = np.array(self.classes)

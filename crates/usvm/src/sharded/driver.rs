@@ -75,6 +75,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
         n_shards: 0,
         rho: 0.0,
         solves: Cell::new(0),
+        weight_sum: 0.0,
     };
     let infos: Vec<ShardInfo> = driver
         .ask(&Question::Describe)?
@@ -87,6 +88,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
         .collect::<Result<_>>()?;
     let whole = describe_whole(&infos, plan.linear.fit_intercept)?;
     driver.n_shards = infos.len();
+    driver.weight_sum = whole.weight_sum;
     // The dual method's penalty on `yᵀα`: a constant feature at the scale of the rows, as locally.
     driver.rho = infos.iter().map(|i| i.squared_norms).sum::<f64>() / whole.n_samples as f64;
     params.validate(whole.n_samples)?;
@@ -116,7 +118,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
                 fit_intercept: plan.linear.fit_intercept,
                 inv_l,
                 target: Target::Method,
-                batched_line: matches!(plan.treatment, Treatment::Ignored | Treatment::Power { .. }),
+                giant: whole.dim > DIRECT_MAX_DIM,
             };
             let x0 = start.map(|m| m.theta(k, plan.linear.fit_intercept));
             let (mut theta, report) = match plan.treatment {
@@ -201,6 +203,8 @@ pub(super) struct Driver<'s> {
     pub(super) rho: f64,
     /// Solves of the dual method so far (each new one starts the shards' multipliers afresh).
     solves: Cell<u64>,
+    /// `Σ c_i` over all shards.
+    pub(super) weight_sum: f64,
 }
 
 impl Driver<'_> {
@@ -256,10 +260,9 @@ pub(super) struct ShardedObjective<'d, 's> {
     pub(super) fit_intercept: bool,
     pub(super) inv_l: f64,
     target: Target,
-    /// Line searches by [`newton::line_minimum_batched`] (the hinge: its local fit is dual coordinate
-    /// descent, so there are no local steps to reproduce; nearly piecewise linear, each search would take
-    /// about twenty rounds one step at a time, against seven to eight).
-    batched_line: bool,
+    /// Newton directions by GIANT and one-round line searches (above [`DIRECT_MAX_DIM`] variables, where the
+    /// local fit's conjugate gradients would cost a round per Hessian-vector product).
+    giant: bool,
 }
 
 impl ShardedObjective<'_, '_> {
@@ -305,14 +308,20 @@ impl ShardedObjective<'_, '_> {
                 }
             }
         }
-        let w = &theta[..self.n];
-        grad.iter_mut().for_each(|g| *g *= self.inv_l);
-        axpy(self.lambda, w, &mut grad[..self.n]);
         h.iter_mut().for_each(|v| *v *= self.inv_l);
         if hessian {
             (0..self.n).for_each(|j| h[j * dim + j] += self.lambda);
         }
-        (0.5 * self.lambda * dot(w, w) + value * self.inv_l, grad, h)
+        let value = self.total(theta, value, &mut grad);
+        (value, grad, h)
+    }
+
+    /// `J` and `∇J` (into `grad`) at `theta` from the shards' summed `Σ c_i L_i` and `Σ c_i ∇L_i`.
+    fn total(&self, theta: &[f64], value: f64, grad: &mut [f64]) -> f64 {
+        let w = &theta[..self.n];
+        grad.iter_mut().for_each(|g| *g *= self.inv_l);
+        axpy(self.lambda, w, &mut grad[..self.n]);
+        0.5 * self.lambda * dot(w, w) + value * self.inv_l
     }
 }
 
@@ -325,7 +334,7 @@ impl<'d, 's> Continuation for ShardedObjective<'d, 's> {
         self.n + usize::from(self.fit_intercept)
     }
     fn stage(&self, floor: f64) -> Stage<'_, 'd, 's> {
-        Stage { objective: self, floor, at: Vec::new(), hessian: Vec::new() }
+        Stage { objective: self, floor, at: Vec::new(), prefetched: RefCell::new(None), hessian: Vec::new() }
     }
     fn initial_gradient_norm(&self) -> f64 {
         norm2(&self.value_grad(&vec![0.0; self.dim()], 0.0, false).1)
@@ -354,6 +363,8 @@ pub(super) struct Stage<'o, 'd, 's> {
     objective: &'o ShardedObjective<'d, 's>,
     floor: f64,
     at: Vec<f64>,
+    /// `(θ + d, J, ∇J)` from the last line search's round (GIANT's: the full step's gradient comes with it).
+    prefetched: RefCell<Option<(Vec<f64>, f64, Vec<f64>)>>,
     /// `∇²J` at `at`, column-major; empty when the dimension is above the direct solve's.
     hessian: Vec<f64>,
 }
@@ -364,6 +375,12 @@ impl SmoothFunction for Stage<'_, '_, '_> {
     }
 
     fn value_grad(&mut self, x: &[f64], grad: &mut [f64]) -> f64 {
+        if let Some((at, value, g)) = self.prefetched.take().filter(|(at, _, _)| at.as_slice() == x) {
+            grad.copy_from_slice(&g);
+            self.at = at;
+            self.hessian = Vec::new();
+            return value;
+        }
         let (value, g, h) = self.objective.value_grad(x, self.floor, x.len() <= DIRECT_MAX_DIM);
         grad.copy_from_slice(&g);
         self.at = x.to_vec();
@@ -399,6 +416,41 @@ impl SmoothFunction for Stage<'_, '_, '_> {
         }
         out.iter_mut().for_each(|x| *x *= o.inv_l);
         axpy(o.lambda, &v[..o.n], &mut out[..o.n]);
+    }
+
+    /// Above [`DIRECT_MAX_DIM`] variables (no Hessian is sent): GIANT's direction (Wang et al. 2018), the
+    /// average of the shards' Newton directions from their own rows' Hessians, weighted by their weights —
+    /// one round, where conjugate gradients over the shards take one per product.
+    fn newton_direction(&self, g: &[f64], forcing: f64, s: &mut [f64]) -> bool {
+        let o = self.objective;
+        if !o.giant {
+            return false;
+        }
+        let question = Question::LocalNewton {
+            at: o.point(&self.at, self.floor),
+            gradient: g.to_vec(),
+            data_scale: o.inv_l * o.driver.weight_sum,
+            lambda: o.lambda,
+            forcing,
+        };
+        s.iter_mut().for_each(|v| *v = 0.0);
+        let Some(answers) = o.driver.ask_in_solver(&question) else {
+            s.iter_mut().for_each(|v| *v = f64::NAN);
+            return true;
+        };
+        for (index, a) in answers.into_iter().enumerate() {
+            match a {
+                Answer::LocalNewton { direction, weight } if direction.len() == g.len() => {
+                    axpy(weight / o.driver.weight_sum, &direction, s);
+                }
+                _ => {
+                    o.driver.fail(index, "a malformed answer to LocalNewton");
+                    s.iter_mut().for_each(|v| *v = f64::NAN);
+                    return true;
+                }
+            }
+        }
+        true
     }
 
     fn hessian(&self, out: &mut [f64]) {
@@ -439,20 +491,29 @@ impl SmoothFunction for Stage<'_, '_, '_> {
         })
     }
 
-    /// The hinge's line searches ([`ShardedObjective::batched_line`]): [`newton::LINE_BATCH`] steps per
-    /// round.
+    /// Above [`DIRECT_MAX_DIM`] variables (GIANT's directions, [`Self::newton_direction`]): one round, the
+    /// best of [`newton::LINE_GRID`] steps ([`newton::line_grid_minimum`]); else the local fit's exact
+    /// search, one step per round.
     fn line_minimum(&self, x: &[f64], d: &[f64], slope: f64) -> f64 {
         let o = self.objective;
-        if !o.batched_line {
+        if !o.giant {
             return newton::line_minimum(&*self.line(x, d), slope);
         }
         let at = o.point(x, self.floor);
         let total = o.line_total(x, d);
-        let mut phis = |steps: &[f64]| match o.line_sums(&at, d, steps) {
-            Some(sums) => steps.iter().zip(sums).map(|(&alpha, sum)| total(alpha, sum)).collect(),
-            None => vec![(f64::NAN, f64::NAN, f64::NAN); steps.len()],
+        let mut phis = |steps: &[f64]| match o.line_sums_with(&at, d, steps, true) {
+            Some((sums, at_one)) => {
+                if let Some((value, mut grad)) = at_one {
+                    let mut next = x.to_vec();
+                    axpy(1.0, d, &mut next);
+                    let value = o.total(&next, value, &mut grad);
+                    *self.prefetched.borrow_mut() = Some((next, value, grad));
+                }
+                steps.iter().zip(sums).map(|(&alpha, sum)| total(alpha, sum).0).collect()
+            }
+            None => vec![f64::NAN; steps.len()],
         };
-        newton::line_minimum_batched(&mut phis, slope)
+        newton::line_grid_minimum(&mut phis)
     }
 }
 
@@ -472,14 +533,35 @@ impl ShardedObjective<'_, '_> {
     /// The shards' `[Σ L, Σ dL/dα, Σ d²L/dα²]` along `at + α·direction` at each step, summed in shard order;
     /// `None` after a failure.
     fn line_sums(&self, at: &Point, direction: &[f64], steps: &[f64]) -> Option<Vec<[f64; 3]>> {
-        let question = Question::Line { at: at.clone(), direction: direction.to_vec(), steps: steps.to_vec() };
+        self.line_sums_with(at, direction, steps, false).map(|(sums, _)| sums)
+    }
+
+    /// [`Self::line_sums`], and with `with_gradient` the summed `(Σ c_i L_i, Σ c_i ∇L_i)` at `at + direction`.
+    fn line_sums_with(
+        &self,
+        at: &Point,
+        direction: &[f64],
+        steps: &[f64],
+        with_gradient: bool,
+    ) -> Option<(Vec<[f64; 3]>, Option<(f64, Vec<f64>)>)> {
+        let question =
+            Question::Line { at: at.clone(), direction: direction.to_vec(), steps: steps.to_vec(), with_gradient };
         let answers = self.driver.ask_in_solver(&question)?;
         let mut sums = vec![[0.0; 3]; steps.len()];
+        let dim = direction.len();
+        let mut at_one = with_gradient.then(|| (0.0, vec![0.0; dim]));
         for (index, a) in answers.into_iter().enumerate() {
             match a {
-                Answer::Line { values } if values.len() == steps.len() => {
+                Answer::Line { values, at_one: one }
+                    if values.len() == steps.len()
+                        && one.as_ref().map(|(_, g)| g.len()) == at_one.as_ref().map(|_| dim) =>
+                {
                     for (sum, v) in sums.iter_mut().zip(&values) {
                         (0..3).for_each(|k| sum[k] += v[k]);
+                    }
+                    if let (Some((value, grad)), Some((v, g))) = (at_one.as_mut(), one) {
+                        *value += v;
+                        axpy(1.0, &g, grad);
                     }
                 }
                 _ => {
@@ -488,6 +570,6 @@ impl ShardedObjective<'_, '_> {
                 }
             }
         }
-        Some(sums)
+        Some((sums, at_one))
     }
 }

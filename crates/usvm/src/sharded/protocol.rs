@@ -66,11 +66,30 @@ pub enum Question {
         direction: Vec<f64>,
         /// The steps `α`.
         steps: Vec<f64>,
+        /// Also `Σ c_i L_i` and `Σ c_i ∇L_i` at `θ + d` (the step `α = 1`, a Newton step's), so that the
+        /// next iteration needs no round of its own when the step is taken.
+        #[serde(default)]
+        with_gradient: bool,
     },
     /// `Σ c_i L_i` and `min σ_i` at the point's `θ` without a floor.
     Exact {
         /// Where (its floor is ignored).
         at: Point,
+    },
+    /// A Newton direction from this shard's own rows (GIANT, Wang et al. 2018): the solution, by conjugate
+    /// gradients to a relative residual `forcing`, of `(λ I_w + (data_scale/W_k) Σ_k c_i ∇²L_i) p = -g` at
+    /// the point, with `W_k = Σ_k c_i` the shard's weight: its rows' Hessian standing for the whole data's.
+    LocalNewton {
+        /// Where (the Hessian's point).
+        at: Point,
+        /// The whole objective's gradient `g` there.
+        gradient: Vec<f64>,
+        /// The whole data term's scale `inv_l · Σ c_i` (the data Hessian is `inv_l Σ c_i ∇²L_i`).
+        data_scale: f64,
+        /// `λ`.
+        lambda: f64,
+        /// The conjugate gradients' relative residual.
+        forcing: f64,
     },
     /// The plain hinge (and Power SVM's rounds): one round of the distributed dual method
     /// (the `cocoa` module of [`crate::sharded`]) — the certificate's partial sums at the shard's multipliers, then local
@@ -173,6 +192,9 @@ pub enum Answer {
     Line {
         /// One `[φ, φ', φ'']` partial sum per step.
         values: Vec<[f64; 3]>,
+        /// `(Σ c_i L_i, Σ c_i ∇L_i)` at `θ + d` when asked for.
+        #[serde(default)]
+        at_one: Option<(f64, Vec<f64>)>,
     },
     /// To [`Question::Exact`].
     Exact {
@@ -180,6 +202,13 @@ pub enum Answer {
         value: f64,
         /// `min σ_i` at `ε = 0` (`+∞` for no rows).
         min_sigma: f64,
+    },
+    /// To [`Question::LocalNewton`].
+    LocalNewton {
+        /// The shard's direction `p_k`.
+        direction: Vec<f64>,
+        /// Its weight `W_k = Σ_k c_i` (0 for a shard without rows: its direction does not count).
+        weight: f64,
     },
     /// To [`Question::Dual`].
     Dual(DualAnswer),
@@ -248,6 +277,7 @@ impl Question {
             | Question::HessVec { at, .. }
             | Question::Line { at, .. }
             | Question::Exact { at }
+            | Question::LocalNewton { at, .. }
             | Question::Margin { at, .. } => Some(at),
             Question::Dual(r) => Some(&r.at),
         }
@@ -259,7 +289,10 @@ impl Question {
             Question::Describe => 0,
             Question::ValueGrad { at, .. } | Question::Exact { at } => point_bytes(at),
             Question::HessVec { at, v } => point_bytes(at) + F64 * v.len() as u64,
-            Question::Line { at, direction, steps } => point_bytes(at) + F64 * (direction.len() + steps.len()) as u64,
+            Question::Line { at, direction, steps, .. } => {
+                point_bytes(at) + F64 * (direction.len() + steps.len()) as u64
+            }
+            Question::LocalNewton { at, gradient, .. } => point_bytes(at) + F64 * (3 + gradient.len()) as u64,
             Question::Dual(r) => point_bytes(&r.at) + F64 * (7 + r.offsets.len() as u64),
             Question::Margin { at, origin, steps, .. } => {
                 point_bytes(at) + F64 * (2 + origin.len() + steps.len()) as u64
@@ -275,8 +308,11 @@ impl Answer {
             Answer::Describe(i) => F64 * (5 + i.classes.len() as u64),
             Answer::ValueGrad { grad, hessian, .. } => F64 * (1 + grad.len() + hessian.len()) as u64,
             Answer::HessVec { product } => F64 * product.len() as u64,
-            Answer::Line { values } => 3 * F64 * values.len() as u64,
+            Answer::Line { values, at_one } => {
+                F64 * (3 * values.len() + at_one.as_ref().map_or(0, |(_, g)| 1 + g.len())) as u64
+            }
             Answer::Exact { .. } => 2 * F64,
+            Answer::LocalNewton { direction, .. } => F64 * (1 + direction.len()) as u64,
             Answer::Dual(d) => {
                 let vectors = d.class_sums.iter().map(Vec::len).sum::<usize>() + d.delta_w.len() + d.hinge.len();
                 F64 * (vectors + d.histogram.len() + 3) as u64

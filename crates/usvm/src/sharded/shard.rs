@@ -15,7 +15,7 @@ use crate::model::Model;
 use crate::objective::{Curvature, LineTerms, Objective, Problem};
 use crate::ovr;
 use crate::params::MethodParams;
-use crate::solver::newton::DIRECT_MAX_DIM;
+use crate::solver::newton::{DIRECT_MAX_DIM, conjugate_gradient};
 use crate::svm::alternating::shift_points;
 use crate::svm::transform::power_radii;
 
@@ -209,7 +209,29 @@ impl Shard {
                 self.objective(at).data_hess_vec(&at.theta, curvature, v, &mut product);
                 Ok(Answer::HessVec { product })
             }
-            Question::Line { at, direction, steps } => {
+            Question::LocalNewton { at, gradient, data_scale, lambda, forcing } => {
+                check("θ", &at.theta)?;
+                check("gradient", gradient)?;
+                let weight: f64 = self.weights.as_ref().map_or(self.n_samples() as f64, |w| w.iter().sum());
+                let mut direction = vec![0.0; dim];
+                if weight > 0.0 {
+                    if self.curvature.as_ref().is_none_or(|(p, _)| p != at) {
+                        let curvature = self.value_grad(at).2;
+                        self.curvature = Some((at.clone(), curvature));
+                    }
+                    let (_, curvature) = self.curvature.as_ref().expect("set above");
+                    let objective = self.objective(at);
+                    let (n, scale) = (self.features.n_features(), data_scale / weight);
+                    let hess_vec = |v: &[f64], out: &mut [f64]| {
+                        objective.data_hess_vec(&at.theta, curvature, v, out);
+                        out.iter_mut().for_each(|o| *o *= scale);
+                        crate::data::axpy(*lambda, &v[..n], &mut out[..n]);
+                    };
+                    conjugate_gradient(&hess_vec, gradient, *forcing, &mut direction);
+                }
+                Ok(Answer::LocalNewton { direction, weight })
+            }
+            Question::Line { at, direction, steps, with_gradient } => {
                 check("θ", &at.theta)?;
                 check("direction", direction)?;
                 if self.line.as_ref().is_none_or(|(p, d, _)| p != at || d != direction) {
@@ -217,7 +239,16 @@ impl Shard {
                     self.line = Some((at.clone(), direction.clone(), terms));
                 }
                 let (_, _, terms) = self.line.as_ref().expect("set above");
-                Ok(Answer::Line { values: steps.iter().map(|&alpha| terms.eval(alpha)).collect() })
+                let values = steps.iter().map(|&alpha| terms.eval(alpha)).collect();
+                let at_one = with_gradient.then(|| {
+                    // `θ + 1·d` as the driver's `axpy` forms it; its curvature kept for the next products.
+                    let theta = at.theta.iter().zip(direction).map(|(t, d)| t + 1.0 * d).collect();
+                    let next = Point { theta, ..at.clone() };
+                    let (value, grad, curvature) = self.value_grad(&next);
+                    self.curvature = Some((next, curvature));
+                    (value, grad)
+                });
+                Ok(Answer::Line { values, at_one })
             }
             Question::Exact { at } => {
                 check("θ", &at.theta)?;

@@ -117,9 +117,14 @@ fn sharded_one_vs_rest_and_conjugate_gradients() {
     data.labels.to_mut().iter_mut().enumerate().for_each(|(i, c)| *c = (i % 3) as i64);
     let fit = agree(&params("gsu", json!({})), &data, &[0, 90, 240]);
     assert_eq!(fit.rounds.len(), 3);
-    // 80 features: no Hessian is sent, Newton directions come from CG over Hessian-vector rounds.
+    // 80 features: no Hessian is sent; Newton directions are GIANT's, from the shards' own Hessians, so the
+    // steps are not the local fit's but the optimum is (to the solvers' tolerance).
     let data = common::random_dataset(13, "diag", 300, 80);
-    agree(&params("gsu", json!({"regularization": {"lambda": 1e-3}})), &data, &[0, 120, 300]);
+    let p = params("gsu", json!({"regularization": {"lambda": 1e-3}}));
+    let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
+    let fit = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 120, 300]), &FitOptions::default()).unwrap();
+    let (a, b) = (&fit.fit.reports[0], &local.reports[0]);
+    assert!(a.converged() && common::rel_diff(a.objective, b.objective) <= 1e-9, "{a:?} vs {b:?}");
 }
 
 #[test]
@@ -276,4 +281,21 @@ fn the_dual_method_keeps_its_multipliers_in_step() {
     let at = usvm::sharded::Point { positive: 1, theta: vec![0.0; 6], floor: 0.0, target: Default::default() };
     let margin = Question::Margin { at, band: 1.0, max_rows: 10, origin: vec![], steps: vec![] };
     assert!(s.answer(&margin).is_err());
+}
+
+#[test]
+fn sharded_gsu_above_64_features_takes_local_newton_directions() {
+    // GIANT: each Newton direction from the shards' own Hessians in one round (no conjugate-gradient round
+    // per Hessian-vector product): the local optimum to the solvers' tolerance in a few tens of rounds.
+    let data = common::random_dataset(41, "diag", 20_000, 100);
+    for lambda in [1e-2, 1e-3, 1e-4] {
+        let p = params("gsu", json!({"regularization": {"lambda": lambda}}));
+        let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
+        let fit = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 9000, 20_000]), &FitOptions::default()).unwrap();
+        let (a, b) = (&fit.fit.reports[0], &local.reports[0]);
+        // 28–29 here: 7 Newton iterations of 3 rounds, one `ValueGrad` and `Exact` per smoothing stage.
+        assert!(fit.rounds[0] <= 35, "λ={lambda}: {} rounds", fit.rounds[0]);
+        assert!(a.converged(), "{a:?}");
+        assert!(common::rel_diff(a.objective, b.objective) <= 1e-9, "{} vs {}", a.objective, b.objective);
+    }
 }
