@@ -357,6 +357,9 @@ impl<'d, 's> Continuation for ShardedObjective<'d, 's> {
     }
 }
 
+/// A value and a gradient.
+type ValueGrad = (f64, Vec<f64>);
+
 /// The sharded objective at one floor, as Newton's method sees it. Up to `n + 1 = 64` variables each
 /// `value_grad` brings the Hessian along, so a Newton step costs one round plus its line search.
 pub(super) struct Stage<'o, 'd, 's> {
@@ -364,7 +367,7 @@ pub(super) struct Stage<'o, 'd, 's> {
     floor: f64,
     at: Vec<f64>,
     /// `(θ + d, J, ∇J)` from the last line search's round (GIANT's: the full step's gradient comes with it).
-    prefetched: RefCell<Option<(Vec<f64>, f64, Vec<f64>)>>,
+    prefetched: RefCell<Option<(Vec<f64>, ValueGrad)>>,
     /// `∇²J` at `at`, column-major; empty when the dimension is above the direct solve's.
     hessian: Vec<f64>,
 }
@@ -375,7 +378,7 @@ impl SmoothFunction for Stage<'_, '_, '_> {
     }
 
     fn value_grad(&mut self, x: &[f64], grad: &mut [f64]) -> f64 {
-        if let Some((at, value, g)) = self.prefetched.take().filter(|(at, _, _)| at.as_slice() == x) {
+        if let Some((at, (value, g))) = self.prefetched.take().filter(|(at, _)| at.as_slice() == x) {
             grad.copy_from_slice(&g);
             self.at = at;
             self.hessian = Vec::new();
@@ -507,7 +510,7 @@ impl SmoothFunction for Stage<'_, '_, '_> {
                     let mut next = x.to_vec();
                     axpy(1.0, d, &mut next);
                     let value = o.total(&next, value, &mut grad);
-                    *self.prefetched.borrow_mut() = Some((next, value, grad));
+                    *self.prefetched.borrow_mut() = Some((next, (value, grad)));
                 }
                 steps.iter().zip(sums).map(|(&alpha, sum)| total(alpha, sum).0).collect()
             }
@@ -543,7 +546,7 @@ impl ShardedObjective<'_, '_> {
         direction: &[f64],
         steps: &[f64],
         with_gradient: bool,
-    ) -> Option<(Vec<[f64; 3]>, Option<(f64, Vec<f64>)>)> {
+    ) -> Option<(Vec<[f64; 3]>, Option<ValueGrad>)> {
         let question =
             Question::Line { at: at.clone(), direction: direction.to_vec(), steps: steps.to_vec(), with_gradient };
         let answers = self.driver.ask_in_solver(&question)?;
