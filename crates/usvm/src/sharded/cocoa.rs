@@ -12,6 +12,14 @@
 //! multipliers with the larger class scaled to meet `yᵀα = 0` (from the shards' class sums, so free of the
 //! drift of added updates). The shards keep the multipliers (or pass them along, [`super::DualState`]).
 //!
+//! **The smoothed start.** Where a multiplier needs many coordinate steps to cross its box (large `C`: small
+//! λ, long rows), the dual method's rounds progress slowly, as the local dual coordinate descent's epochs
+//! do; there the fit starts, as the local fit's primal route does, with Newton on the hinge smoothed down to
+//! the floor [`SMOOTHED_FLOOR`] over the shards (the Hessian sent up to 64 variables, GIANT's directions
+//! beyond, one-round line searches that bring the next derivatives along: about two rounds a step), and
+//! goes straight to the exact finish from its solution; the dual method's rounds follow only if that does
+//! not certify.
+//!
 //! **The exact finish.** Coordinate descent reaches a gap of `10⁻³` in tens of rounds but `10⁻¹⁰` only
 //! slowly; at the optimum, though, only the rows on the margin are undetermined. Once the gap is below
 //! [`FINISH_GAP`], the rows within a band of the margin are gathered ([`super::Question::Margin`]; the band
@@ -34,9 +42,13 @@ use crate::objective::Problem;
 use crate::progress::Monitor;
 use crate::report::{FitReport, Route, Termination};
 use crate::solver::dual_cd::relative_gap;
-use crate::solver::exact::{Continuation, ExactSettings};
+use crate::solver::exact::{Continuation, ExactSettings, continuation};
 use crate::svm::{LinearMethod, LinearSvmParams, Solver};
 
+/// The smoothed start ([`ShardedObjective::smoothed_start_pays`]) stops at this floor on `σ_i`.
+pub const SMOOTHED_FLOOR: f64 = 1e-2;
+/// ... and is taken from this many coordinate steps per multiplier's box (and rows per coordinate).
+pub const SMOOTHED_START_STEPS: f64 = 10.0;
 /// Passes of coordinate descent per shard and round.
 pub const PASSES: usize = 2;
 /// A finish is first tried once the relative duality gap is below this.
@@ -60,8 +72,13 @@ struct Certificate {
 }
 
 impl Certificate {
+    /// The relative duality gap (`+∞` before both bounds are known).
     fn gap(&self) -> f64 {
-        relative_gap(self.primal, self.dual)
+        if self.primal.is_finite() && self.dual.is_finite() {
+            relative_gap(self.primal, self.dual)
+        } else {
+            f64::INFINITY
+        }
     }
 
     fn offer(&mut self, theta: &[f64], primal: f64) {
@@ -94,10 +111,26 @@ impl ShardedObjective<'_, '_> {
         let (mut w, mut t, mut mu) = (vec![0.0; n], 0.0, 0.0);
         let mut best = Certificate { theta: vec![0.0; dim], primal: f64::INFINITY, dual: f64::NEG_INFINITY };
         let (mut rounds, mut dual_rounds) = (0, 0);
+        let mut residual = None;
+        if self.smoothed_start_pays() {
+            // Large `C`, where the dual method's rounds progress slowly: Newton on the hinge smoothed down to
+            // the floor SMOOTHED_FLOOR (one-round line searches bringing the next derivatives along), then
+            // the exact finish from there.
+            let before = self.driver.rounds();
+            let smoothed = ShardedObjective { grid_line: true, target: self.target.clone(), ..*self };
+            let start = ExactSettings { sigma_floor: SMOOTHED_FLOOR, ..*settings };
+            let (theta, _) = continuation(&smoothed, vec![0.0; dim], &start, Monitor::default());
+            rounds += self.driver.rounds() - before;
+            best.theta = theta;
+            if rounds < settings.max_iter && !self.driver.failed() {
+                let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter - rounds);
+                rounds += used;
+                residual = found;
+            }
+        }
         let mut finish_below = FINISH_GAP;
         let mut next_try = FIRST_TRY;
-        let mut residual = None;
-        while rounds < settings.max_iter {
+        while rounds < settings.max_iter && best.gap() > tol && !self.driver.failed() {
             let bias = mu + rho * t;
             let mut theta = w.clone();
             if self.fit_intercept {
@@ -129,7 +162,9 @@ impl ShardedObjective<'_, '_> {
             let scheduled = dual_rounds >= next_try;
             if (best.gap() <= finish_below || scheduled) && rounds < settings.max_iter {
                 next_try = 2 * dual_rounds.max(FIRST_TRY / 2);
-                let (found, used) = self.finish(&mut best, &sum.histogram, settings, settings.max_iter - rounds);
+                let target = gather_target(dim);
+                let band = band_for(&sum.histogram, target);
+                let (found, used) = self.finish(&mut best, band, settings, settings.max_iter - rounds);
                 rounds += used;
                 if found.is_some() {
                     residual = found;
@@ -172,6 +207,16 @@ impl ShardedObjective<'_, '_> {
             degenerate: false,
         };
         (best.theta, report)
+    }
+
+    /// Whether to start from the smoothed hinge rather than the dual method: as the local fit's choice of
+    /// its primal route, when a multiplier needs at least [`SMOOTHED_START_STEPS`] coordinate steps to
+    /// cross its box (`C` times the mean weight times `2 mean ‖x_i‖²`) and there are at least that many
+    /// times more rows than coordinates (the free multipliers' Gram matrix is then rank-deficient).
+    fn smoothed_start_pays(&self) -> bool {
+        let (l, dim) = (self.driver.n_samples as f64, self.dim() as f64);
+        let mean_weight_c = self.inv_l * self.driver.weight_sum / (self.lambda * l);
+        l >= SMOOTHED_START_STEPS * dim && mean_weight_c * 2.0 * self.driver.rho >= SMOOTHED_START_STEPS
     }
 
     /// The shards' answers to a [`Question::Dual`], summed in shard order; `None` after a failure.
@@ -217,7 +262,8 @@ impl ShardedObjective<'_, '_> {
         Some(sum)
     }
 
-    /// The exact finish from `best.theta` with at most `budget` rounds: updates `best` and returns the last
+    /// The exact finish from `best.theta` with at most `budget` rounds, gathering the rows within `band` of
+    /// the margin (at most [`gather_target`] over all shards, the nearest in each): updates `best` and returns the last
     /// small problem's residual (if one was solved) and the rounds used. Each round asks at the last small
     /// problem's solution `θ*` for the hinge there, along the segment from the point it was built at, and
     /// the band around `θ*`; the finish goes on from the segment's best point (the whole objective is convex,
@@ -225,13 +271,11 @@ impl ShardedObjective<'_, '_> {
     fn finish(
         &self,
         best: &mut Certificate,
-        histogram: &[u64],
+        band: f64,
         settings: &ExactSettings,
         budget: usize,
     ) -> (Option<f64>, usize) {
-        let dim = self.dim();
-        let target = (ROWS_PER_COORDINATE * dim).clamp(MIN_GATHER, MAX_GATHER);
-        let band = band_for(histogram, target);
+        let target = gather_target(self.dim());
         let per_shard = target.div_ceil(self.driver.n_shards).max(1);
         let steps: Vec<f64> = (1..=LINE_STEPS).map(|k| (-(k as f64)).exp2()).collect();
         let mut theta = best.theta.clone();
@@ -386,6 +430,11 @@ impl ShardedObjective<'_, '_> {
         }
         Some(norm2(&g))
     }
+}
+
+/// Rows gathered for a finish ([`ROWS_PER_COORDINATE`], [`MIN_GATHER`], [`MAX_GATHER`]).
+fn gather_target(dim: usize) -> usize {
+    (ROWS_PER_COORDINATE * dim).clamp(MIN_GATHER, MAX_GATHER)
 }
 
 /// The dual value `D(α') = Σ α'_i - ½‖Σ α'_i y_i x_i‖²` (C-form) at the round's multipliers with the larger

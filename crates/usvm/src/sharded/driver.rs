@@ -2,7 +2,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use super::protocol::{Answer, Point, Question, ShardInfo, Target};
+use super::protocol::{Answer, AtStep, Point, Question, ShardInfo, Target};
 use super::shard::Shard;
 use super::{Plan, Treatment};
 use crate::data::{axpy, dot, norm2};
@@ -76,6 +76,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
         rho: 0.0,
         solves: Cell::new(0),
         weight_sum: 0.0,
+        n_samples: 0,
     };
     let infos: Vec<ShardInfo> = driver
         .ask(&Question::Describe)?
@@ -89,6 +90,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
     let whole = describe_whole(&infos, plan.linear.fit_intercept)?;
     driver.n_shards = infos.len();
     driver.weight_sum = whole.weight_sum;
+    driver.n_samples = whole.n_samples;
     // The dual method's penalty on `yᵀα`: a constant feature at the scale of the rows, as locally.
     driver.rho = infos.iter().map(|i| i.squared_norms).sum::<f64>() / whole.n_samples as f64;
     params.validate(whole.n_samples)?;
@@ -119,6 +121,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
                 inv_l,
                 target: Target::Method,
                 giant: whole.dim > DIRECT_MAX_DIM,
+                grid_line: whole.dim > DIRECT_MAX_DIM,
             };
             let x0 = start.map(|m| m.theta(k, plan.linear.fit_intercept));
             let (mut theta, report) = match plan.treatment {
@@ -205,6 +208,8 @@ pub(super) struct Driver<'s> {
     solves: Cell<u64>,
     /// `Σ c_i` over all shards.
     pub(super) weight_sum: f64,
+    /// Rows over all shards.
+    pub(super) n_samples: usize,
 }
 
 impl Driver<'_> {
@@ -227,6 +232,11 @@ impl Driver<'_> {
         let s = self.solves.get();
         self.solves.set(s + 1);
         s
+    }
+
+    /// Rounds so far.
+    pub(super) fn rounds(&self) -> usize {
+        self.traffic.get().rounds
     }
 
     /// Whether a question failed.
@@ -254,15 +264,18 @@ impl Driver<'_> {
 /// One binary problem of the sharded objective `λ/2‖w‖² + inv_l Σ_shards (partial sum)`, of `target`.
 pub(super) struct ShardedObjective<'d, 's> {
     pub(super) driver: &'d Driver<'s>,
-    positive: i64,
+    pub(super) positive: i64,
     pub(super) lambda: f64,
     pub(super) n: usize,
     pub(super) fit_intercept: bool,
     pub(super) inv_l: f64,
-    target: Target,
-    /// Newton directions by GIANT and one-round line searches (above [`DIRECT_MAX_DIM`] variables, where the
-    /// local fit's conjugate gradients would cost a round per Hessian-vector product).
-    giant: bool,
+    pub(super) target: Target,
+    /// Newton directions by GIANT (above [`DIRECT_MAX_DIM`] variables, where the local fit's conjugate
+    /// gradients would cost a round per Hessian-vector product).
+    pub(super) giant: bool,
+    /// One-round line searches that bring the full step's derivatives along (with GIANT, and for the
+    /// hinge's smoothed start): no local steps to reproduce.
+    pub(super) grid_line: bool,
 }
 
 impl ShardedObjective<'_, '_> {
@@ -308,19 +321,21 @@ impl ShardedObjective<'_, '_> {
                 }
             }
         }
-        h.iter_mut().for_each(|v| *v *= self.inv_l);
-        if hessian {
-            (0..self.n).for_each(|j| h[j * dim + j] += self.lambda);
-        }
-        let value = self.total(theta, value, &mut grad);
+        let value = self.total(theta, value, &mut grad, &mut h);
         (value, grad, h)
     }
 
-    /// `J` and `∇J` (into `grad`) at `theta` from the shards' summed `Σ c_i L_i` and `Σ c_i ∇L_i`.
-    fn total(&self, theta: &[f64], value: f64, grad: &mut [f64]) -> f64 {
+    /// `J`, and `∇J` and `∇²J` (if not empty) in place, at `theta` from the shards' summed `Σ c_i L_i`,
+    /// `Σ c_i ∇L_i` and `Σ c_i ∇²L_i`.
+    fn total(&self, theta: &[f64], value: f64, grad: &mut [f64], hessian: &mut [f64]) -> f64 {
         let w = &theta[..self.n];
         grad.iter_mut().for_each(|g| *g *= self.inv_l);
         axpy(self.lambda, w, &mut grad[..self.n]);
+        hessian.iter_mut().for_each(|v| *v *= self.inv_l);
+        if !hessian.is_empty() {
+            let dim = grad.len();
+            (0..self.n).for_each(|j| hessian[j * dim + j] += self.lambda);
+        }
         0.5 * self.lambda * dot(w, w) + value * self.inv_l
     }
 }
@@ -357,8 +372,8 @@ impl<'d, 's> Continuation for ShardedObjective<'d, 's> {
     }
 }
 
-/// A value and a gradient.
-type ValueGrad = (f64, Vec<f64>);
+/// `J`, `∇J` and `∇²J` (empty above 64 variables).
+type ValueGrad = (f64, Vec<f64>, Vec<f64>);
 
 /// The sharded objective at one floor, as Newton's method sees it. Up to `n + 1 = 64` variables each
 /// `value_grad` brings the Hessian along, so a Newton step costs one round plus its line search.
@@ -378,10 +393,10 @@ impl SmoothFunction for Stage<'_, '_, '_> {
     }
 
     fn value_grad(&mut self, x: &[f64], grad: &mut [f64]) -> f64 {
-        if let Some((at, (value, g))) = self.prefetched.take().filter(|(at, _)| at.as_slice() == x) {
+        if let Some((at, (value, g, h))) = self.prefetched.take().filter(|(at, _)| at.as_slice() == x) {
             grad.copy_from_slice(&g);
             self.at = at;
-            self.hessian = Vec::new();
+            self.hessian = h;
             return value;
         }
         let (value, g, h) = self.objective.value_grad(x, self.floor, x.len() <= DIRECT_MAX_DIM);
@@ -494,23 +509,24 @@ impl SmoothFunction for Stage<'_, '_, '_> {
         })
     }
 
-    /// Above [`DIRECT_MAX_DIM`] variables (GIANT's directions, [`Self::newton_direction`]): one round, the
-    /// best of [`newton::LINE_GRID`] steps ([`newton::line_grid_minimum`]); else the local fit's exact
-    /// search, one step per round.
+    /// With GIANT's directions ([`Self::newton_direction`]) or for the hinge's smoothed start
+    /// ([`ShardedObjective::grid_line`]): one round, the best of [`newton::LINE_GRID`] steps
+    /// ([`newton::line_grid_minimum`]), which also brings the derivatives at the full step; else the local
+    /// fit's exact search, one step per round.
     fn line_minimum(&self, x: &[f64], d: &[f64], slope: f64) -> f64 {
         let o = self.objective;
-        if !o.giant {
+        if !o.grid_line {
             return newton::line_minimum(&*self.line(x, d), slope);
         }
         let at = o.point(x, self.floor);
         let total = o.line_total(x, d);
         let mut phis = |steps: &[f64]| match o.line_sums_with(&at, d, steps, true) {
             Some((sums, at_one)) => {
-                if let Some((value, mut grad)) = at_one {
+                if let Some(AtStep { value, mut grad, mut hessian }) = at_one {
                     let mut next = x.to_vec();
                     axpy(1.0, d, &mut next);
-                    let value = o.total(&next, value, &mut grad);
-                    *self.prefetched.borrow_mut() = Some((next, (value, grad)));
+                    let value = o.total(&next, value, &mut grad, &mut hessian);
+                    *self.prefetched.borrow_mut() = Some((next, (value, grad, hessian)));
                 }
                 steps.iter().zip(sums).map(|(&alpha, sum)| total(alpha, sum).0).collect()
             }
@@ -546,25 +562,28 @@ impl ShardedObjective<'_, '_> {
         direction: &[f64],
         steps: &[f64],
         with_gradient: bool,
-    ) -> Option<(Vec<[f64; 3]>, Option<ValueGrad>)> {
+    ) -> Option<(Vec<[f64; 3]>, Option<AtStep>)> {
         let question =
             Question::Line { at: at.clone(), direction: direction.to_vec(), steps: steps.to_vec(), with_gradient };
         let answers = self.driver.ask_in_solver(&question)?;
         let mut sums = vec![[0.0; 3]; steps.len()];
         let dim = direction.len();
-        let mut at_one = with_gradient.then(|| (0.0, vec![0.0; dim]));
+        let h = if dim <= DIRECT_MAX_DIM { dim * dim } else { 0 };
+        let mut at_one = with_gradient.then(|| AtStep { value: 0.0, grad: vec![0.0; dim], hessian: vec![0.0; h] });
         for (index, a) in answers.into_iter().enumerate() {
             match a {
                 Answer::Line { values, at_one: one }
                     if values.len() == steps.len()
-                        && one.as_ref().map(|(_, g)| g.len()) == at_one.as_ref().map(|_| dim) =>
+                        && one.as_ref().map(|a| (a.grad.len(), a.hessian.len()))
+                            == at_one.as_ref().map(|_| (dim, h)) =>
                 {
                     for (sum, v) in sums.iter_mut().zip(&values) {
                         (0..3).for_each(|k| sum[k] += v[k]);
                     }
-                    if let (Some((value, grad)), Some((v, g))) = (at_one.as_mut(), one) {
-                        *value += v;
-                        axpy(1.0, &g, grad);
+                    if let (Some(total), Some(one)) = (at_one.as_mut(), one) {
+                        total.value += one.value;
+                        axpy(1.0, &one.grad, &mut total.grad);
+                        axpy(1.0, &one.hessian, &mut total.hessian);
                     }
                 }
                 _ => {

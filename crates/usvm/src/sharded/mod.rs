@@ -35,7 +35,9 @@ mod protocol;
 mod shard;
 
 pub use driver::{ShardedFit, Shards, Traffic, fit_sharded};
-pub use protocol::{Answer, BINS, DualAnswer, DualRound, DualState, MarginAnswer, Point, Question, ShardInfo, Target};
+pub use protocol::{
+    Answer, AtStep, BINS, DualAnswer, DualRound, DualState, MarginAnswer, Point, Question, ShardInfo, Target,
+};
 pub use shard::Shard;
 
 use crate::error::{Result, invalid};

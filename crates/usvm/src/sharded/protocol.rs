@@ -66,8 +66,9 @@ pub enum Question {
         direction: Vec<f64>,
         /// The steps `α`.
         steps: Vec<f64>,
-        /// Also `Σ c_i L_i` and `Σ c_i ∇L_i` at `θ + d` (the step `α = 1`, a Newton step's), so that the
-        /// next iteration needs no round of its own when the step is taken.
+        /// Also `Σ c_i L_i`, `Σ c_i ∇L_i` (and `Σ c_i ∇²L_i` up to 64 variables) at `θ + d`, the step
+        /// `α = 1` of a Newton direction, so that the next iteration needs no round of its own when the step
+        /// is taken.
         #[serde(default)]
         with_gradient: bool,
     },
@@ -192,9 +193,9 @@ pub enum Answer {
     Line {
         /// One `[φ, φ', φ'']` partial sum per step.
         values: Vec<[f64; 3]>,
-        /// `(Σ c_i L_i, Σ c_i ∇L_i)` at `θ + d` when asked for.
+        /// The sums at `θ + d` when asked for.
         #[serde(default)]
-        at_one: Option<(f64, Vec<f64>)>,
+        at_one: Option<AtStep>,
     },
     /// To [`Question::Exact`].
     Exact {
@@ -214,6 +215,17 @@ pub enum Answer {
     Dual(DualAnswer),
     /// To [`Question::Margin`].
     Margin(MarginAnswer),
+}
+
+/// A shard's sums at the step `α = 1` of a line ([`Question::Line`]'s `with_gradient`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AtStep {
+    /// `Σ c_i L_i`.
+    pub value: f64,
+    /// `Σ c_i ∇L_i`.
+    pub grad: Vec<f64>,
+    /// `Σ c_i ∇²L_i`, column-major, up to 64 variables; else empty.
+    pub hessian: Vec<f64>,
 }
 
 /// A shard's answer to a [`DualRound`]: the certificate's partial sums at its multipliers `α` before the
@@ -309,7 +321,7 @@ impl Answer {
             Answer::ValueGrad { grad, hessian, .. } => F64 * (1 + grad.len() + hessian.len()) as u64,
             Answer::HessVec { product } => F64 * product.len() as u64,
             Answer::Line { values, at_one } => {
-                F64 * (3 * values.len() + at_one.as_ref().map_or(0, |(_, g)| 1 + g.len())) as u64
+                F64 * (3 * values.len() + at_one.as_ref().map_or(0, |a| 1 + a.grad.len() + a.hessian.len())) as u64
             }
             Answer::Exact { .. } => 2 * F64,
             Answer::LocalNewton { direction, .. } => F64 * (1 + direction.len()) as u64,

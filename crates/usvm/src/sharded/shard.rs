@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::dual_round::Rows;
-use super::protocol::{Answer, DualRound, DualState, Point, Question, ShardInfo, Target};
+use super::protocol::{Answer, AtStep, DualRound, DualState, Point, Question, ShardInfo, Target};
 use super::{Plan, Treatment};
 use crate::covariance::Covariances;
 use crate::data::{Dataset, Features};
@@ -245,8 +245,9 @@ impl Shard {
                     let theta = at.theta.iter().zip(direction).map(|(t, d)| t + 1.0 * d).collect();
                     let next = Point { theta, ..at.clone() };
                     let (value, grad, curvature) = self.value_grad(&next);
+                    let hessian = if dim <= DIRECT_MAX_DIM { self.hessian(&next, &curvature) } else { Vec::new() };
                     self.curvature = Some((next, curvature));
-                    (value, grad)
+                    AtStep { value, grad, hessian }
                 });
                 Ok(Answer::Line { values, at_one })
             }
