@@ -20,18 +20,20 @@
 //! goes straight to the exact finish from its solution; the dual method's rounds follow only if that does
 //! not certify.
 //!
-//! **The exact finish.** Coordinate descent reaches a gap of `10⁻³` in tens of rounds but `10⁻¹⁰` only
-//! slowly; at the optimum, though, only the rows on the margin are undetermined. Once the gap is below
-//! [`FINISH_GAP`], the rows within a band of the margin are gathered ([`super::Question::Margin`]; the band
-//! holds a few thousand rows, chosen from the round's histogram of `|d_i|`) and every other row with
-//! `d_i > band` is summed per class into one row of weight `Σ c_i` (while its rows keep `d_i > 0` it is the
-//! same linear term). The driver solves this small hinge problem exactly with the local certified solver
-//! (every route of [`crate::svm::linear`]) and asks for the hinge at its solution: its multipliers,
-//! spread over the summed rows in proportion to `c_i`, are a dual point of the whole problem with the same
-//! dual value, so the whole primal against the small problem's dual is a certificate of the whole fit. If
-//! a row left outside changed side the gap shows it; the same round gathers the band around the new
-//! point for the next attempt (the band doubling each time), and after [`FINISH_ATTEMPTS`] the rounds go on
-//! and a finish is tried again when the gap has fallen tenfold.
+//! **The exact finish.** Coordinate descent reaches a gap of a few percent in tens of rounds but `10⁻¹⁰`
+//! only slowly; at the optimum, though, only the rows on the margin are undetermined. Once the gap is below
+//! [`FINISH_GAP`] (or after [`FIRST_TRY`] rounds and each doubling of them), the rows nearest the margin
+//! are gathered ([`super::Question::Margin`]: a few thousand, [`gather_target`], within a band chosen from
+//! the round's histogram of `|d_i|`) and every other row with `d_i > band` is summed per class into one row
+//! of weight `Σ c_i` (while its rows keep `d_i > 0` it is the same linear term). The driver solves this small
+//! hinge problem exactly with the local certified solver (every route of [`crate::svm::linear`]) and asks
+//! for the hinge at its solution: its multipliers, spread over the summed rows in proportion to `c_i`, are a
+//! dual point of the whole problem with the same dual value, so the whole primal against the small
+//! problem's dual is a certificate of the whole fit. If a row left outside changed side the gap shows it;
+//! the same round evaluates the whole objective along the segment from the point the small problem was
+//! built at and gathers the band around the new solution, and the finish goes on from the segment's best
+//! point (a descent: the objective is convex) for at most [`FINISH_ATTEMPTS`] rounds, or until it makes no
+//! progress. Then the dual method's rounds go on, and a finish is tried again once the gap has halved.
 
 use super::driver::ShardedObjective;
 use super::dual_round::{bin_edge, stack};
