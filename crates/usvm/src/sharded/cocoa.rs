@@ -26,7 +26,7 @@
 //! are gathered ([`super::Question::Margin`]: a few thousand, [`gather_target`], within a band chosen from
 //! the round's histogram of `|d_i|`) and every other row with `d_i > band` is summed per class into one row
 //! of weight `Σ c_i` (while its rows keep `d_i > 0` it is the same linear term). The driver solves this small
-//! hinge problem exactly with the local certified solver (every route of [`crate::svm::linear`]) and asks
+//! hinge problem exactly with the local certified solver (every route of [`LinearSvmParams`]'s plain hinge) and asks
 //! for the hinge at its solution: its multipliers, spread over the summed rows in proportion to `c_i`, are a
 //! dual point of the whole problem with the same dual value, so the whole primal against the small
 //! problem's dual is a certificate of the whole fit. If a row left outside changed side the gap shows it;
