@@ -120,7 +120,10 @@ impl ShardedObjective<'_, '_> {
             // the exact finish from there.
             let before = self.driver.rounds();
             let smoothed = ShardedObjective { grid_line: true, target: self.target.clone(), ..*self };
-            let start = ExactSettings { sigma_floor: SMOOTHED_FLOOR, ..*settings };
+            // At most a quarter of the budget (each Newton step is about two rounds): the dual method keeps
+            // the rest should the start not lead to a certified finish.
+            let start =
+                ExactSettings { sigma_floor: SMOOTHED_FLOOR, max_iter: (settings.max_iter / 4).max(1), ..*settings };
             let (theta, _) = continuation(&smoothed, vec![0.0; dim], &start, Monitor::default());
             rounds += self.driver.rounds() - before;
             best.theta = theta;

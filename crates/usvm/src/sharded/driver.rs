@@ -510,7 +510,7 @@ impl SmoothFunction for Stage<'_, '_, '_> {
     }
 
     /// With GIANT's directions ([`Self::newton_direction`]) or for the hinge's smoothed start
-    /// ([`ShardedObjective::grid_line`]): one round, the best of [`newton::LINE_GRID`] steps
+    /// ([`ShardedObjective::grid_line`]): one round, the best of a grid of steps
     /// ([`newton::line_grid_minimum`]), which also brings the derivatives at the full step; else the local
     /// fit's exact search, one step per round.
     fn line_minimum(&self, x: &[f64], d: &[f64], slope: f64) -> f64 {

@@ -209,17 +209,22 @@ pub(crate) fn line_minimum(phi: &dyn Fn(f64) -> (f64, f64, f64), slope: f64) -> 
     if hi.is_finite() { alpha } else { lo }
 }
 
-/// Steps of [`line_grid_minimum`]: `4·2^(-j/2)`, `j = 0…`.
-pub(crate) const LINE_GRID: usize = 48;
+/// Steps of [`line_grid_minimum`]: `4·2^(-j/2)` for `j < LINE_GRID_FINE`, then tenfold down to `~10⁻¹⁷`.
+const LINE_GRID_FINE: usize = 40;
+const LINE_GRID_COARSE: usize = 12;
 
 /// The best step of one evaluation of `φ` at a grid of steps, for an objective that evaluates many steps
 /// for the price of one (a round of the fit over row shards) and a nearly Newton direction, whose
-/// minimiser is near `α = 1`: the steps `4·2^(-j/2)` (`1` among them; down to `~10⁻⁶`), the one with the
-/// smallest `φ` — within a factor `√2` of the minimiser `α*` whenever `α*` lies in the grid's span, so for a
-/// quadratic `φ` at least 96 % of the possible decrease, and `α = 1` itself near the solution (Newton's
-/// convergence kept). `phis` returns `φ` at every step.
+/// minimiser is near `α = 1`: the steps `4·2^(-j/2)` (`1` among them) down to `~5·10⁻⁶`, then tenfold
+/// down to `~10⁻¹⁷` (a first direction from `w = 0`, where the smoothed loss has almost no curvature,
+/// needs `α ≈ 10⁻¹¹`), the one with the smallest `φ`. Within a factor `√2` of the minimiser `α*` when `α*`
+/// lies in the fine part, so for a quadratic `φ` at least 96 % of the possible decrease, and `α = 1` itself
+/// near the solution (Newton's convergence kept). `phis` returns `φ` at every step.
 pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<f64>) -> f64 {
-    let steps: Vec<f64> = (0..LINE_GRID).map(|j| 4.0 * (-(j as f64) / 2.0).exp2()).collect();
+    let fine = (0..LINE_GRID_FINE).map(|j| 4.0 * (-(j as f64) / 2.0).exp2());
+    let smallest = 4.0 * (-((LINE_GRID_FINE - 1) as f64) / 2.0).exp2();
+    let coarse = (1..=LINE_GRID_COARSE).map(|k| smallest * 10f64.powi(-(k as i32)));
+    let steps: Vec<f64> = fine.chain(coarse).collect();
     let values = phis(&steps);
     let best = values.iter().enumerate().fold((0, f64::INFINITY), |b, (j, &v)| if v < b.1 { (j, v) } else { b });
     steps[best.0]
@@ -256,7 +261,7 @@ mod tests {
     #[test]
     fn the_grid_line_search_takes_most_of_the_decrease_in_one_evaluation() {
         // Quadratics with the minimiser anywhere in the grid's span: at least 96 % of the decrease.
-        for star in [1.0, 0.37, 2.9, 1e-3, 3.7e-5] {
+        for star in [1.0, 0.37, 2.9, 1e-3, 3.7e-5, 6e-6] {
             let f = |a: f64| (a - star) * (a - star);
             let mut calls = 0;
             let alpha = line_grid_minimum(&mut |steps| {
@@ -266,6 +271,9 @@ mod tests {
             assert_eq!(calls, 1);
             assert!(f(0.0) - f(alpha) >= 0.96 * f(0.0), "α* = {star}: α = {alpha}");
         }
+        // A first direction of enormous length: a step of 1e-11 found within a factor ten.
+        let alpha = line_grid_minimum(&mut |steps| steps.iter().map(|&a| (a - 1e-11) * (a - 1e-11)).collect());
+        assert!((1e-12..=1e-10).contains(&alpha), "{alpha}");
         // A Newton direction near the solution: the full step.
         assert_eq!(line_grid_minimum(&mut |steps| steps.iter().map(|&a| (a - 1.0) * (a - 1.0)).collect()), 1.0);
         // The nearly piecewise-linear φ of a smoothed hinge: a decrease.

@@ -243,6 +243,19 @@ fn sharded_hinge_and_power_in_tens_of_rounds() {
             assert_eq!(a.routes, vec![usvm::Route::Cocoa]);
         }
     }
+    // Heavily overlapping classes at a small λ: the smoothed start's first Newton direction from `w = 0`
+    // is ~10¹⁸ long (almost no curvature), and its line search must find a step of ~10⁻¹¹ in one round.
+    // Unbalanced (the bias' gradient is not zero at the start), shifted off the origin.
+    let (x, labels) = common::blobs(&mut common::rng(43), 22_000, 20, 0.75);
+    let keep: Vec<usize> = (0..22_000).filter(|&i| labels[i] == 1 || i % 10 != 0).collect();
+    let data = usvm::Dataset::dense(x + 0.3, labels).select(&keep);
+    let p = params("hinge", json!({"regularization": {"lambda": 1e-5}}));
+    let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
+    let l = data.n_samples();
+    let fit = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, l]), &FitOptions::default()).unwrap();
+    let (a, b) = (&fit.fit.reports[0], &local.reports[0]);
+    assert!(a.converged() && common::rel_diff(a.objective, b.objective) <= 1e-9, "{a:?} vs {b:?}");
+    assert!(fit.rounds[0] <= 40, "{} rounds", fit.rounds[0]);
 }
 
 #[test]
