@@ -2,7 +2,8 @@
 
 For each configuration the rows per worker stay fixed (weak scaling): 1, 2, 4 and 8 worker processes
 (``--workers``; on a 2-core machine 4 and 8 workers share the cores, so their rounds measure the protocol's
-rounds and latency, not a speed-up). Each run prints rounds, bytes each way, fit time, the time per round
+rounds and latency, not a speed-up). Each run fits twice on the same cluster and keeps the faster (the
+first also pays the workers' first import of usvm), and prints rounds, bytes each way, fit time, the time per round
 ("ms/round": the fit's time, with building the shards, over its rounds; "round trip ms": the rounds alone)
 split into the slowest shard's compute and the rest (waiting: scheduling, transfer), and the in-process
 GSUClassifier fit of the same data as the reference (its objective must equal the sharded one to 1e-12
@@ -63,9 +64,12 @@ def run(
         yd = client.persist(da.from_array(y, chunks=(chunks,)))
         Vd = client.persist(da.from_array(V, chunks=(chunks, d)))
         client.wait_for_workers(workers)
-        t = time.perf_counter()
-        sharded = DaskGSUClassifier(lam=lam, method=method).fit(Xd, yd, X_cov=Vd)
-        fit_time = time.perf_counter() - t
+        # The better of two fits: the first also pays the workers' first import of usvm.
+        fit_time = float("inf")
+        for _ in range(2):
+            t = time.perf_counter()
+            sharded = DaskGSUClassifier(lam=lam, method=method).fit(Xd, yd, X_cov=Vd)
+            fit_time = min(fit_time, time.perf_counter() - t)
     cluster.close()
     t = time.perf_counter()
     local = GSUClassifier(lam=lam, method=method).fit(X, y, X_cov=V)
