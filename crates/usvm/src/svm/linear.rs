@@ -431,10 +431,18 @@ impl LinearSvmParams {
         let mut best: Option<Certified> = None;
         for _ in 0..=MAX_HANDOVERS {
             let used = best.as_ref().map_or(0, |b| b.n_iter);
-            let budget = settings.max_iter.saturating_sub(used);
-            if budget == 0 || monitor.stopped() {
+            let left = settings.max_iter.saturating_sub(used);
+            if left == 0 || monitor.stopped() {
                 break;
             }
+            // A route chosen from the data leaves, while another may follow, the QP route's iterations (or
+            // half of what is left, if less): a slow but steady run (too steady for its stall check) must
+            // not take the whole budget from the route that would finish it.
+            let budget = if chosen.is_none() && routes.len() < MAX_HANDOVERS {
+                left.saturating_sub(hinge_qp::MAX_ITERATIONS).max(left.div_ceil(2))
+            } else {
+                left
+            };
             routes.push(route);
             let run = match route {
                 Route::Qp => {
