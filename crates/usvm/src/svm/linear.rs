@@ -406,7 +406,8 @@ impl LinearSvmParams {
     /// that stalls (dual: the gap's progress projects too much work, [`DualCdSettings::detect_stall`];
     /// primal: its last stage did not certify) hands over to the QP route if the problem's size allows it
     /// ([`qp_applies`]) and it has not run yet, else to the other iterative route, warm-started (after the QP:
-    /// dual CD from its multipliers), at most [`MAX_HANDOVERS`] times; if none certifies, the smoothing
+    /// dual CD from its multipliers), at most [`MAX_HANDOVERS`] times, each route chosen from the data
+    /// leaving the QP route's iterations of `max_iter` to its successor; if none certifies, the smoothing
     /// continuation of [`exact`] finishes from the best point. The report names every route taken
     /// (`routes`), and its termination is `Converged` only if the duality gap `(J - D)/J` (its
     /// `duality_gap`) meets `gap_tol`: `MaxIterations` when
