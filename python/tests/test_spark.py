@@ -88,3 +88,27 @@ def test_bad_partitions_are_named(spark):
         SparkGSUClassifier().fit(frame(spark, X, np.zeros(len(y)), V))
     with pytest.raises(ValueError, match="method must be"):
         SparkGSUClassifier(method="sampling").fit(frame(spark, X, y, V))
+
+
+def test_columns_arrive_as_arrow_or_rows_alike(spark, monkeypatch):
+    # Dense and sparse vectors, an array-of-doubles variance column and weights: the columnar (Arrow) path
+    # reads them as the Row path does, and both fit the local model.
+    import usvm.spark as us
+
+    X, y, V = blobs(n=300, d=5, seed=11)
+    X[:, 3] = 0.0
+    w = np.linspace(0.5, 2.0, len(y))
+    rows = [
+        (Vectors.sparse(5, {j: x[j] for j in range(5) if x[j] != 0}) if i % 2 else Vectors.dense(x), float(t), v.tolist(), float(c))
+        for i, (x, t, v, c) in enumerate(zip(X, y, V, w))
+    ]
+    df = spark.createDataFrame(rows, ["features", "label", "var", "weight"]).coalesce(1).repartition(2)
+    est = SparkGSUClassifier(varianceCol="var", weightCol="weight", regParam=1e-2)
+    local = GSUClassifier(lam=1e-2).fit(X, y, X_cov=V, sample_weight=w)
+    assert us._arrow_barrier(df)
+    arrow = est.fit(df)
+    monkeypatch.setattr(us, "_arrow_barrier", lambda dataset: False)
+    rowwise = est.fit(df)
+    for model in (arrow, rowwise):
+        np.testing.assert_allclose(model.objective, local.objective_, rtol=1e-10)
+    np.testing.assert_array_equal(arrow.coefficients, rowwise.coefficients)
