@@ -137,8 +137,9 @@ def _receive(conn: socket.socket) -> bytes:
     return exactly(length)
 
 
-def _arrays_from_rows(rows: list, n_features: int, with_var: bool, with_weight: bool) -> tuple:
+def _arrays_from_rows(rows: list, with_var: bool, with_weight: bool) -> tuple:
     """``(x, labels, cov, weights)`` of a partition's Rows (features, label[, variance][, weight])."""
+    n_features = len(_array(rows[0][0])) if rows else 0
     x = np.array([_array(r[0]) for r in rows]).reshape(len(rows), n_features)
     labels = np.array([r[1] for r in rows], dtype=np.float64)
     cov = None
@@ -149,73 +150,96 @@ def _arrays_from_rows(rows: list, n_features: int, with_var: bool, with_weight: 
     return x, labels, cov, w
 
 
-def _column(col: Any, n_features: int) -> np.ndarray:
+def _column(col: Any) -> np.ndarray:
     """An Arrow column as numbers: a Spark ML vector (its struct of ``type, size, indices, values``, dense or
-    sparse), an array of doubles (rows × ``n_features``), or one number per row."""
+    sparse), an array of doubles (one row each), or one number per row."""
     import pyarrow as pa
 
     if pa.types.is_struct(col.type):
         kinds = col.field("type").to_numpy(zero_copy_only=False)
         values = col.field("values")
-        if len(col) and (kinds == 1).all():  # dense vectors: their values, row after row
+        if (kinds == 1).all():  # dense vectors: their values, row after row
             return values.flatten().to_numpy(zero_copy_only=False).reshape(len(col), -1)
-        out = np.zeros((len(col), n_features))
         sizes, indices = col.field("size").to_pylist(), col.field("indices").to_pylist()
+        widths = {len(v) if k == 1 else sizes[i] for i, (k, v) in enumerate(zip(kinds, values.to_pylist()))}
+        if len(widths) > 1:
+            raise ValueError(f"vectors of different sizes {sorted(widths)} in one column")
+        out = np.zeros((len(col), widths.pop()))
         for i, (kind, vals) in enumerate(zip(kinds, values.to_pylist())):
             if kind == 1:
-                out[i, : len(vals)] = vals
+                out[i] = vals
             else:
                 out[i, np.asarray(indices[i], dtype=np.int64)] = vals
-                if sizes[i] is not None and sizes[i] != n_features:
-                    raise ValueError(f"a sparse vector of size {sizes[i]}; the first row has {n_features}")
         return out
     if pa.types.is_list(col.type) or pa.types.is_large_list(col.type):
         return col.flatten().to_numpy(zero_copy_only=False).reshape(len(col), -1).astype(np.float64)
     return col.to_numpy(zero_copy_only=False).astype(np.float64)
 
 
-def _arrays_from_batches(batches: Any, n_features: int, with_var: bool, with_weight: bool) -> tuple:
+def _arrays_from_batches(batches: Any, with_var: bool, with_weight: bool) -> tuple:
     """``(x, labels, cov, weights)`` of a partition's Arrow record batches (columnar: no Python object per
     row, the cost of moving rows to Python that the Row path pays)."""
     import pyarrow as pa
 
-    table = pa.Table.from_batches(list(batches))
-    if table.num_rows == 0:
-        empty = np.zeros((0, n_features))
+    batches = list(batches)
+    if not batches or sum(b.num_rows for b in batches) == 0:
+        empty = np.zeros((0, 0))
         return empty, np.zeros(0), empty if with_var else None, np.zeros(0) if with_weight else None
+    table = pa.Table.from_batches(batches)
     cols = [c.combine_chunks() for c in table.columns]
-    x = _column(cols[0], n_features).reshape(table.num_rows, n_features)
-    labels = _column(cols[1], n_features)
+    x = _column(cols[0])
+    x = x.reshape(table.num_rows, -1)
+    labels = _column(cols[1])
     cov = None
     if with_var:
-        cov = _column(cols[2], n_features)
-        cov = cov.reshape(table.num_rows, n_features) if cov.ndim > 1 or n_features == 1 else cov
-    w = _column(cols[-1], n_features) if with_weight else None
+        cov = _column(cols[2])
+        cov = cov.reshape(table.num_rows, x.shape[1]) if cov.ndim > 1 or x.shape[1] == 1 else cov
+    w = _column(cols[-1]) if with_weight else None
     return x, labels, cov, w
 
 
-def _serve(params: str, classes: np.ndarray, read: Any) -> Any:
-    """One partition's part of the barrier stage: build its shard from ``read()`` (its arrays), then answer
-    (or, in task 0, drive) the fit. Returns task 0's ``(kind, text, extra)``, ``None`` elsewhere.
+def _serve(params: str, read: Any) -> Any:
+    """One partition's part of the barrier stage: read its arrays (``read()``), agree with the others on
+    the classes and the width, build its shard, then answer (or, in task 0, drive) the fit. Returns task 0's
+    ``(kind, text, extra)`` (``extra``: reports, info and classes as JSON), ``None`` elsewhere.
 
-    One ``allGather`` tells every task whether every shard could be built and where task 0 listens; the
-    questions and answers then go over direct TCP connections to task 0 (a barrier round per question would
-    cost Spark's synchronisation latency every time)."""
+    Two ``allGather`` rounds — every partition's labels, width, any error and where task 0 listens; then
+    whether every shard could be built — replace the Spark jobs that would otherwise find the classes and
+    the width first; the questions and answers then go over direct TCP connections to task 0 (a barrier
+    round per question would cost Spark's synchronisation latency every time)."""
     ctx = BarrierTaskContext.get()
     me = ctx.partitionId()
+    x = labels = cov = w = None
     try:
         x, labels, cov, w = read()
-        codes = np.searchsorted(classes, labels).astype(np.int64)
-        shard, error = _usvm.Shard(params, x, codes, cov=cov, sample_weight=w), ""
+        mine = {"error": "", "classes": np.unique(labels).tolist(), "width": x.shape[1] if len(x) else None}
     except (ValueError, TypeError) as e:
-        shard, error = None, f"partition {me}: {e}"
+        mine = {"error": f"partition {me}: {e}", "classes": [], "width": None}
     server, address = None, ""
     if me == 0:
         server = socket.create_server(("", 0))
         host = ctx.getTaskInfos()[0].address.rsplit(":", 1)[0]
         address = f"{host}:{server.getsockname()[1]}"
-    gathered = [json.loads(m) for m in ctx.allGather(json.dumps({"error": error, "address": address}))]
+    gathered = [json.loads(m) for m in ctx.allGather(json.dumps({**mine, "address": address}))]
+    classes = np.array(sorted({c for g in gathered for c in g["classes"]}), dtype=np.float64)
+    widths = [g["width"] for g in gathered if g["width"] is not None]
     errors = [g["error"] for g in gathered if g["error"]]
+    if not errors and not widths:
+        errors = ["no training examples"]
+    if not errors and len(classes) < 2:
+        errors = [f"SparkGSUClassifier needs at least 2 classes; the labels are {classes.tolist()}"]
+    shard = None
+    if not errors:
+        try:
+            if len(x) == 0:  # an empty partition: no rows of the common width
+                x = np.zeros((0, widths[0]))
+                cov = None if cov is None else np.zeros((0, widths[0]))
+            codes = np.searchsorted(classes, labels).astype(np.int64)
+            shard = _usvm.Shard(params, x, codes, cov=cov, sample_weight=w)
+            built = ""
+        except (ValueError, TypeError) as e:
+            built = f"partition {me}: {e}"
+        errors = [e for e in ctx.allGather(built) if e]
     if errors:
         if server is not None:
             server.close()
@@ -243,7 +267,8 @@ def _serve(params: str, classes: np.ndarray, read: Any) -> Any:
 
     try:
         model, reports, info = _usvm.fit_sharded(params, ask)
-        return ("model", model.to_json(), json.dumps({"reports": reports, "info": info}))
+        extra = {"reports": reports, "info": info, "classes": classes.tolist()}
+        return ("model", model.to_json(), json.dumps(extra))
     except ValueError as e:
         return ("error", str(e), "")
     finally:
@@ -252,25 +277,25 @@ def _serve(params: str, classes: np.ndarray, read: Any) -> Any:
             conn.close()
 
 
-def _train(params: str, classes: np.ndarray, n_features: int, with_var: bool, with_weight: bool) -> Any:
+def _train(params: str, with_var: bool, with_weight: bool) -> Any:
     """The barrier task of every partition over its Rows (``RDD.barrier().mapPartitions``)."""
 
     def task(rows: Any) -> Any:
-        read = lambda: _arrays_from_rows(list(rows), n_features, with_var, with_weight)  # noqa: E731
-        result = _serve(params, classes, read)
+        read = lambda: _arrays_from_rows(list(rows), with_var, with_weight)  # noqa: E731
+        result = _serve(params, read)
         if result is not None:
             yield result
 
     return task
 
 
-def _train_arrow(params: str, classes: np.ndarray, n_features: int, with_var: bool, with_weight: bool) -> Any:
+def _train_arrow(params: str, with_var: bool, with_weight: bool) -> Any:
     """The barrier task of every partition over its Arrow batches (``mapInArrow(..., barrier=True)``)."""
     import pyarrow as pa
 
     def task(batches: Any) -> Any:
-        read = lambda: _arrays_from_batches(batches, n_features, with_var, with_weight)  # noqa: E731
-        result = _serve(params, classes, read)
+        read = lambda: _arrays_from_batches(batches, with_var, with_weight)  # noqa: E731
+        result = _serve(params, read)
         if result is not None:
             kind, text, extra = result
             yield pa.RecordBatch.from_pydict({"kind": [kind], "text": [text], "extra": [extra]})
@@ -326,13 +351,6 @@ class SparkGSUClassifier(Estimator, _GSUParams):
         columns = [self.getOrDefault(self.featuresCol), label]
         var, weight = self.getOrDefault(self.varianceCol), self.getOrDefault(self.weightCol)
         columns += [c for c in (var, weight) if c]
-        classes = np.array(sorted(r[0] for r in dataset.select(label).distinct().collect()), dtype=np.float64)
-        if len(classes) < 2:
-            raise ValueError(f"SparkGSUClassifier needs at least 2 classes; {label} has {classes.tolist()}")
-        first = dataset.select(columns[0]).first()
-        if first is None:
-            raise ValueError("no training examples")
-        n_features = len(_array(first[0]))
         rows = dataset.select(*columns)
         # A barrier stage runs all its tasks at once: no more partitions than the cluster has task slots.
         slots = dataset.sparkSession.sparkContext.defaultParallelism
@@ -340,17 +358,17 @@ class SparkGSUClassifier(Estimator, _GSUParams):
             rows = rows.repartition(slots)
         if _arrow_barrier(rows):
             # Columnar batches: moving the rows to Python as Row objects would cost seconds per 10⁵ rows.
-            task = _train_arrow(params, classes, n_features, bool(var), bool(weight))
+            task = _train_arrow(params, bool(var), bool(weight))
             outputs = rows.mapInArrow(task, "kind string, text string, extra string", barrier=True).collect()
         else:
-            outputs = rows.rdd.barrier().mapPartitions(_train(params, classes, n_features, bool(var), bool(weight))).collect()
+            outputs = rows.rdd.barrier().mapPartitions(_train(params, bool(var), bool(weight))).collect()
         kind, text, extra = outputs[0]
         if kind == "error":
             raise ValueError(text)
         details = json.loads(extra)
         method = self.getOrDefault(self.method)
         warn_unconverged(type(self).__name__, method, details["reports"], stacklevel=4)
-        model = SparkGSUModel(text, classes.tolist(), details["reports"], details["info"])
+        model = SparkGSUModel(text, details["classes"], details["reports"], details["info"])
         return self._copyValues(model)
 
 
