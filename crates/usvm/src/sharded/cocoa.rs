@@ -49,6 +49,8 @@ use crate::svm::{LinearMethod, LinearSvmParams, Solver};
 
 /// The smoothed start ([`ShardedObjective::smoothed_start_pays`]) stops at this floor on `σ_i`.
 pub const SMOOTHED_FLOOR: f64 = 1e-2;
+/// ... in at most this many Newton steps,
+pub const SMOOTHED_MAX_ITER: usize = 20;
 /// ... and is taken from this many coordinate steps per multiplier's box (and rows per coordinate): fewer
 /// than the local fit's 10 for its primal route, since a round costs more than an epoch (measured: the
 /// dual method takes 15–19 rounds at 1–3.5 steps, 51 at 5; the smoothed start 17–22 at 5–100, 28 at 3.5).
@@ -116,16 +118,21 @@ impl ShardedObjective<'_, '_> {
         let mut best = Certificate { theta: vec![0.0; dim], primal: f64::INFINITY, dual: f64::NEG_INFINITY };
         let (mut rounds, mut dual_rounds) = (0, 0);
         let mut residual = None;
-        if self.smoothed_start_pays() {
+        if self.driver.n_samples <= gather_target(dim) {
+            // Few rows: the finish gathers them all, and its small problem is the whole one.
+            let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter);
+            rounds += used;
+            residual = found;
+        } else if self.smoothed_start_pays() {
             // Large `C`, where the dual method's rounds progress slowly: Newton on the hinge smoothed down to
             // the floor SMOOTHED_FLOOR (one-round line searches bringing the next derivatives along), then
             // the exact finish from there.
             let before = self.driver.rounds();
             let smoothed = ShardedObjective { grid_line: true, target: self.target.clone(), ..*self };
-            // At most a quarter of the budget (each Newton step is about two rounds): the dual method keeps
-            // the rest should the start not lead to a certified finish.
-            let start =
-                ExactSettings { sigma_floor: SMOOTHED_FLOOR, max_iter: (settings.max_iter / 4).max(1), ..*settings };
+            // At most SMOOTHED_MAX_ITER Newton steps (each about two rounds), and a quarter of the budget: it
+            // only has to come near enough for the finish, and the dual method keeps the rest should it not.
+            let max_iter = (settings.max_iter / 4).clamp(1, SMOOTHED_MAX_ITER);
+            let start = ExactSettings { sigma_floor: SMOOTHED_FLOOR, max_iter, ..*settings };
             let (theta, _) = continuation(&smoothed, vec![0.0; dim], &start, Monitor::default());
             rounds += self.driver.rounds() - before;
             best.theta = theta;
@@ -283,7 +290,12 @@ impl ShardedObjective<'_, '_> {
         budget: usize,
     ) -> (Option<f64>, usize) {
         let target = gather_target(self.dim());
-        let per_shard = target.div_ceil(self.driver.n_shards).max(1);
+        // All of them when there are so few; else an even share of the target per shard.
+        let per_shard = if self.driver.n_samples <= target {
+            self.driver.n_samples
+        } else {
+            target.div_ceil(self.driver.n_shards).max(1)
+        };
         let steps: Vec<f64> = (1..=LINE_STEPS).map(|k| (-(k as f64)).exp2()).collect();
         let mut theta = best.theta.clone();
         // The point the last small problem was built at, and its objective.
