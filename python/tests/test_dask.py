@@ -197,6 +197,8 @@ def test_bad_partitions_are_named_and_nothing_is_fitted(client):
         clf.fit(rows(X, (150, 150)), da.zeros(300, dtype=int, chunks=150))
     with pytest.raises(ValueError, match="method must be one of"):
         DaskGSUClassifier(method="sampling").fit(rows(X, (150, 150)), rows(y, (150, 150)))
+    with pytest.raises(ValueError, match=r"gap_tol must be in \(0, 1\)"):
+        DaskGSUClassifier(method="hinge", gap_tol=1.5).fit(rows(X, (150, 150)), rows(y, (150, 150)))
 
 
 def test_cross_validation_over_partitions_along_warm_paths(client):

@@ -88,6 +88,8 @@ def test_bad_partitions_are_named(spark):
         SparkGSUClassifier().fit(frame(spark, X, np.zeros(len(y)), V))
     with pytest.raises(ValueError, match="method must be"):
         SparkGSUClassifier(method="sampling").fit(frame(spark, X, y, V))
+    with pytest.raises(ValueError, match=r"gapTol must be in \(0, 1\)"):
+        SparkGSUClassifier(method="hinge", gapTol=0.0).fit(frame(spark, X, y, V))
 
 
 def test_columns_arrive_as_arrow_or_rows_alike(spark, monkeypatch):

@@ -43,7 +43,7 @@ use crate::data::{Features, axpy, dot, norm2};
 use crate::objective::Problem;
 use crate::progress::Monitor;
 use crate::report::{FitReport, Route, Termination};
-use crate::solver::dual_cd::relative_gap;
+use crate::solver::dual_cd::{class_scales, relative_gap};
 use crate::solver::exact::{Continuation, ExactSettings, continuation};
 use crate::svm::{LinearMethod, LinearSvmParams, Solver};
 
@@ -249,13 +249,13 @@ impl ShardedObjective<'_, '_> {
             delta_w: vec![0.0; n],
             delta_t: 0.0,
         };
+        let well_formed = |d: &DualAnswer| {
+            d.class_sums.iter().all(|s| s.len() == n)
+                && d.delta_w.len() == n
+                && d.hinge.len() == offsets
+                && d.histogram.len() == BINS
+        };
         for (index, a) in answers.into_iter().enumerate() {
-            let well_formed = |d: &DualAnswer| {
-                d.class_sums.iter().all(|s| s.len() == n)
-                    && d.delta_w.len() == n
-                    && d.hinge.len() == offsets
-                    && d.histogram.len() == BINS
-            };
             match a {
                 Answer::Dual(d) if well_formed(&d) => {
                     for k in 0..2 {
@@ -365,7 +365,7 @@ impl ShardedObjective<'_, '_> {
         let answers = self.driver.ask_in_solver(&question)?;
         let n = self.n;
         let mut parts = Vec::with_capacity(answers.len());
-        let (mut hinge, mut y, mut c, mut truncated) = (0.0, Vec::new(), Vec::new(), false);
+        let (mut hinge, mut y, mut c) = (0.0, Vec::new(), Vec::new());
         let mut line = vec![0.0; if origin.is_empty() { 0 } else { steps.len() }];
         let (mut active_sums, mut active_weights) = ([vec![0.0; n], vec![0.0; n]], [0.0; 2]);
         for (index, a) in answers.into_iter().enumerate() {
@@ -381,7 +381,6 @@ impl ShardedObjective<'_, '_> {
                     axpy(1.0, &m.line, &mut line);
                     y.extend_from_slice(&m.y);
                     c.extend_from_slice(&m.c);
-                    truncated |= m.truncated;
                     for k in 0..2 {
                         axpy(1.0, &m.active_sums[k], &mut active_sums[k]);
                         active_weights[k] += m.active_weights[k];
@@ -395,7 +394,7 @@ impl ShardedObjective<'_, '_> {
             }
         }
         let rows = stack(&parts.iter().collect::<Vec<_>>(), &[], n);
-        Some(MarginAnswer { hinge, line, rows, y, c, truncated, active_sums, active_weights })
+        Some(MarginAnswer { hinge, line, rows, y, c, active_sums, active_weights })
     }
 
     /// The small problem of a finish: the gathered rows and, per class, the summed row of those beyond the
@@ -460,15 +459,7 @@ fn gather_target(dim: usize) -> usize {
 /// class scaled down to meet `yᵀα' = 0` (with an intercept): feasible, so a lower bound.
 fn feasible_dual(sum: &DualAnswer, fit_intercept: bool) -> f64 {
     let [a_pos, a_neg] = sum.class_alpha;
-    let (s_pos, s_neg) = if !fit_intercept {
-        (1.0, 1.0)
-    } else if a_pos > a_neg {
-        (a_neg / a_pos, 1.0)
-    } else if a_neg > a_pos {
-        (1.0, a_pos / a_neg)
-    } else {
-        (1.0, 1.0)
-    };
+    let (s_pos, s_neg) = class_scales(a_pos, a_neg, fit_intercept);
     let mut w = sum.class_sums[0].iter().map(|v| s_pos * v).collect::<Vec<f64>>();
     axpy(-s_neg, &sum.class_sums[1], &mut w);
     s_pos * a_pos + s_neg * a_neg - 0.5 * dot(&w, &w)

@@ -145,8 +145,7 @@ impl Rows<'_> {
                 add_active(i, c, &mut active_sums);
             }
         }
-        let truncated = near.len() > max_rows;
-        if truncated {
+        if near.len() > max_rows {
             // The nearest `max_rows`; the others keep their side (`d > 0`: on the loss' linear side).
             near.select_nth_unstable_by(max_rows, |a, b| a.0.abs().total_cmp(&b.0.abs()));
             for &(d, i) in &near[max_rows..] {
@@ -164,7 +163,6 @@ impl Rows<'_> {
             rows: x.select_rows(&kept),
             y: kept.iter().map(|&i| y[i]).collect(),
             c: kept.iter().map(|&i| self.weight(i)).collect(),
-            truncated,
             active_sums,
             active_weights,
         }
@@ -189,42 +187,66 @@ pub(super) fn bin_edge(k: usize) -> f64 {
     16.0 * (-(k as f64)).exp2()
 }
 
-/// Stacks gathered rows (in order) with extra dense rows, in the form of the first part.
+/// Stacks gathered rows (in order) with extra dense rows: dense if every part is, else sparse (a sparse
+/// row's entries copied as stored, a dense row's non-zeros; never a dense copy of a wide sparse row).
 pub(super) fn stack(parts: &[&Features<'_>], extra: &[Vec<f64>], n: usize) -> Features<'static> {
-    let sparse = parts.iter().any(|p| matches!(p, Features::Sparse(_)));
-    if sparse {
-        let mut rows: Vec<Vec<(usize, f64)>> = Vec::new();
-        for p in parts {
-            for i in 0..p.n_samples() {
-                let dense = p.row_dense(i);
-                rows.push(dense.iter().enumerate().filter(|(_, v)| **v != 0.0).map(|(j, &v)| (j, v)).collect());
-            }
-        }
-        for e in extra {
-            rows.push(e.iter().enumerate().filter(|(_, v)| **v != 0.0).map(|(j, &v)| (j, v)).collect());
-        }
-        Features::Sparse(CsrMatrix::from_rows(n, &rows).expect("rows within n columns"))
-    } else {
+    if parts.iter().all(|p| matches!(p, Features::Dense(_))) {
         let total = parts.iter().map(|p| p.n_samples()).sum::<usize>() + extra.len();
         let mut a = ndarray::Array2::zeros((total, n));
-        let mut r = 0;
-        for p in parts {
-            for i in 0..p.n_samples() {
-                a.row_mut(r).assign(&ndarray::ArrayView1::from(&p.row_dense(i)));
-                r += 1;
+        let rows =
+            parts.iter().flat_map(|p| (0..p.n_samples()).map(move |i| p.row_dense(i))).chain(extra.iter().cloned());
+        for (mut out, row) in a.rows_mut().into_iter().zip(rows) {
+            out.assign(&ndarray::ArrayView1::from(&row));
+        }
+        return Features::dense(a);
+    }
+    let (mut indptr, mut indices, mut values) = (vec![0], Vec::new(), Vec::new());
+    for p in parts {
+        for i in 0..p.n_samples() {
+            match p {
+                Features::Sparse(m) => {
+                    let (idx, val) = m.row(i);
+                    indices.extend_from_slice(idx);
+                    values.extend_from_slice(val);
+                }
+                Features::Dense(_) => push_dense(&p.row_dense(i), &mut indices, &mut values),
             }
+            indptr.push(indices.len());
         }
-        for e in extra {
-            a.row_mut(r).assign(&ndarray::ArrayView1::from(e));
-            r += 1;
-        }
-        Features::dense(a)
+    }
+    for e in extra {
+        push_dense(e, &mut indices, &mut values);
+        indptr.push(indices.len());
+    }
+    Features::Sparse(CsrMatrix::new(n, indptr, indices, values))
+}
+
+/// Appends the non-zeros of a dense row.
+fn push_dense(row: &[f64], indices: &mut Vec<u32>, values: &mut Vec<f64>) {
+    for (j, &v) in row.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+        indices.push(j as u32);
+        values.push(v);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stacked_rows_keep_their_values_whatever_the_storage() {
+        let dense = Features::dense(ndarray::array![[1.0, 0.0, 2.0], [0.0, 0.0, 3.0]]);
+        let sparse = Features::Sparse(CsrMatrix::from_rows(3, &[vec![(1, 4.0)], vec![]]).unwrap());
+        let extra = vec![vec![0.5, 0.0, -1.0]];
+        let expected = ndarray::array![[1.0, 0.0, 2.0], [0.0, 0.0, 3.0], [0.0, 4.0, 0.0], [0.0; 3], [0.5, 0.0, -1.0]];
+        let mixed = stack(&[&dense, &sparse], &extra, 3);
+        assert!(matches!(mixed, Features::Sparse(_)));
+        assert_eq!(mixed.to_dense(), expected);
+        let all_dense = stack(&[&dense, &dense], &extra, 3);
+        assert!(matches!(all_dense, Features::Dense(_)));
+        assert_eq!(all_dense.n_samples(), 5);
+        assert_eq!(all_dense.row_dense(4), extra[0]);
+    }
 
     #[test]
     fn bins_halve_from_sixteen() {

@@ -256,14 +256,12 @@ pub struct MarginAnswer {
     pub hinge: f64,
     /// ... at each step of the line (empty without one).
     pub line: Vec<f64>,
-    /// The rows within the band (at most `max_rows`, the nearest the margin), their labels `±1` and weights.
+    /// The rows within the band (at most `max_rows`, the nearest the margin; the others keep their side).
     pub rows: Features<'static>,
     /// Their `±1` labels.
     pub y: Vec<f64>,
     /// Their weights `c_i`.
     pub c: Vec<f64>,
-    /// Whether rows of the band were left out (`max_rows`).
-    pub truncated: bool,
     /// Per class (`+1`, `-1`): `Σ c_i x_i` and `Σ c_i` over the rows with `d_i > band`.
     pub active_sums: [Vec<f64>; 2],
     /// ... and their weights.

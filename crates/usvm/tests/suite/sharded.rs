@@ -350,3 +350,24 @@ fn sharded_hinge_on_raw_wdbc_and_its_noisy_copies() {
         }
     }
 }
+
+#[test]
+fn sharded_hinge_on_sparse_rows() {
+    // Sparse rows (about 40 % stored): the finish gathers them sparse (never densified) and certifies.
+    let (x, labels) = common::blobs(&mut common::rng(59), 8000, 30, 1.0);
+    let rows: Vec<Vec<(usize, f64)>> = x
+        .rows()
+        .into_iter()
+        .map(|r| r.iter().enumerate().filter(|(_, v)| v.abs() > 0.5).map(|(j, &v)| (j, v)).collect())
+        .collect();
+    let features = usvm::Features::Sparse(usvm::CsrMatrix::from_rows(30, &rows).unwrap());
+    let data = usvm::Dataset::new(features, labels);
+    for lambda in [1e-2, 1e-5] {
+        let p = params("hinge", json!({"regularization": {"lambda": lambda}}));
+        let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
+        let fit = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 3000, 8000]), &FitOptions::default()).unwrap();
+        let (a, b) = (&fit.fit.reports[0], &local.reports[0]);
+        assert!(a.converged() && common::rel_diff(a.objective, b.objective) <= 1e-9, "λ={lambda}: {a:?} vs {b:?}");
+        assert!(fit.rounds[0] <= 50, "λ={lambda}: {} rounds", fit.rounds[0]);
+    }
+}

@@ -6,6 +6,19 @@
 use super::{DualLoss, Setup};
 use crate::data::{Features, dot};
 
+/// The factors `(s₊, s₋) ≤ 1` on each class' multipliers that make `Σ_+ α = Σ_- α` (`yᵀα = 0`) by scaling
+/// the larger class down, from the classes' sums `Σ_+ α` and `Σ_- α`; `(1, 1)` without an intercept (no
+/// equality constraint) or when they are equal.
+pub(crate) fn class_scales(sum_pos: f64, sum_neg: f64, fit_intercept: bool) -> (f64, f64) {
+    if !fit_intercept || sum_pos == sum_neg {
+        (1.0, 1.0)
+    } else if sum_pos > sum_neg {
+        (sum_neg / sum_pos, 1.0)
+    } else {
+        (1.0, sum_pos / sum_neg)
+    }
+}
+
 /// A C-form primal value, dual lower bound, and the bias of the primal point.
 pub(super) struct Certificate {
     pub(super) primal: f64,
@@ -107,16 +120,7 @@ pub(super) fn feasible_dual(
             sum_neg += a;
         }
     }
-    // Scale factors making Σ_+ α = Σ_- α.
-    let (t_pos, t_neg) = if !setup.fit_intercept {
-        (1.0, 1.0)
-    } else if sum_pos > sum_neg {
-        (sum_neg / sum_pos, 1.0)
-    } else if sum_neg > sum_pos {
-        (1.0, sum_pos / sum_neg)
-    } else {
-        (1.0, 1.0)
-    };
+    let (t_pos, t_neg) = class_scales(sum_pos, sum_neg, setup.fit_intercept);
     let (t, class) = if t_pos < 1.0 { (t_pos, 1.0) } else { (t_neg, -1.0) };
     w.fill(0.0);
     let quad = if t < 1.0 {

@@ -77,6 +77,7 @@ use crate::solver::hinge_polish::{self, Side};
 mod certificate;
 mod estimate;
 
+pub(crate) use certificate::class_scales;
 use certificate::{certify, feasible_dual, gradient_norm, primal_value};
 pub use certificate::{dual_value, hinge_subgradient_norm, objective_value};
 use estimate::GapEstimate;
