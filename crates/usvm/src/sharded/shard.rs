@@ -97,6 +97,11 @@ impl Shard {
         Ok(predicted.iter().zip(&self.labels).filter(|(p, y)| p == y).count())
     }
 
+    /// `Σ c_i` over its rows.
+    fn weight_sum(&self) -> f64 {
+        self.weights.as_ref().map_or(self.n_samples() as f64, |w| w.iter().sum())
+    }
+
     fn dim(&self) -> usize {
         self.features.n_features() + usize::from(self.fit_intercept)
     }
@@ -175,7 +180,7 @@ impl Shard {
                 let mut classes = self.labels.clone();
                 classes.sort_unstable();
                 classes.dedup();
-                let weight_sum = self.weights.as_ref().map_or(self.n_samples() as f64, |w| w.iter().sum());
+                let weight_sum = self.weight_sum();
                 let squared_norms = (0..self.n_samples()).map(|i| self.features.row_norm2(i)).sum();
                 Ok(Answer::Describe(ShardInfo {
                     n_samples: self.n_samples(),
@@ -212,7 +217,7 @@ impl Shard {
             Question::LocalNewton { at, gradient, data_scale, lambda, forcing } => {
                 check("θ", &at.theta)?;
                 check("gradient", gradient)?;
-                let weight: f64 = self.weights.as_ref().map_or(self.n_samples() as f64, |w| w.iter().sum());
+                let weight = self.weight_sum();
                 let mut direction = vec![0.0; dim];
                 if weight > 0.0 {
                     if self.curvature.as_ref().is_none_or(|(p, _)| p != at) {
