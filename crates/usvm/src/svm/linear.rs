@@ -123,6 +123,15 @@ fn qp_applies(x: &Features) -> bool {
         l <= QP_MAX_WIDE_EXAMPLES && nnz <= QP_MAX_ENTRIES
     }
 }
+/// Whether the primal routes (Newton on the smoothed hinge: [`Route::Primal`], and the smoothing
+/// continuation that ends a fit no route certified) suit the problem's shape: `n + 1 ≤ ℓ`. With more
+/// coordinates than examples the dual's system is the smaller one, and Newton over `n` coordinates crawls
+/// at a small λ (hashed text, 24,177 × 2²⁰ at λ = 10⁻⁶: minutes where dual coordinate descent with its
+/// exact finish on the free rows takes a second).
+fn primal_applies(x: &Features) -> bool {
+    x.n_features() < x.n_samples()
+}
+
 /// The last smoothing floor of a first primal pass chosen from the data (see [`LinearSvmParams::plain_hinge`]).
 const FIRST_PRIMAL_FLOOR: f64 = 1e-2;
 /// The QP route checks a duality-gap certificate (two passes over the data) at each interior-point iterate
@@ -149,7 +158,7 @@ fn primal_is_faster(x: &Features, weights: Option<&[f64]>, lambda: f64) -> bool 
 }
 
 /// A plain-hinge solution with its certificate: `J(θ)`, the best dual lower bound found and its
-/// multipliers `β` (λ-form; empty if none was found), the iterations (Newton steps and epochs), the residual
+/// multipliers `β` (λ-form; empty if none was found), the iterations (Newton steps and passes), the residual
 /// at `θ` if the solver has it (dual coordinate descent: the sub-gradient norm, or the KKT residual of an
 /// exact active-set solve) and `‖∇J(0)‖`.
 struct Certified {
@@ -408,10 +417,12 @@ impl LinearSvmParams {
     /// ([`qp_applies`]) and it has not run yet, else to the other iterative route, warm-started (after the QP:
     /// dual CD from its multipliers), at most [`MAX_HANDOVERS`] times, each route chosen from the data
     /// leaving the QP route's iterations of `max_iter` to its successor; if none certifies, the smoothing
-    /// continuation of [`exact`] finishes from the best point. The report names every route taken
+    /// continuation of [`exact`] finishes from the best point. The primal route and the smoothing are
+    /// for `n + 1 ≤ ℓ` only ([`primal_applies`]); a route with no successor runs without a stall check. The report names every route taken
     /// (`routes`), and its termination is `Converged` only if the duality gap `(J - D)/J` (its
     /// `duality_gap`) meets `gap_tol`: `MaxIterations` when
-    /// `max_iter` iterations (Newton iterations and epochs, counted together) ran out first, else
+    /// `max_iter` iterations (Newton iterations, interior-point iterations and dual CD's passes' worth of
+    /// row visits — an epoch over a shrunk set counts its share —, counted together) ran out first, else
     /// `Stalled`. Its `gradient_norm` is the active-set solve's KKT residual, or else the norm of the hinge
     /// sub-gradient `λw - (1/ℓ) Σ_{d_i > 0} c_i y_i x_i` (with its bias part), which need not be small at a
     /// point that is optimal only to within the gap. A warm start is not used.
@@ -430,7 +441,16 @@ impl LinearSvmParams {
         let mut route = chosen.unwrap_or(if primal_is_faster(x, c, lambda) { Route::Primal } else { Route::Dual });
         let mut routes = Vec::new();
         let mut best: Option<Certified> = None;
-        for _ in 0..=MAX_HANDOVERS {
+        // The route that takes over from `route` if it stalls, given the routes taken so far.
+        let successor = |route: Route, routes: &[Route]| match route {
+            _ if chosen.is_some() || routes.len() > MAX_HANDOVERS => None,
+            Route::Qp => Some(Route::Dual),
+            _ if !routes.contains(&Route::Qp) && qp_applies(x) => Some(Route::Qp),
+            Route::Primal => Some(Route::Dual),
+            _ if primal_applies(x) => Some(Route::Primal),
+            _ => None,
+        };
+        loop {
             let used = best.as_ref().map_or(0, |b| b.n_iter);
             let left = settings.max_iter.saturating_sub(used);
             if left == 0 || monitor.stopped() {
@@ -439,12 +459,10 @@ impl LinearSvmParams {
             // A route chosen from the data leaves, while another may follow, the QP route's iterations (or
             // half of what is left, if less): a slow but steady run (too steady for its stall check) must
             // not take the whole budget from the route that would finish it.
-            let budget = if chosen.is_none() && routes.len() < MAX_HANDOVERS {
-                left.saturating_sub(hinge_qp::MAX_ITERATIONS).max(left.div_ceil(2))
-            } else {
-                left
-            };
             routes.push(route);
+            let next = successor(route, &routes);
+            let budget =
+                if next.is_some() { left.saturating_sub(hinge_qp::MAX_ITERATIONS).max(left.div_ceil(2)) } else { left };
             let run = match route {
                 Route::Qp => {
                     // From the origin, whatever the other routes found: the interior-point method takes only
@@ -502,8 +520,8 @@ impl LinearSvmParams {
                 _ => {
                     let cd_settings = DualCdSettings {
                         tol,
-                        max_epochs: budget,
-                        detect_stall: chosen.is_none(),
+                        max_passes: budget,
+                        detect_stall: next.is_some(),
                         ..DualCdSettings::default()
                     };
                     // Another route's multipliers and bias, if it found a dual point.
@@ -526,7 +544,7 @@ impl LinearSvmParams {
                         value: fit.primal,
                         dual: fit.dual,
                         beta: fit.beta,
-                        n_iter: fit.epochs,
+                        n_iter: fit.passes,
                         residual: Some(fit.gradient_norm),
                         initial: fit.initial_gradient_norm,
                         theta: fit.theta,
@@ -537,17 +555,12 @@ impl LinearSvmParams {
                 Some(earlier) => earlier.or_better(run),
                 None => run,
             };
-            let done = run.gap() <= tol || chosen.is_some();
+            let certified = run.gap() <= tol;
             best = Some(run);
-            if done {
-                break;
+            match next {
+                Some(next) if !certified => route = next,
+                _ => break,
             }
-            route = match route {
-                Route::Qp => Route::Dual,
-                _ if !routes.contains(&Route::Qp) && qp_applies(x) => Route::Qp,
-                Route::Primal => Route::Dual,
-                _ => Route::Primal,
-            };
         }
         let mut run = best.unwrap_or_else(|| {
             // No iteration allowed at all: the origin, certified by nothing.
@@ -563,7 +576,12 @@ impl LinearSvmParams {
                 theta,
             }
         });
-        if run.gap() > tol && chosen.is_none() && run.n_iter < settings.max_iter && !monitor.stopped() {
+        if run.gap() > tol
+            && chosen.is_none()
+            && primal_applies(x)
+            && run.n_iter < settings.max_iter
+            && !monitor.stopped()
+        {
             // Neither route certified: the smoothing continuation finishes from the best point.
             routes.push(Route::Smoothing);
             let rest = ExactSettings { max_iter: settings.max_iter - run.n_iter, ..*settings };

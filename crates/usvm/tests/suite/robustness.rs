@@ -352,7 +352,47 @@ fn repeated_sparse_documents_with_more_columns_than_rows_certify() {
     }
 }
 
-/// `max_iter` bounds every route's iterations (Newton iterations and epochs together) and is reported.
+/// Wide sparse "documents" at a tiny λ (C up to 1,700), some of them also under the other label (two
+/// packages sharing boilerplate, as in the hashed source-code set of `bench/linear_peers.py --problems text`):
+/// more than `MAX_MARGIN` (2,000) rows on the margin, which the exact finish of dual coordinate descent
+/// solves by conjugate gradients. Certified by dual CD alone, no primal route (Newton over the columns,
+/// which crawled for minutes on the text set at λ ≤ 1e-6), within the default `max_iter`.
+#[test]
+fn wide_sparse_documents_at_a_tiny_lambda_certify_by_the_dual_route_alone() {
+    let mut rng = common::rng(11);
+    let (docs, vocabulary, tokens) = (6000, 40000, 30);
+    let hidden: Vec<f64> = (0..vocabulary).map(|_| common::normal(&mut rng)).collect();
+    let mut text = String::new();
+    for d in 0..docs {
+        let mut counts = std::collections::BTreeMap::new();
+        for _ in 0..tokens {
+            let u = 0.5 * (1.0 + common::normal(&mut rng).tanh());
+            *counts.entry(((vocabulary as f64) * u * u) as usize).or_insert(0.0) += 1.0;
+        }
+        let norm = counts.values().map(|c: &f64| (1.0 + c).ln().powi(2)).sum::<f64>().sqrt();
+        let score: f64 =
+            counts.iter().map(|(&j, c)| hidden[j] * (1.0 + c).ln()).sum::<f64>() + 0.5 * common::normal(&mut rng);
+        let row: Vec<String> = counts.iter().map(|(j, c)| format!("{}:{}", j + 1, (1.0 + c).ln() / norm)).collect();
+        text.push_str(&format!("{} {}\n", i64::from(score > 0.0), row.join(" ")));
+        if d % 20 == 0 {
+            text.push_str(&format!("{} {}\n", i64::from(score <= 0.0), row.join(" ")));
+        }
+    }
+    let data = usvm::io::read_libsvm(text.as_bytes(), "documents", None).unwrap();
+    let (l, n) = (data.n_samples(), data.n_features());
+    for lambda in [1e-6, 1e-7] {
+        let p = params("hinge", &[("lambda", json!(lambda))]);
+        let fit = certified(&p, &data, &format!("wide documents λ={lambda}"));
+        assert_eq!(fit.reports[0].routes, [usvm::Route::Dual], "λ={lambda}");
+        // On the margin: |wᵀx_i + b| = 1, whichever class is positive.
+        let t = theta(&fit.model);
+        let on_margin =
+            (0..l).filter(|&i| ((data.features.row_dot(i, &t[..n]) + t[n]).abs() - 1.0).abs() < 1e-6).count();
+        assert!(on_margin > 2000, "λ={lambda}: {on_margin} examples on the margin");
+    }
+}
+
+/// `max_iter` bounds every route's iterations (Newton iterations and passes together) and is reported.
 #[test]
 fn max_iter_is_honoured_by_the_plain_hinge() {
     let data = raw_wdbc();
