@@ -2,7 +2,7 @@
 
 use std::cell::{Cell, RefCell};
 
-use super::protocol::{Answer, AtStep, Point, Question, ShardInfo, Target};
+use super::protocol::{Answer, AtStep, NextStage, Point, Question, ShardInfo, Target};
 use super::shard::Shard;
 use super::{Plan, Treatment};
 use crate::data::{axpy, dot, norm2};
@@ -77,6 +77,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
         solves: Cell::new(0),
         weight_sum: 0.0,
         n_samples: 0,
+        ahead: RefCell::new(None),
     };
     let infos: Vec<ShardInfo> = driver
         .ask(&Question::Describe)?
@@ -208,6 +209,8 @@ pub(super) struct Driver<'s> {
     solves: Cell<u64>,
     /// `Σ c_i` over all shards.
     pub(super) weight_sum: f64,
+    /// A stage's first sums brought along by the last stage's `Exact` round, for the point they are at.
+    ahead: RefCell<Option<(Point, ValueGrad)>>,
     /// Rows over all shards.
     pub(super) n_samples: usize,
 }
@@ -300,10 +303,56 @@ impl ShardedObjective<'_, '_> {
         (run.theta, run.report)
     }
 
-    /// `(J, ∇J, ∇²J or empty)` at `theta`, or NaNs after a failure.
+    /// `(J(x), min σ_i)` at `ε = 0` ([`Continuation::exact`]), and with `next_floor` the sums of the
+    /// `ValueGrad` at `x` and that floor (with the Hessian up to [`DIRECT_MAX_DIM`] variables, as the stage
+    /// asks), kept for [`Self::value_grad`].
+    fn exact_then(&self, x: &[f64], next_floor: Option<f64>) -> (f64, f64) {
+        let dim = x.len();
+        let hessian = dim <= DIRECT_MAX_DIM;
+        let next = next_floor.map(|floor| NextStage { floor, hessian });
+        let Some(answers) = self.driver.ask_in_solver(&Question::Exact { at: self.point(x, 0.0), next }) else {
+            return (f64::NAN, f64::NAN);
+        };
+        let (mut value, mut min_sigma) = (0.0, f64::INFINITY);
+        let h = if hessian { dim * dim } else { 0 };
+        let mut ahead = next.map(|_| AtStep { value: 0.0, grad: vec![0.0; dim], hessian: vec![0.0; h] });
+        for (index, a) in answers.into_iter().enumerate() {
+            match a {
+                Answer::Exact { value: v, min_sigma: m, next: one }
+                    if one.as_ref().map(|a| (a.grad.len(), a.hessian.len())) == ahead.as_ref().map(|_| (dim, h)) =>
+                {
+                    value += v;
+                    min_sigma = min_sigma.min(m);
+                    if let (Some(total), Some(one)) = (ahead.as_mut(), one) {
+                        total.value += one.value;
+                        axpy(1.0, &one.grad, &mut total.grad);
+                        axpy(1.0, &one.hessian, &mut total.hessian);
+                    }
+                }
+                _ => {
+                    self.driver.fail(index, "a malformed answer to Exact");
+                    return (f64::NAN, f64::NAN);
+                }
+            }
+        }
+        if let (Some(floor), Some(AtStep { value, mut grad, mut hessian })) = (next_floor, ahead) {
+            let value = self.total(x, value, &mut grad, &mut hessian);
+            *self.driver.ahead.borrow_mut() = Some((self.point(x, floor), (value, grad, hessian)));
+        }
+        let w = &x[..self.n];
+        (0.5 * self.lambda * dot(w, w) + value * self.inv_l, min_sigma)
+    }
+
+    /// `(J, ∇J, ∇²J or empty)` at `theta`, or NaNs after a failure; from the last `Exact` round when it
+    /// brought these sums along ([`Self::exact_then`]).
     fn value_grad(&self, theta: &[f64], floor: f64, hessian: bool) -> (f64, Vec<f64>, Vec<f64>) {
         let dim = theta.len();
-        let question = Question::ValueGrad { at: self.point(theta, floor), hessian };
+        let at = self.point(theta, floor);
+        let kept = self.driver.ahead.borrow_mut().take();
+        if let Some((_, sums)) = kept.filter(|(p, s)| *p == at && s.2.len() == if hessian { dim * dim } else { 0 }) {
+            return sums;
+        }
+        let question = Question::ValueGrad { at, hessian };
         let (mut value, mut grad, mut h) = (0.0, vec![0.0; dim], vec![0.0; if hessian { dim * dim } else { 0 }]);
         let Some(answers) = self.driver.ask_in_solver(&question) else {
             return (f64::NAN, vec![f64::NAN; dim], vec![f64::NAN; h.len()]);
@@ -355,20 +404,12 @@ impl<'d, 's> Continuation for ShardedObjective<'d, 's> {
         norm2(&self.value_grad(&vec![0.0; self.dim()], 0.0, false).1)
     }
     fn exact(&self, x: &[f64]) -> (f64, f64) {
-        let Some(answers) = self.driver.ask_in_solver(&Question::Exact { at: self.point(x, 0.0) }) else {
-            return (f64::NAN, f64::NAN);
-        };
-        let (mut value, mut min_sigma) = (0.0, f64::INFINITY);
-        for (index, a) in answers.into_iter().enumerate() {
-            let Answer::Exact { value: v, min_sigma: m } = a else {
-                self.driver.fail(index, "a malformed answer to Exact");
-                return (f64::NAN, f64::NAN);
-            };
-            value += v;
-            min_sigma = min_sigma.min(m);
-        }
-        let w = &x[..self.n];
-        (0.5 * self.lambda * dot(w, w) + value * self.inv_l, min_sigma)
+        self.exact_then(x, None)
+    }
+    /// One round for both: the next stage's first `ValueGrad` comes along with the `Exact` sums and waits in
+    /// the driver for that stage (unless the floor jumps: then its compute, not a round, was spent).
+    fn min_sigma_before(&self, x: &[f64], next_floor: f64) -> f64 {
+        self.exact_then(x, Some(next_floor)).1
     }
 }
 
@@ -528,9 +569,9 @@ impl SmoothFunction for Stage<'_, '_, '_> {
                     let value = o.total(&next, value, &mut grad, &mut hessian);
                     *self.prefetched.borrow_mut() = Some((next, (value, grad, hessian)));
                 }
-                steps.iter().zip(sums).map(|(&alpha, sum)| total(alpha, sum).0).collect()
+                steps.iter().zip(sums).map(|(&alpha, sum)| total(alpha, sum)).map(|(v, d, _)| (v, d)).collect()
             }
-            None => vec![f64::NAN; steps.len()],
+            None => vec![(f64::NAN, f64::NAN); steps.len()],
         };
         newton::line_grid_minimum(&mut phis)
     }

@@ -36,7 +36,7 @@ mod shard;
 
 pub use driver::{ShardedFit, Shards, Traffic, fit_sharded};
 pub use protocol::{
-    Answer, AtStep, BINS, DualAnswer, DualRound, DualState, MarginAnswer, Point, Question, ShardInfo, Target,
+    Answer, AtStep, BINS, DualAnswer, DualRound, DualState, MarginAnswer, NextStage, Point, Question, ShardInfo, Target,
 };
 pub use shard::Shard;
 

@@ -76,6 +76,10 @@ pub enum Question {
     Exact {
         /// Where (its floor is ignored).
         at: Point,
+        /// Also the sums of [`Question::ValueGrad`] at the same `θ` and target at this floor, with the
+        /// Hessian when asked for: the first round of the continuation's next stage, brought along.
+        #[serde(default)]
+        next: Option<NextStage>,
     },
     /// A Newton direction from this shard's own rows (GIANT, Wang et al. 2018): the solution, by conjugate
     /// gradients to a relative residual `forcing`, of `(λ I_w + (data_scale/W_k) Σ_k c_i ∇²L_i) p = -g` at
@@ -203,6 +207,9 @@ pub enum Answer {
         value: f64,
         /// `min σ_i` at `ε = 0` (`+∞` for no rows).
         min_sigma: f64,
+        /// The sums at the next stage's floor when asked for.
+        #[serde(default)]
+        next: Option<AtStep>,
     },
     /// To [`Question::LocalNewton`].
     LocalNewton {
@@ -217,7 +224,17 @@ pub enum Answer {
     Margin(MarginAnswer),
 }
 
-/// A shard's sums at the step `α = 1` of a line ([`Question::Line`]'s `with_gradient`).
+/// The stage [`Question::Exact`] asks the sums of along with its own.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct NextStage {
+    /// The stage's floor `ε`.
+    pub floor: f64,
+    /// Whether to form the Hessian (at most 64 variables).
+    pub hessian: bool,
+}
+
+/// A shard's sums at the step `α = 1` of a line ([`Question::Line`]'s `with_gradient`), or at the next
+/// stage's floor ([`Question::Exact`]'s `next`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AtStep {
     /// `Σ c_i L_i`.
@@ -286,7 +303,7 @@ impl Question {
             Question::ValueGrad { at, .. }
             | Question::HessVec { at, .. }
             | Question::Line { at, .. }
-            | Question::Exact { at }
+            | Question::Exact { at, .. }
             | Question::LocalNewton { at, .. }
             | Question::Margin { at, .. } => Some(at),
             Question::Dual(r) => Some(&r.at),
@@ -297,7 +314,8 @@ impl Question {
     pub fn payload_bytes(&self) -> u64 {
         match self {
             Question::Describe => 0,
-            Question::ValueGrad { at, .. } | Question::Exact { at } => point_bytes(at),
+            Question::ValueGrad { at, .. } => point_bytes(at),
+            Question::Exact { at, next } => point_bytes(at) + if next.is_some() { 2 * F64 } else { 0 },
             Question::HessVec { at, v } => point_bytes(at) + F64 * v.len() as u64,
             Question::Line { at, direction, steps, .. } => {
                 point_bytes(at) + F64 * (direction.len() + steps.len()) as u64
@@ -321,7 +339,9 @@ impl Answer {
             Answer::Line { values, at_one } => {
                 F64 * (3 * values.len() + at_one.as_ref().map_or(0, |a| 1 + a.grad.len() + a.hessian.len())) as u64
             }
-            Answer::Exact { .. } => 2 * F64,
+            Answer::Exact { next, .. } => {
+                F64 * (2 + next.as_ref().map_or(0, |a| 1 + a.grad.len() + a.hessian.len())) as u64
+            }
             Answer::LocalNewton { direction, .. } => F64 * (1 + direction.len()) as u64,
             Answer::Dual(d) => {
                 let vectors = d.class_sums.iter().map(Vec::len).sum::<usize>() + d.delta_w.len() + d.hinge.len();

@@ -173,7 +173,7 @@ impl Shard {
         };
         if let Some(at) = question.at() {
             self.ensure_signs(at.positive);
-            self.ensure_target(at, matches!(question, Question::Exact { .. }))?;
+            self.ensure_target(at, matches!(question, Question::Exact { next: None, .. }))?;
         }
         match question {
             Question::Describe => {
@@ -256,8 +256,11 @@ impl Shard {
                 });
                 Ok(Answer::Line { values, at_one })
             }
-            Question::Exact { at } => {
+            Question::Exact { at, next } => {
                 check("θ", &at.theta)?;
+                if next.is_some_and(|s| s.hessian && dim > DIRECT_MAX_DIM) {
+                    return Err(invalid("hessian", dim, "is formed only up to 64 variables (dim² numbers)"));
+                }
                 let (value, min_sigma) = match (&at.target, &self.balls) {
                     (Target::Ball, Some((_, squared))) => Objective {
                         fit_intercept: self.fit_intercept,
@@ -266,7 +269,15 @@ impl Shard {
                     .data_exact(&at.theta),
                     _ => self.objective(at).data_exact(&at.theta),
                 };
-                Ok(Answer::Exact { value, min_sigma })
+                // The next stage's first sums, as its `ValueGrad` would give them (its curvature kept).
+                let next = next.map(|stage| {
+                    let at = Point { floor: stage.floor, ..at.clone() };
+                    let (value, grad, curvature) = self.value_grad(&at);
+                    let hessian = if stage.hessian { self.hessian(&at, &curvature) } else { Vec::new() };
+                    self.curvature = Some((at, curvature));
+                    AtStep { value, grad, hessian }
+                });
+                Ok(Answer::Exact { value, min_sigma, next })
             }
             Question::Margin { at, band, max_rows, origin, steps } => {
                 check("θ", &at.theta)?;

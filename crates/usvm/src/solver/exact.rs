@@ -127,6 +127,12 @@ pub(crate) trait Continuation {
     fn initial_gradient_norm(&self) -> f64;
     /// `(J(x), min_i σ_i(x))` at `ε = 0`.
     fn exact(&self, x: &[f64]) -> (f64, f64);
+    /// `min_i σ_i(x)` at `ε = 0` after a stage ending at `x`, whose next stage has the floor `next_floor`
+    /// unless the answer makes it jump to the final one: by default [`Self::exact`]'s. (Over row shards
+    /// that round also brings the next stage's first sums along.)
+    fn min_sigma_before(&self, x: &[f64], _next_floor: f64) -> f64 {
+        self.exact(x).1
+    }
     /// The duality-gap certificate of `x`, a stage's solution at floor `ε` ([`apex::bound`]); `None` (the
     /// default) where the objective has no dual form.
     fn bound(&self, _x: &[f64], _floor: f64) -> Option<apex::Bound> {
@@ -278,13 +284,10 @@ pub(crate) fn continuation<C: Continuation>(
             };
             return (x, report);
         }
-        let min_sigma = objective.exact(&x).1;
         // Next stage: ten times smaller, snapping to the final floor (no stage just above it) as soon as
         // every σ_i is at least 10⁴ ε, so that lowering ε changes nothing that matters.
-        floor = if min_sigma >= 1e4 * floor || floor * STAGE_FACTOR < 1.5 * final_floor {
-            final_floor
-        } else {
-            floor * STAGE_FACTOR
-        };
+        let lower = if floor * STAGE_FACTOR < 1.5 * final_floor { final_floor } else { floor * STAGE_FACTOR };
+        let min_sigma = objective.min_sigma_before(&x, lower);
+        floor = if min_sigma >= 1e4 * floor { final_floor } else { lower };
     }
 }

@@ -209,6 +209,9 @@ pub(crate) fn line_minimum(phi: &dyn Fn(f64) -> (f64, f64, f64), slope: f64) -> 
     if hi.is_finite() { alpha } else { lo }
 }
 
+/// `(φ(α), φ'(α))` at one step `α` of a line.
+pub(crate) type Slope = (f64, f64);
+
 /// Steps of [`line_grid_minimum`]: `4·2^(-j/2)` for `j < LINE_GRID_FINE`, then tenfold down to `~10⁻¹⁷`.
 const LINE_GRID_FINE: usize = 40;
 const LINE_GRID_COARSE: usize = 12;
@@ -219,15 +222,25 @@ const LINE_GRID_COARSE: usize = 12;
 /// down to `~10⁻¹⁷` (a first direction from `w = 0`, where the smoothed loss has almost no curvature,
 /// needs `α ≈ 10⁻¹¹`), the one with the smallest `φ`. Within a factor `√2` of the minimiser `α*` when `α*`
 /// lies in the fine part, so for a quadratic `φ` at least 96 % of the possible decrease, and `α = 1` itself
-/// near the solution (Newton's convergence kept). `phis` returns `φ` at every step.
-pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<f64>) -> f64 {
+/// near the solution (Newton's convergence kept). `phis` returns `(φ, φ')` at every step.
+///
+/// Values that differ by no more than their round-off (`8ε|φ|`, at a stage's optimum) do not tell steps
+/// apart; the slope does: of such near-ties the step with the smallest `|φ'|` is taken (for a quadratic,
+/// the nearest to `α*`) — else a step of 10⁻⁵ chosen by noise costs another Newton iteration, and (over
+/// shards) the round for the gradient that the full step brings along.
+pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>) -> f64 {
     let fine = (0..LINE_GRID_FINE).map(|j| 4.0 * (-(j as f64) / 2.0).exp2());
     let smallest = 4.0 * (-((LINE_GRID_FINE - 1) as f64) / 2.0).exp2();
     let coarse = (1..=LINE_GRID_COARSE).map(|k| smallest * 10f64.powi(-(k as i32)));
     let steps: Vec<f64> = fine.chain(coarse).collect();
     let values = phis(&steps);
-    let best = values.iter().enumerate().fold((0, f64::INFINITY), |b, (j, &v)| if v < b.1 { (j, v) } else { b });
-    steps[best.0]
+    let lowest = values.iter().map(|v| v.0).fold(f64::INFINITY, f64::min);
+    let noise = 8.0 * f64::EPSILON * lowest.abs();
+    let best = (0..steps.len())
+        .filter(|&j| values[j].0 <= lowest + noise)
+        .min_by(|&a, &b| values[a].1.abs().total_cmp(&values[b].1.abs()).then(a.cmp(&b)))
+        .unwrap_or(0);
+    steps[best]
 }
 
 #[cfg(test)]
@@ -266,19 +279,27 @@ mod tests {
             let mut calls = 0;
             let alpha = line_grid_minimum(&mut |steps| {
                 calls += 1;
-                steps.iter().map(|&a| f(a)).collect()
+                steps.iter().map(|&a| (f(a), 2.0 * (a - star))).collect()
             });
             assert_eq!(calls, 1);
             assert!(f(0.0) - f(alpha) >= 0.96 * f(0.0), "α* = {star}: α = {alpha}");
         }
         // A first direction of enormous length: a step of 1e-11 found within a factor ten.
-        let alpha = line_grid_minimum(&mut |steps| steps.iter().map(|&a| (a - 1e-11) * (a - 1e-11)).collect());
+        let square = |star: f64| {
+            move |steps: &[f64]| steps.iter().map(|&a| ((a - star) * (a - star), 2.0 * (a - star))).collect()
+        };
+        let alpha = line_grid_minimum(&mut square(1e-11));
         assert!((1e-12..=1e-10).contains(&alpha), "{alpha}");
         // A Newton direction near the solution: the full step.
-        assert_eq!(line_grid_minimum(&mut |steps| steps.iter().map(|&a| (a - 1.0) * (a - 1.0)).collect()), 1.0);
+        assert_eq!(line_grid_minimum(&mut square(1.0)), 1.0);
         // The nearly piecewise-linear φ of a smoothed hinge: a decrease.
         let f = phi(1e-3, 1.0, 1e-8);
-        let alpha = line_grid_minimum(&mut |steps| steps.iter().map(|&a| f(a).0).collect());
+        let alpha = line_grid_minimum(&mut |steps| steps.iter().map(|&a| (f(a).0, f(a).1)).collect());
         assert!(f(alpha).0 < f(0.0).0);
+        // At a stage's optimum, values equal to round-off: the step of the smallest slope, not the noise's.
+        let noisy = |steps: &[f64]| -> Vec<(f64, f64)> {
+            steps.iter().enumerate().map(|(j, &a)| (0.5 + f64::EPSILON * (j % 3) as f64, 1e-9 * (a - 1.0))).collect()
+        };
+        assert_eq!(line_grid_minimum(&mut noisy.clone()), 1.0);
     }
 }
