@@ -333,7 +333,19 @@ fn unconverged<'a>(params: &'a MethodParams, reports: &'a [FitReport]) -> impl I
             let names: Vec<String> = r.routes.iter().map(Route::to_string).collect();
             format!(" (routes: {})", names.join(" → "))
         };
-        format!("{}{which}: the solver {} after {} iterations{routes}{taken}", params.name(), r.termination, r.n_iter)
+        // Where a duality gap certifies the fit, how far it got; and at the iteration limit, what to change.
+        let gap = r.duality_gap.map(|g| format!(", relative duality gap {g:.1e}")).unwrap_or_default();
+        let hint = match (r.termination, r.duality_gap) {
+            (Termination::MaxIterations, Some(_)) => "; raise --max-iter, or loosen --gap-tol",
+            (Termination::MaxIterations, None) => "; raise --max-iter",
+            _ => "",
+        };
+        format!(
+            "{}{which}: the solver {} after {} iterations{routes}{taken}{gap}{hint}",
+            params.name(),
+            r.termination,
+            r.n_iter
+        )
     })
 }
 

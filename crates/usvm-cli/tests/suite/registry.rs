@@ -263,6 +263,7 @@ fn a_solver_that_stops_short_fails_unless_accepted() {
             "{err}"
         );
         assert!(err.contains("no model written (--accept-unconverged writes it anyway"), "{err}");
+        assert!(err.contains("; raise --max-iter"), "what to change: {err}");
         assert!(!model.exists());
     }
     // --accept-unconverged: a warning naming the method and the reason, and the model.
