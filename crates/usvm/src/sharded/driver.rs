@@ -78,6 +78,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
         weight_sum: 0.0,
         n_samples: 0,
         ahead: RefCell::new(None),
+        last_step: Cell::new(None),
     };
     let infos: Vec<ShardInfo> = driver
         .ask(&Question::Describe)?
@@ -211,6 +212,8 @@ pub(super) struct Driver<'s> {
     pub(super) weight_sum: f64,
     /// A stage's first sums brought along by the last stage's `Exact` round, for the point they are at.
     ahead: RefCell<Option<(Point, ValueGrad)>>,
+    /// The step the last one-round line search took ([`Stage::line_minimum`]).
+    last_step: Cell<Option<f64>>,
     /// Rows over all shards.
     pub(super) n_samples: usize,
 }
@@ -416,6 +419,9 @@ impl<'d, 's> Continuation for ShardedObjective<'d, 's> {
 /// `J`, `∇J` and `∇²J` (empty above 64 variables).
 type ValueGrad = (f64, Vec<f64>, Vec<f64>);
 
+/// A one-round line search evaluates only the steps near 1 when the last one took at least this step.
+const NEAR_STEP: f64 = 1.0 / 32.0;
+
 /// The sharded objective at one floor, as Newton's method sees it. Up to `n + 1 = 64` variables each
 /// `value_grad` brings the Hessian along, so a Newton step costs one round plus its line search.
 pub(super) struct Stage<'o, 'd, 's> {
@@ -552,8 +558,9 @@ impl SmoothFunction for Stage<'_, '_, '_> {
 
     /// With GIANT's directions ([`Self::newton_direction`]) or for the hinge's smoothed start
     /// ([`ShardedObjective::grid_line`]): one round, the best of a grid of steps
-    /// ([`newton::line_grid_minimum`]), which also brings the derivatives at the full step; else the local
-    /// fit's exact search, one step per round.
+    /// ([`newton::line_grid_minimum`]), which also brings the derivatives at the full step (its steps near 1
+    /// only while the last search's step was not small, the whole grid in a second round if the smallest of
+    /// them is best); else the local fit's exact search, one step per round.
     fn line_minimum(&self, x: &[f64], d: &[f64], slope: f64) -> f64 {
         let o = self.objective;
         if !o.grid_line {
@@ -561,7 +568,8 @@ impl SmoothFunction for Stage<'_, '_, '_> {
         }
         let at = o.point(x, self.floor);
         let total = o.line_total(x, d);
-        let mut phis = |steps: &[f64]| match o.line_sums_with(&at, d, steps, true) {
+        let mut first = true;
+        let mut phis = |steps: &[f64]| match o.line_sums_with(&at, d, steps, std::mem::take(&mut first)) {
             Some((sums, at_one)) => {
                 if let Some(AtStep { value, mut grad, mut hessian }) = at_one {
                     let mut next = x.to_vec();
@@ -573,7 +581,10 @@ impl SmoothFunction for Stage<'_, '_, '_> {
             }
             None => vec![(f64::NAN, f64::NAN); steps.len()],
         };
-        newton::line_grid_minimum(&mut phis)
+        let near = o.driver.last_step.get().is_some_and(|a| a >= NEAR_STEP);
+        let alpha = newton::line_grid_minimum(&mut phis, near);
+        o.driver.last_step.set(Some(alpha));
+        alpha
     }
 }
 

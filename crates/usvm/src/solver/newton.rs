@@ -215,6 +215,8 @@ pub(crate) type Slope = (f64, f64);
 /// Steps of [`line_grid_minimum`]: `4·2^(-j/2)` for `j < LINE_GRID_FINE`, then tenfold down to `~10⁻¹⁷`.
 const LINE_GRID_FINE: usize = 40;
 const LINE_GRID_COARSE: usize = 12;
+/// ... or, near a solution, only the first `LINE_GRID_NEAR` (down to `4·2⁻⁸ ≈ 0.016`).
+const LINE_GRID_NEAR: usize = 17;
 
 /// The best step of one evaluation of `φ` at a grid of steps, for an objective that evaluates many steps
 /// for the price of one (a round of the fit over row shards) and a nearly Newton direction, whose
@@ -228,19 +230,34 @@ const LINE_GRID_COARSE: usize = 12;
 /// apart; the slope does: of such near-ties the step with the smallest `|φ'|` is taken (for a quadratic,
 /// the nearest to `α*`) — else a step of 10⁻⁵ chosen by noise costs another Newton iteration, and (over
 /// shards) the round for the gradient that the full step brings along.
-pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>) -> f64 {
+///
+/// With `near`, (the last step was not small) only the steps down to `≈ 0.016` are evaluated first: each
+/// step costs a loss evaluation per example, and Newton's steps near a solution are near 1. Only if the
+/// smallest of them is the best does the whole grid follow, in a second evaluation.
+pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, near: bool) -> f64 {
+    if near {
+        let steps: Vec<f64> = (0..LINE_GRID_NEAR).map(|j| 4.0 * (-(j as f64) / 2.0).exp2()).collect();
+        let best = grid_best(&phis(&steps));
+        if best + 1 < steps.len() {
+            return steps[best];
+        }
+    }
     let fine = (0..LINE_GRID_FINE).map(|j| 4.0 * (-(j as f64) / 2.0).exp2());
     let smallest = 4.0 * (-((LINE_GRID_FINE - 1) as f64) / 2.0).exp2();
     let coarse = (1..=LINE_GRID_COARSE).map(|k| smallest * 10f64.powi(-(k as i32)));
     let steps: Vec<f64> = fine.chain(coarse).collect();
-    let values = phis(&steps);
+    steps[grid_best(&phis(&steps))]
+}
+
+/// The step of [`line_grid_minimum`] among `values` (`(φ, φ')` per step): the lowest `φ`, near-ties within
+/// round-off by the smallest `|φ'|`.
+fn grid_best(values: &[Slope]) -> usize {
     let lowest = values.iter().map(|v| v.0).fold(f64::INFINITY, f64::min);
     let noise = 8.0 * f64::EPSILON * lowest.abs();
-    let best = (0..steps.len())
+    (0..values.len())
         .filter(|&j| values[j].0 <= lowest + noise)
         .min_by(|&a, &b| values[a].1.abs().total_cmp(&values[b].1.abs()).then(a.cmp(&b)))
-        .unwrap_or(0);
-    steps[best]
+        .unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -273,33 +290,39 @@ mod tests {
 
     #[test]
     fn the_grid_line_search_takes_most_of_the_decrease_in_one_evaluation() {
-        // Quadratics with the minimiser anywhere in the grid's span: at least 96 % of the decrease.
+        let square = |star: f64| {
+            move |steps: &[f64]| -> Vec<Slope> {
+                steps.iter().map(|&a| ((a - star) * (a - star), 2.0 * (a - star))).collect()
+            }
+        };
+        // Quadratics with the minimiser anywhere in the grid's span: at least 96 % of the decrease, in one
+        // evaluation; with `near`, a second one when the minimiser lies below its steps.
         for star in [1.0, 0.37, 2.9, 1e-3, 3.7e-5, 6e-6] {
-            let f = |a: f64| (a - star) * (a - star);
-            let mut calls = 0;
-            let alpha = line_grid_minimum(&mut |steps| {
-                calls += 1;
-                steps.iter().map(|&a| (f(a), 2.0 * (a - star))).collect()
-            });
-            assert_eq!(calls, 1);
-            assert!(f(0.0) - f(alpha) >= 0.96 * f(0.0), "α* = {star}: α = {alpha}");
+            for near in [false, true] {
+                let mut calls = 0;
+                let mut counted = |steps: &[f64]| {
+                    calls += 1;
+                    square(star)(steps)
+                };
+                let alpha = line_grid_minimum(&mut counted, near);
+                assert_eq!(calls, if near && star < 0.02 { 2 } else { 1 }, "α* = {star}, near {near}");
+                let f = |a: f64| (a - star) * (a - star);
+                assert!(f(0.0) - f(alpha) >= 0.96 * f(0.0), "α* = {star}: α = {alpha}");
+            }
         }
         // A first direction of enormous length: a step of 1e-11 found within a factor ten.
-        let square = |star: f64| {
-            move |steps: &[f64]| steps.iter().map(|&a| ((a - star) * (a - star), 2.0 * (a - star))).collect()
-        };
-        let alpha = line_grid_minimum(&mut square(1e-11));
+        let alpha = line_grid_minimum(&mut square(1e-11), false);
         assert!((1e-12..=1e-10).contains(&alpha), "{alpha}");
         // A Newton direction near the solution: the full step.
-        assert_eq!(line_grid_minimum(&mut square(1.0)), 1.0);
+        assert_eq!(line_grid_minimum(&mut square(1.0), true), 1.0);
         // The nearly piecewise-linear φ of a smoothed hinge: a decrease.
         let f = phi(1e-3, 1.0, 1e-8);
-        let alpha = line_grid_minimum(&mut |steps| steps.iter().map(|&a| (f(a).0, f(a).1)).collect());
+        let alpha = line_grid_minimum(&mut |steps| steps.iter().map(|&a| (f(a).0, f(a).1)).collect(), false);
         assert!(f(alpha).0 < f(0.0).0);
         // At a stage's optimum, values equal to round-off: the step of the smallest slope, not the noise's.
-        let noisy = |steps: &[f64]| -> Vec<(f64, f64)> {
+        let mut noisy = |steps: &[f64]| -> Vec<Slope> {
             steps.iter().enumerate().map(|(j, &a)| (0.5 + f64::EPSILON * (j % 3) as f64, 1e-9 * (a - 1.0))).collect()
         };
-        assert_eq!(line_grid_minimum(&mut noisy.clone()), 1.0);
+        assert_eq!(line_grid_minimum(&mut noisy, false), 1.0);
     }
 }
