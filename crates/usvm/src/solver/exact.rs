@@ -70,8 +70,9 @@ const STAGE_TOL_CG: f64 = 1e-4;
 /// and the last stage then has to cover the whole way from the coarsest floor (2 × 50 images at λ = 1e-5:
 /// 100 Newton steps in it instead of 11).
 const STAGE_REDUCTION: f64 = 0.1;
-/// Each stage multiplies the floor by this factor.
-const STAGE_FACTOR: f64 = 0.1;
+/// Each stage multiplies the floor by this factor (unless the objective says otherwise:
+/// [`Continuation::stage_factor`]).
+pub(crate) const STAGE_FACTOR: f64 = 0.1;
 
 /// The objective at one floor, as Newton's method sees it.
 pub(crate) struct Smooth<'a, L> {
@@ -127,6 +128,10 @@ pub(crate) trait Continuation {
     fn initial_gradient_norm(&self) -> f64;
     /// `(J(x), min_i σ_i(x))` at `ε = 0`.
     fn exact(&self, x: &[f64]) -> (f64, f64);
+    /// The factor from one stage's floor to the next's: [`STAGE_FACTOR`] by default.
+    fn stage_factor(&self) -> f64 {
+        STAGE_FACTOR
+    }
     /// `min_i σ_i(x)` at `ε = 0` after a stage ending at `x`, whose next stage has the floor `next_floor`
     /// unless the answer makes it jump to the final one: by default [`Self::exact`]'s. (Over row shards
     /// that round also brings the next stage's first sums along.)
@@ -286,7 +291,8 @@ pub(crate) fn continuation<C: Continuation>(
         }
         // Next stage: ten times smaller, snapping to the final floor (no stage just above it) as soon as
         // every σ_i is at least 10⁴ ε, so that lowering ε changes nothing that matters.
-        let lower = if floor * STAGE_FACTOR < 1.5 * final_floor { final_floor } else { floor * STAGE_FACTOR };
+        let factor = objective.stage_factor();
+        let lower = if floor * factor < 1.5 * final_floor { final_floor } else { floor * factor };
         let min_sigma = objective.min_sigma_before(&x, lower);
         floor = if min_sigma >= 1e4 * floor { final_floor } else { lower };
     }
