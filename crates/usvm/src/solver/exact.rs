@@ -289,7 +289,7 @@ pub(crate) fn continuation<C: Continuation>(
             };
             return (x, report);
         }
-        // Next stage: ten times smaller, snapping to the final floor (no stage just above it) as soon as
+        // Next stage: `stage_factor` (ten) times smaller, snapping to the final floor (no stage just above it) as soon as
         // every σ_i is at least 10⁴ ε, so that lowering ε changes nothing that matters.
         let factor = objective.stage_factor();
         let lower = if floor * factor < 1.5 * final_floor { final_floor } else { floor * factor };

@@ -231,7 +231,7 @@ const LINE_GRID_NEAR: usize = 17;
 /// the nearest to `α*`) — else a step of 10⁻⁵ chosen by noise costs another Newton iteration, and (over
 /// shards) the round for the gradient that the full step brings along.
 ///
-/// With `near`, (the last step was not small) only the steps down to `≈ 0.016` are evaluated first: each
+/// With `near` (the last step was not small), only the steps down to `≈ 0.016` are evaluated first: each
 /// step costs a loss evaluation per example, and Newton's steps near a solution are near 1. Only if the
 /// smallest of them is the best does the whole grid follow, in a second evaluation.
 pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, near: bool) -> f64 {

@@ -418,8 +418,8 @@ impl LinearSvmParams {
     /// dual CD from its multipliers), at most [`MAX_HANDOVERS`] times, each route chosen from the data
     /// leaving the QP route's iterations of `max_iter` to its successor; if none certifies, the smoothing
     /// continuation of [`exact`] finishes from the best point. The primal route and the smoothing are
-    /// for `n + 1 ≤ ℓ` only ([`primal_applies`]); a route with no successor runs without a stall check. The report names every route taken
-    /// (`routes`), and its termination is `Converged` only if the duality gap `(J - D)/J` (its
+    /// for `n + 1 ≤ ℓ` only ([`primal_applies`]); a route with no successor runs without a stall check.
+    /// The report names every route taken (`routes`), and its termination is `Converged` only if the duality gap `(J - D)/J` (its
     /// `duality_gap`) meets `gap_tol`: `MaxIterations` when
     /// `max_iter` iterations (Newton iterations, interior-point iterations and dual CD's passes' worth of
     /// row visits — an epoch over a shrunk set counts its share —, counted together) ran out first, else
@@ -456,11 +456,11 @@ impl LinearSvmParams {
             if left == 0 || monitor.stopped() {
                 break;
             }
+            routes.push(route);
+            let next = successor(route, &routes);
             // A route chosen from the data leaves, while another may follow, the QP route's iterations (or
             // half of what is left, if less): a slow but steady run (too steady for its stall check) must
             // not take the whole budget from the route that would finish it.
-            routes.push(route);
-            let next = successor(route, &routes);
             let budget =
                 if next.is_some() { left.saturating_sub(hinge_qp::MAX_ITERATIONS).max(left.div_ceil(2)) } else { left };
             let run = match route {
