@@ -327,9 +327,7 @@ impl ShardedObjective<'_, '_> {
                     value += v;
                     min_sigma = min_sigma.min(m);
                     if let (Some(total), Some(one)) = (ahead.as_mut(), one) {
-                        total.value += one.value;
-                        axpy(1.0, &one.grad, &mut total.grad);
-                        axpy(1.0, &one.hessian, &mut total.hessian);
+                        total.add(&one);
                     }
                 }
                 _ => {
@@ -642,9 +640,7 @@ impl ShardedObjective<'_, '_> {
                         (0..3).for_each(|k| sum[k] += v[k]);
                     }
                     if let (Some(total), Some(one)) = (at_one.as_mut(), one) {
-                        total.value += one.value;
-                        axpy(1.0, &one.grad, &mut total.grad);
-                        axpy(1.0, &one.hessian, &mut total.hessian);
+                        total.add(&one);
                     }
                 }
                 _ => {

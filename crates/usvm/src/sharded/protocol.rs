@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::data::Features;
+use crate::data::{Features, axpy};
 
 /// The point a question is asked at: binary problem `positive` vs the rest, `θ = [w; b]`, floor `ε`, of
 /// the objective `target`.
@@ -243,6 +243,15 @@ pub struct AtStep {
     pub grad: Vec<f64>,
     /// `Σ c_i ∇²L_i`, column-major, up to 64 variables; else empty.
     pub hessian: Vec<f64>,
+}
+
+impl AtStep {
+    /// Adds another shard's sums (of the same sizes).
+    pub(super) fn add(&mut self, other: &AtStep) {
+        self.value += other.value;
+        axpy(1.0, &other.grad, &mut self.grad);
+        axpy(1.0, &other.hessian, &mut self.hessian);
+    }
 }
 
 /// A shard's answer to a [`DualRound`]: the certificate's partial sums at its multipliers `α` before the

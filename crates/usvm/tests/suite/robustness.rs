@@ -319,6 +319,28 @@ fn the_qp_route_certifies_a_loose_tolerance_early_and_honestly() {
     }
 }
 
+/// `docs` sparse "documents" (seeded): `tokens` tokens each from a Zipf-like vocabulary (index `⌊V u²⌋` for a
+/// uniform `u`), features `log(1 + count)` scaled to unit rows, as LIBSVM text without the label; the label
+/// is the sign of a hidden linear score plus noise.
+fn documents(seed: u64, docs: usize, vocabulary: usize, tokens: usize) -> Vec<(bool, String)> {
+    let mut rng = common::rng(seed);
+    let hidden: Vec<f64> = (0..vocabulary).map(|_| common::normal(&mut rng)).collect();
+    (0..docs)
+        .map(|_| {
+            let mut counts = std::collections::BTreeMap::new();
+            for _ in 0..tokens {
+                let u = 0.5 * (1.0 + common::normal(&mut rng).tanh());
+                *counts.entry(((vocabulary as f64) * u * u) as usize).or_insert(0.0) += 1.0;
+            }
+            let norm = counts.values().map(|c: &f64| (1.0 + c).ln().powi(2)).sum::<f64>().sqrt();
+            let score: f64 =
+                counts.iter().map(|(&j, c)| hidden[j] * (1.0 + c).ln()).sum::<f64>() + 0.5 * common::normal(&mut rng);
+            let row: Vec<String> = counts.iter().map(|(j, c)| format!("{}:{}", j + 1, (1.0 + c).ln() / norm)).collect();
+            (score > 0.0, row.join(" "))
+        })
+        .collect()
+}
+
 /// Sparse "documents" with more columns than rows, every one repeated four times (text sets repeat
 /// licence headers and boilerplate): repeated rows make the free multipliers' Gram matrix singular although
 /// `n > ℓ`. Certified at every λ. (The hashed source-code set of `bench/linear_peers.py --problems text`,
@@ -326,23 +348,10 @@ fn the_qp_route_certifies_a_loose_tolerance_early_and_honestly() {
 /// for `n ≥ ℓ`, is larger and is not reproduced by this one.)
 #[test]
 fn repeated_sparse_documents_with_more_columns_than_rows_certify() {
-    let mut rng = common::rng(5);
-    let (docs, vocabulary, tokens) = (1500, 20000, 40);
-    let hidden: Vec<f64> = (0..vocabulary).map(|_| common::normal(&mut rng)).collect();
     let mut text = String::new();
-    for _ in 0..docs {
-        // Zipf-like token frequencies: index ⌊V u²⌋ for a uniform u.
-        let mut counts = std::collections::BTreeMap::new();
-        for _ in 0..tokens {
-            let u = 0.5 * (1.0 + common::normal(&mut rng).tanh());
-            *counts.entry(((vocabulary as f64) * u * u) as usize).or_insert(0.0) += 1.0;
-        }
-        let norm = counts.values().map(|c: &f64| (1.0 + c).ln().powi(2)).sum::<f64>().sqrt();
-        let score: f64 =
-            counts.iter().map(|(&j, c)| hidden[j] * (1.0 + c).ln()).sum::<f64>() + 0.5 * common::normal(&mut rng);
-        let row: Vec<String> = counts.iter().map(|(j, c)| format!("{}:{}", j + 1, (1.0 + c).ln() / norm)).collect();
+    for (positive, row) in documents(5, 1500, 20000, 40) {
         for _ in 0..4 {
-            text.push_str(&format!("{} {}\n", i64::from(score > 0.0), row.join(" ")));
+            text.push_str(&format!("{} {row}\n", i64::from(positive)));
         }
     }
     let data = usvm::io::read_libsvm(text.as_bytes(), "documents", None).unwrap();
@@ -359,23 +368,11 @@ fn repeated_sparse_documents_with_more_columns_than_rows_certify() {
 /// which crawled for minutes on the text set at λ ≤ 1e-6), within the default `max_iter`.
 #[test]
 fn wide_sparse_documents_at_a_tiny_lambda_certify_by_the_dual_route_alone() {
-    let mut rng = common::rng(11);
-    let (docs, vocabulary, tokens) = (6000, 40000, 30);
-    let hidden: Vec<f64> = (0..vocabulary).map(|_| common::normal(&mut rng)).collect();
     let mut text = String::new();
-    for d in 0..docs {
-        let mut counts = std::collections::BTreeMap::new();
-        for _ in 0..tokens {
-            let u = 0.5 * (1.0 + common::normal(&mut rng).tanh());
-            *counts.entry(((vocabulary as f64) * u * u) as usize).or_insert(0.0) += 1.0;
-        }
-        let norm = counts.values().map(|c: &f64| (1.0 + c).ln().powi(2)).sum::<f64>().sqrt();
-        let score: f64 =
-            counts.iter().map(|(&j, c)| hidden[j] * (1.0 + c).ln()).sum::<f64>() + 0.5 * common::normal(&mut rng);
-        let row: Vec<String> = counts.iter().map(|(j, c)| format!("{}:{}", j + 1, (1.0 + c).ln() / norm)).collect();
-        text.push_str(&format!("{} {}\n", i64::from(score > 0.0), row.join(" ")));
+    for (d, (positive, row)) in documents(11, 6000, 40000, 30).into_iter().enumerate() {
+        text.push_str(&format!("{} {row}\n", i64::from(positive)));
         if d % 20 == 0 {
-            text.push_str(&format!("{} {}\n", i64::from(score <= 0.0), row.join(" ")));
+            text.push_str(&format!("{} {row}\n", i64::from(!positive)));
         }
     }
     let data = usvm::io::read_libsvm(text.as_bytes(), "documents", None).unwrap();
