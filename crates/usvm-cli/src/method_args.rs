@@ -115,7 +115,7 @@ pub struct MethodArgs {
     /// Stopping tolerance (relative gradient for Newton/L-BFGS, KKT violation for SMO, relative decrease for TSVC rounds)
     #[arg(long, allow_negative_numbers = true, value_name = "E", help_heading = "Shared by several methods")]
     pub tol: Option<f64>,
-    /// Maximum iterations (Newton, L-BFGS, SMO — for kernel TSVC, of each SVM step; besvm also k-medoids)
+    /// Maximum iterations (Newton, L-BFGS, SMO — for kernel TSVC, of each SVM step; besvm also k-medoids; the plain hinge also counts dual coordinate descent's passes over the data)
     #[arg(long = "max-iter", value_name = "N", help_heading = "Shared by several methods")]
     pub max_iter: Option<usize>,
     /// exact: final floor ε on every margin std σ = √(wᵀΣw + ε²); each loss is within ε/√(2π) of the exact one

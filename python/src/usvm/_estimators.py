@@ -78,7 +78,8 @@ class GSUClassifier(RegistryClassifier):
     tol : float, default=1e-6
         Relative gradient tolerance of the exact solver.
     max_iter : int, default=1000
-        Newton iterations of the exact solver.
+        Newton iterations of the exact solver (the plain hinge: its routes' iterations together, dual
+        coordinate descent's counted as passes over the data).
     gap_tol : float in (0, 1), default=1e-10
         The exact solver on zero covariances (the plain hinge): stop at this relative duality gap
         ``(J - D)/J``, a certified bound (``J ≤ J*/(1 - gap_tol)``); with covariances (the expected

@@ -142,12 +142,15 @@ def _arrays_from_rows(rows: list, with_var: bool, with_weight: bool) -> tuple:
     n_features = len(_array(rows[0][0])) if rows else 0
     x = np.array([_array(r[0]) for r in rows]).reshape(len(rows), n_features)
     labels = np.array([r[1] for r in rows], dtype=np.float64)
-    cov = None
-    if with_var:
-        cov = np.array([_array(r[2]) for r in rows])
-        cov = cov.reshape(len(rows), n_features) if cov.ndim > 1 or n_features == 1 else cov
+    cov = _variances(np.array([_array(r[2]) for r in rows]), x.shape) if with_var else None
     w = np.array([float(r[-1]) for r in rows]) if with_weight else None
     return x, labels, cov, w
+
+
+def _variances(cov: np.ndarray, shape: tuple) -> np.ndarray:
+    """A partition's variances as read: one row per example of the features' ``shape`` for per-feature
+    variances (or one feature), else one isotropic variance per example."""
+    return cov.reshape(shape) if cov.ndim > 1 or shape[1] == 1 else cov
 
 
 def _column(col: Any) -> np.ndarray:
@@ -190,10 +193,7 @@ def _arrays_from_batches(batches: Any, with_var: bool, with_weight: bool) -> tup
     x = _column(cols[0])
     x = x.reshape(table.num_rows, -1)
     labels = _column(cols[1])
-    cov = None
-    if with_var:
-        cov = _column(cols[2])
-        cov = cov.reshape(table.num_rows, x.shape[1]) if cov.ndim > 1 or x.shape[1] == 1 else cov
+    cov = _variances(_column(cols[2]), x.shape) if with_var else None
     w = _column(cols[-1]) if with_weight else None
     return x, labels, cov, w
 
