@@ -2,6 +2,7 @@
 coefficients to 1e-10, the same Newton iterations); a partition that cannot be part of it is named.
 Runs in Spark's local mode (2 cores); skipped without pyspark or Java."""
 
+import json
 import shutil
 import sys
 
@@ -90,6 +91,49 @@ def test_bad_partitions_are_named(spark):
         SparkGSUClassifier(method="sampling").fit(frame(spark, X, y, V))
     with pytest.raises(ValueError, match=r"gapTol must be in \(0, 1\)"):
         SparkGSUClassifier(method="hinge", gapTol=0.0).fit(frame(spark, X, y, V))
+
+
+@pytest.mark.parametrize("bad", [0, 1])
+def test_a_shard_that_cannot_be_built_is_named_by_its_partition(spark, bad):
+    # Rows 0..299 in partition 0, 300..599 in partition 1 (parallelize slices in order): task 0 names its
+    # own shard's error, or the one another task reports over its connection before any question.
+    X, y, V = blobs(seed=6)
+    V[150 + 300 * bad, 2] = -1.0
+    rows = [(Vectors.dense(x), float(t), Vectors.dense(v)) for x, t, v in zip(X, y, V)]
+    df = spark.sparkContext.parallelize(rows, 2).toDF(["features", "label", "var"])
+    with pytest.raises(ValueError, match=rf"partition {bad}: negative variance"):
+        SparkGSUClassifier(varianceCol="var").fit(df)
+    assert SparkGSUClassifier().fit(df).numRounds > 0  # the same stage without the variances fits
+
+
+def test_the_rendezvous_answers_each_partitions_latest_live_task():
+    # A re-run stage: the killed attempt's task of partition 1 has closed its connection, partition 0's
+    # first attempt is superseded by its second; the live tasks get each other's messages.
+    import socket
+    import time
+
+    from usvm.spark import _Rendezvous, _receive, _send
+
+    rendezvous = _Rendezvous("127.0.0.1")
+    host, port = rendezvous.address.rsplit(":", 1)
+
+    def arrive(partition, attempt):
+        conn = socket.create_connection((host, int(port)), timeout=10)
+        _send(conn, json.dumps({"partition": partition, "tasks": 2, "attempt": attempt}).encode())
+        time.sleep(0.05)  # the rendezvous reads each arrival before the next
+        return conn
+
+    try:
+        killed = arrive(1, 1)
+        killed.close()
+        first = arrive(0, 0)
+        second = arrive(0, 2)
+        late = arrive(1, 3)
+        for conn in (second, late):
+            assert [m["attempt"] for m in json.loads(_receive(conn))] == [2, 3]
+        assert first.recv(1) == b""  # superseded: closed unanswered
+    finally:
+        rendezvous.close()
 
 
 def test_columns_arrive_as_arrow_or_rows_alike(spark, monkeypatch):
