@@ -15,7 +15,7 @@ use crate::params::MethodParams;
 use crate::progress::Monitor;
 use crate::report::{FitReport, Termination};
 use crate::solver::exact::{self, Continuation};
-use crate::solver::newton::{self, DIRECT_MAX_DIM, SmoothFunction};
+use crate::solver::newton::{self, DIRECT_MAX_DIM, LineGrid, SmoothFunction};
 use crate::svm::{POWER_TOL, alternating};
 
 /// The transport between the driver and the shards: asks every shard the same question and returns their
@@ -212,7 +212,7 @@ pub(super) struct Driver<'s> {
     pub(super) weight_sum: f64,
     /// A stage's first sums brought along by the last stage's `Exact` round, for the point they are at.
     ahead: RefCell<Option<(Point, ValueGrad)>>,
-    /// The step the last one-round line search took ([`Stage::line_minimum`]).
+    /// The step the last one-round line search took ([`Stage::line_minimum`]), if not from `w = 0`.
     last_step: Cell<Option<f64>>,
     /// Rows over all shards.
     pub(super) n_samples: usize,
@@ -426,8 +426,6 @@ type ValueGrad = (f64, Vec<f64>, Vec<f64>);
 /// The factor from one smoothing stage's floor to the next's with GIANT's directions.
 const GIANT_STAGE_FACTOR: f64 = 0.01;
 
-/// A one-round line search evaluates only the steps near 1 when the last one took at least this step.
-const NEAR_STEP: f64 = 1.0 / 32.0;
 
 /// The sharded objective at one floor, as Newton's method sees it. Up to `n + 1 = 64` variables each
 /// `value_grad` brings the Hessian along, so a Newton step costs one round plus its line search.
@@ -575,7 +573,11 @@ impl SmoothFunction for Stage<'_, '_, '_> {
         }
         let at = o.point(x, self.floor);
         let total = o.line_total(x, d);
-        let mut first = true;
+        // From w = 0 the loss has almost no curvature: the direction is a scaled gradient, its step anywhere
+        // down to 10⁻¹¹ (not the full step, whose gradient is not asked for) and no guide to the Newton
+        // steps after it.
+        let cold = x[..o.n].iter().all(|&v| v == 0.0);
+        let mut first = !cold;
         let mut phis = |steps: &[f64]| match o.line_sums_with(&at, d, steps, std::mem::take(&mut first)) {
             Some((sums, at_one)) => {
                 if let Some(AtStep { value, mut grad, mut hessian }) = at_one {
@@ -588,9 +590,9 @@ impl SmoothFunction for Stage<'_, '_, '_> {
             }
             None => vec![(f64::NAN, f64::NAN); steps.len()],
         };
-        let near = o.driver.last_step.get().is_some_and(|a| a >= NEAR_STEP);
-        let alpha = newton::line_grid_minimum(&mut phis, near);
-        o.driver.last_step.set(Some(alpha));
+        let grid = if cold { LineGrid::Cold } else { LineGrid::Around(o.driver.last_step.get().unwrap_or(1.0)) };
+        let alpha = newton::line_grid_minimum(&mut phis, grid);
+        o.driver.last_step.set((!cold).then_some(alpha));
         alpha
     }
 }

@@ -215,8 +215,20 @@ pub(crate) type Slope = (f64, f64);
 /// Steps of [`line_grid_minimum`]: `4·2^(-j/2)` for `j < LINE_GRID_FINE`, then tenfold down to `~10⁻¹⁷`.
 const LINE_GRID_FINE: usize = 40;
 const LINE_GRID_COARSE: usize = 12;
-/// ... or, near a solution, only the first `LINE_GRID_NEAR` (down to `4·2⁻⁸ ≈ 0.016`).
-const LINE_GRID_NEAR: usize = 17;
+/// ... of which [`LineGrid::Around`] evaluates this many first.
+const LINE_GRID_WINDOW: usize = 5;
+
+/// The steps a one-round line search ([`line_grid_minimum`]) evaluates first.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum LineGrid {
+    /// The [`LINE_GRID_WINDOW`] steps of the grid nearest this one (the last search's step; `1`, Newton's,
+    /// for a first), and only if the best of them is at an end, the steps beyond that end.
+    Around(f64),
+    /// A first direction from `w = 0`, a scaled gradient rather than a Newton step: the whole span at
+    /// twice the spacing, `4·2^(-j)` then tenfold (32 steps instead of 52), for at least 82 % of a
+    /// quadratic's decrease.
+    Cold,
+}
 
 /// The best step of one evaluation of `φ` at a grid of steps, for an objective that evaluates many steps
 /// for the price of one (a round of the fit over row shards) and a nearly Newton direction, whose
@@ -231,22 +243,34 @@ const LINE_GRID_NEAR: usize = 17;
 /// the nearest to `α*`) — else a step of 10⁻⁵ chosen by noise costs another Newton iteration, and (over
 /// shards) the round for the gradient that the full step brings along.
 ///
-/// With `near` (the last step was not small), only the steps down to `≈ 0.016` are evaluated first: each
-/// step costs a loss evaluation per example, and Newton's steps near a solution are near 1. Only if the
-/// smallest of them is the best does the whole grid follow, in a second evaluation.
-pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, near: bool) -> f64 {
-    if near {
-        let steps: Vec<f64> = (0..LINE_GRID_NEAR).map(|j| 4.0 * (-(j as f64) / 2.0).exp2()).collect();
-        let best = grid_best(&phis(&steps));
-        if best + 1 < steps.len() {
-            return steps[best];
-        }
-    }
-    let fine = (0..LINE_GRID_FINE).map(|j| 4.0 * (-(j as f64) / 2.0).exp2());
-    let smallest = 4.0 * (-((LINE_GRID_FINE - 1) as f64) / 2.0).exp2();
+/// Each step costs a loss evaluation per example, so [`LineGrid`] chooses the steps evaluated first.
+/// Successive steps are alike (near 1 near a solution): [`LineGrid::Around`] the last one, five steps;
+/// a convex `φ` lowest inside them is lowest there on the whole grid, and only if it is lowest at an end
+/// do the steps beyond that end follow, in a second evaluation. A first step from `w = 0` needs no fine
+/// spacing ([`LineGrid::Cold`]).
+pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid: LineGrid) -> f64 {
+    let every = if grid == LineGrid::Cold { 2 } else { 1 };
+    let fine = (0..LINE_GRID_FINE).step_by(every).map(|j| 4.0 * (-(j as f64) / 2.0).exp2());
+    let smallest = 4.0 * (-((LINE_GRID_FINE - every) as f64) / 2.0).exp2();
     let coarse = (1..=LINE_GRID_COARSE).map(|k| smallest * 10f64.powi(-(k as i32)));
     let steps: Vec<f64> = fine.chain(coarse).collect();
-    steps[grid_best(&phis(&steps))]
+    let LineGrid::Around(last) = grid else {
+        return steps[grid_best(&phis(&steps))];
+    };
+    let distance = |a: f64| (a / last).ln().abs();
+    let nearest = (0..steps.len()).min_by(|&i, &j| distance(steps[i]).total_cmp(&distance(steps[j]))).unwrap_or(0);
+    let start = nearest.saturating_sub(LINE_GRID_WINDOW / 2).min(steps.len() - LINE_GRID_WINDOW);
+    let window = start..start + LINE_GRID_WINDOW;
+    let values = phis(&steps[window.clone()]);
+    let beyond = match grid_best(&values) {
+        0 if start > 0 => 0..start,
+        b if b + 1 == LINE_GRID_WINDOW && window.end < steps.len() => window.end..steps.len(),
+        b => return steps[start + b],
+    };
+    let mut tried: Vec<(f64, Slope)> = steps[window].iter().copied().zip(values).collect();
+    tried.extend(steps[beyond.clone()].iter().copied().zip(phis(&steps[beyond])));
+    let values: Vec<Slope> = tried.iter().map(|&(_, v)| v).collect();
+    tried[grid_best(&values)].0
 }
 
 /// The step of [`line_grid_minimum`] among `values` (`(φ, φ')` per step): the lowest `φ`, near-ties within
@@ -297,32 +321,39 @@ mod tests {
         };
         // Quadratics with the minimiser anywhere in the grid's span: at least 96 % of the decrease, in one
         // evaluation; with `near`, a second one when the minimiser lies below its steps.
+        // Around the last step, a second evaluation only when the minimiser lies beyond the five steps.
         for star in [1.0, 0.37, 2.9, 1e-3, 3.7e-5, 6e-6] {
-            for near in [false, true] {
+            for (grid, share, window) in [
+                (LineGrid::Around(1.0), 0.96, 0.6..1.7),
+                (LineGrid::Around(1e-3), 0.96, 6e-4..1.7e-3),
+                (LineGrid::Cold, 0.82, 0.0..f64::INFINITY),
+            ] {
                 let mut calls = 0;
                 let mut counted = |steps: &[f64]| {
                     calls += 1;
                     square(star)(steps)
                 };
-                let alpha = line_grid_minimum(&mut counted, near);
-                assert_eq!(calls, if near && star < 0.02 { 2 } else { 1 }, "α* = {star}, near {near}");
+                let alpha = line_grid_minimum(&mut counted, grid);
+                assert_eq!(calls, if window.contains(&star) { 1 } else { 2 }, "α* = {star}, {grid:?}");
                 let f = |a: f64| (a - star) * (a - star);
-                assert!(f(0.0) - f(alpha) >= 0.96 * f(0.0), "α* = {star}: α = {alpha}");
+                assert!(f(0.0) - f(alpha) >= share * f(0.0), "α* = {star}, {grid:?}: α = {alpha}");
             }
         }
         // A first direction of enormous length: a step of 1e-11 found within a factor ten.
-        let alpha = line_grid_minimum(&mut square(1e-11), false);
-        assert!((1e-12..=1e-10).contains(&alpha), "{alpha}");
+        for grid in [LineGrid::Around(1.0), LineGrid::Cold] {
+            let alpha = line_grid_minimum(&mut square(1e-11), grid);
+            assert!((1e-12..=1e-10).contains(&alpha), "{grid:?}: {alpha}");
+        }
         // A Newton direction near the solution: the full step.
-        assert_eq!(line_grid_minimum(&mut square(1.0), true), 1.0);
+        assert_eq!(line_grid_minimum(&mut square(1.0), LineGrid::Around(1.0)), 1.0);
         // The nearly piecewise-linear φ of a smoothed hinge: a decrease.
         let f = phi(1e-3, 1.0, 1e-8);
-        let alpha = line_grid_minimum(&mut |steps| steps.iter().map(|&a| (f(a).0, f(a).1)).collect(), false);
+        let alpha = line_grid_minimum(&mut |steps| steps.iter().map(|&a| (f(a).0, f(a).1)).collect(), LineGrid::Cold);
         assert!(f(alpha).0 < f(0.0).0);
         // At a stage's optimum, values equal to round-off: the step of the smallest slope, not the noise's.
         let mut noisy = |steps: &[f64]| -> Vec<Slope> {
             steps.iter().enumerate().map(|(j, &a)| (0.5 + f64::EPSILON * (j % 3) as f64, 1e-9 * (a - 1.0))).collect()
         };
-        assert_eq!(line_grid_minimum(&mut noisy, false), 1.0);
+        assert_eq!(line_grid_minimum(&mut noisy, LineGrid::Around(0.01)), 1.0);
     }
 }
