@@ -48,7 +48,7 @@ use crate::solver::exact::{Continuation, ExactSettings, continuation};
 use crate::svm::{LinearMethod, LinearSvmParams, Solver};
 
 /// The smoothed start ([`ShardedObjective::smoothed_start_pays`]) stops at this floor on `σ_i`.
-pub const SMOOTHED_FLOOR: f64 = 1e-2;
+pub const SMOOTHED_FLOOR: f64 = 1e-1;
 /// ... in at most this many Newton steps,
 pub const SMOOTHED_MAX_ITER: usize = 20;
 /// ... and is taken from this many coordinate steps per multiplier's box (and rows per coordinate): fewer
@@ -106,8 +106,9 @@ struct Reduced {
 impl ShardedObjective<'_, '_> {
     /// The hinge fit of this objective (its target: the method's rows or Power SVM's moved ones) by the
     /// distributed dual method and the exact finish, certified to `settings.gap_tol`; `settings.max_iter`
-    /// bounds its rounds.
-    pub(super) fn hinge_by_dual(&self, settings: &ExactSettings) -> (Vec<f64>, FitReport) {
+    /// bounds its rounds. A smoothed start begins at `start` (a nearby solution: Power SVM's last round, a
+    /// path's last λ), else at 0.
+    pub(super) fn hinge_by_dual(&self, settings: &ExactSettings, start: Option<Vec<f64>>) -> (Vec<f64>, FitReport) {
         let (n, dim) = (self.n, self.dim());
         let tol = settings.gap_tol;
         let upper = self.inv_l / self.lambda;
@@ -118,12 +119,22 @@ impl ShardedObjective<'_, '_> {
         let mut best = Certificate { theta: vec![0.0; dim], primal: f64::INFINITY, dual: f64::NEG_INFINITY };
         let (mut rounds, mut dual_rounds) = (0, 0);
         let mut residual = None;
-        if self.driver.n_samples <= gather_target(dim) {
+        let few = self.driver.n_samples <= gather_target(dim);
+        let start = start.filter(|x| x.len() == dim && x.iter().any(|&v| v != 0.0));
+        if few {
             // Few rows: the finish gathers them all, and its small problem is the whole one.
             let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter);
             rounds += used;
             residual = found;
-        } else if self.smoothed_start_pays() {
+        } else if let Some(x0) = &start {
+            // A nearby solution (Power SVM's last round, a path's last λ): its margin rows are nearly this
+            // one's, so the finish from it.
+            best.theta = x0.clone();
+            let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter);
+            rounds += used;
+            residual = found;
+        }
+        if !few && best.gap() > tol && !self.driver.failed() && self.smoothed_start_pays() {
             // Large `C`, where the dual method's rounds progress slowly: Newton on the hinge smoothed down to
             // the floor SMOOTHED_FLOOR (one-round line searches bringing the next derivatives along), then
             // the exact finish from there.
@@ -132,14 +143,15 @@ impl ShardedObjective<'_, '_> {
             // At most SMOOTHED_MAX_ITER Newton steps (each about two rounds), and a quarter of the budget: it
             // only has to come near enough for the finish, and the dual method keeps the rest should it not.
             let max_iter = (settings.max_iter / 4).clamp(1, SMOOTHED_MAX_ITER);
-            let start = ExactSettings { sigma_floor: SMOOTHED_FLOOR, max_iter, ..*settings };
-            let (theta, _) = continuation(&smoothed, vec![0.0; dim], &start, Monitor::default());
+            let smoothing = ExactSettings { sigma_floor: SMOOTHED_FLOOR, max_iter, ..*settings };
+            let x0 = start.unwrap_or_else(|| vec![0.0; dim]);
+            let (theta, _) = continuation(&smoothed, x0, &smoothing, Monitor::default());
             rounds += self.driver.rounds() - before;
             best.theta = theta;
             if rounds < settings.max_iter && !self.driver.failed() {
                 let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter - rounds);
                 rounds += used;
-                residual = found;
+                residual = found.or(residual);
             }
         }
         let mut finish_below = FINISH_GAP;

@@ -128,7 +128,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
             let x0 = start.map(|m| m.theta(k, plan.linear.fit_intercept));
             let (mut theta, report) = match plan.treatment {
                 Treatment::Power { max_rounds, .. } => objective.power(x0, max_rounds, &plan.settings),
-                Treatment::Ignored => objective.hinge_by_dual(&plan.settings),
+                Treatment::Ignored => objective.hinge_by_dual(&plan.settings, x0),
                 _ => exact::continuation(
                     &objective,
                     x0.unwrap_or_else(|| vec![0.0; whole.dim]),
@@ -295,9 +295,9 @@ impl ShardedObjective<'_, '_> {
     fn power(&self, x0: Option<Vec<f64>>, max_rounds: usize, settings: &exact::ExactSettings) -> (Vec<f64>, FitReport) {
         let retarget = |target| ShardedObjective { target, ..*self };
         let ball = |theta: &[f64]| retarget(Target::Ball).exact(theta).0;
-        let hinge = |moved_by: Option<&[f64]>, _start: Option<Vec<f64>>, _monitor: Monitor<'_>| {
+        let hinge = |moved_by: Option<&[f64]>, start: Option<Vec<f64>>, _monitor: Monitor<'_>| {
             let target = moved_by.map_or(Target::Method, |t| Target::Moved { w: t[..self.n].to_vec() });
-            retarget(target).hinge_by_dual(settings)
+            retarget(target).hinge_by_dual(settings, start)
         };
         let mut run = alternating::alternate_with(ball, x0, max_rounds, POWER_TOL, Monitor::default(), hinge);
         if !run.settled {

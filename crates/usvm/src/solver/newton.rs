@@ -222,7 +222,7 @@ const LINE_GRID_WINDOW: usize = 5;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum LineGrid {
     /// The [`LINE_GRID_WINDOW`] steps of the grid nearest this one (the last search's step; `1`, Newton's,
-    /// for a first), and only if the best of them is at an end, the steps beyond that end.
+    /// for a first), and only if the best of them is at an end, falling beyond, the steps beyond that end.
     Around(f64),
     /// A first direction from `w = 0`, a scaled gradient rather than a Newton step: the whole span at
     /// twice the spacing, `4·2^(-j)` then tenfold (32 steps instead of 52), for at least 82 % of a
@@ -246,7 +246,7 @@ pub(crate) enum LineGrid {
 /// Each step costs a loss evaluation per example, so [`LineGrid`] chooses the steps evaluated first.
 /// Successive steps are alike (near 1 near a solution): [`LineGrid::Around`] the last one, five steps;
 /// a convex `φ` lowest inside them is lowest there on the whole grid, and only if it is lowest at an end
-/// do the steps beyond that end follow, in a second evaluation. A first step from `w = 0` needs no fine
+/// and its slope there points beyond do the steps beyond that end follow, in a second evaluation. A first step from `w = 0` needs no fine
 /// spacing ([`LineGrid::Cold`]).
 pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid: LineGrid) -> f64 {
     let every = if grid == LineGrid::Cold { 2 } else { 1 };
@@ -262,9 +262,11 @@ pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid
     let start = nearest.saturating_sub(LINE_GRID_WINDOW / 2).min(steps.len() - LINE_GRID_WINDOW);
     let window = start..start + LINE_GRID_WINDOW;
     let values = phis(&steps[window.clone()]);
+    // Lowest at an end and still falling beyond it (the steps run from large to small): the minimiser
+    // lies beyond.
     let beyond = match grid_best(&values) {
-        0 if start > 0 => 0..start,
-        b if b + 1 == LINE_GRID_WINDOW && window.end < steps.len() => window.end..steps.len(),
+        0 if start > 0 && values[0].1 < 0.0 => 0..start,
+        b if b + 1 == LINE_GRID_WINDOW && window.end < steps.len() && values[b].1 > 0.0 => window.end..steps.len(),
         b => return steps[start + b],
     };
     let mut tried: Vec<(f64, Slope)> = steps[window].iter().copied().zip(values).collect();
