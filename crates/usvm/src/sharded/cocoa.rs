@@ -18,7 +18,14 @@
 //! the floor [`SMOOTHED_FLOOR`] over the shards (the Hessian sent up to 64 variables, GIANT's directions
 //! beyond, one-round line searches that bring the next derivatives along: about two rounds a step), and
 //! goes straight to the exact finish from its solution; the dual method's rounds follow only if that does
-//! not certify.
+//! not certify. One stage at `σ = 0.1` is near enough for the finish: going on to `σ = 0.01`, Newton took
+//! 16 more small steps on the nearly unsmoothed hinge (GIANT's directions, 2 shards of 20,000 × 100: 55
+//! rounds in all, now 20).
+//!
+//! **A warm start** (Power SVM's next round, whose moved points are near the last round's, or a path's
+//! next λ) tries the exact finish from the nearby solution first: its margin rows are nearly the new
+//! ones (Power SVM at λ = 1e-5 on 2 shards of 20,000 × 20: 3 rounds per alternation instead of 24, 43 in
+//! all instead of 169).
 //!
 //! **The exact finish.** Coordinate descent reaches a gap of a few percent in tens of rounds but `10⁻¹⁰`
 //! only slowly; at the optimum, though, only the rows on the margin are undetermined. Once the gap is below
@@ -47,7 +54,8 @@ use crate::solver::dual_cd::{class_scales, relative_gap};
 use crate::solver::exact::{Continuation, ExactSettings, continuation};
 use crate::svm::{LinearMethod, LinearSvmParams, Solver};
 
-/// The smoothed start ([`ShardedObjective::smoothed_start_pays`]) stops at this floor on `σ_i`.
+/// The smoothed start ([`ShardedObjective::smoothed_start_pays`]) stops at this floor on `σ_i` (its
+/// first: one stage).
 pub const SMOOTHED_FLOOR: f64 = 1e-1;
 /// ... in at most this many Newton steps,
 pub const SMOOTHED_MAX_ITER: usize = 20;

@@ -27,3 +27,4 @@ mod squared_hinge_gsu;
 mod svm_plus;
 mod tsvc;
 mod weights;
+mod scratch_trace;
