@@ -114,8 +114,8 @@ struct Reduced {
 impl ShardedObjective<'_, '_> {
     /// The hinge fit of this objective (its target: the method's rows or Power SVM's moved ones) by the
     /// distributed dual method and the exact finish, certified to `settings.gap_tol`; `settings.max_iter`
-    /// bounds its rounds. A smoothed start begins at `start` (a nearby solution: Power SVM's last round, a
-    /// path's last λ), else at 0.
+    /// bounds its rounds. From `start` (a nearby solution: Power SVM's last round, a path's last λ) the
+    /// exact finish is tried first, and a smoothed start begins there rather than at 0.
     pub(super) fn hinge_by_dual(&self, settings: &ExactSettings, start: Option<Vec<f64>>) -> (Vec<f64>, FitReport) {
         let (n, dim) = (self.n, self.dim());
         let tol = settings.gap_tol;

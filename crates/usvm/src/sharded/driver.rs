@@ -426,7 +426,6 @@ type ValueGrad = (f64, Vec<f64>, Vec<f64>);
 /// The factor from one smoothing stage's floor to the next's with GIANT's directions.
 const GIANT_STAGE_FACTOR: f64 = 0.01;
 
-
 /// The sharded objective at one floor, as Newton's method sees it. Up to `n + 1 = 64` variables each
 /// `value_grad` brings the Hessian along, so a Newton step costs one round plus its line search.
 pub(super) struct Stage<'o, 'd, 's> {
