@@ -27,4 +27,3 @@ mod squared_hinge_gsu;
 mod svm_plus;
 mod tsvc;
 mod weights;
-mod scratch_trace;
