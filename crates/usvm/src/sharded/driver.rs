@@ -562,9 +562,9 @@ impl SmoothFunction for Stage<'_, '_, '_> {
 
     /// With GIANT's directions ([`Self::newton_direction`]) or for the hinge's smoothed start
     /// ([`ShardedObjective::grid_line`]): one round, the best of a grid of steps
-    /// ([`newton::line_grid_minimum`]), which also brings the derivatives at the full step (its steps near 1
-    /// only while the last search's step was not small, the whole grid in a second round if the smallest of
-    /// them is best); else the local fit's exact search, one step per round.
+    /// ([`newton::line_grid_minimum`]: five steps around the last one taken, more in a second and third
+    /// round only if the minimiser lies beyond them), which also brings the derivatives at the full step;
+    /// else the local fit's exact search, one step per round.
     fn line_minimum(&self, x: &[f64], d: &[f64], slope: f64) -> f64 {
         let o = self.objective;
         if !o.grid_line {
@@ -589,7 +589,11 @@ impl SmoothFunction for Stage<'_, '_, '_> {
             }
             None => vec![(f64::NAN, f64::NAN); steps.len()],
         };
-        let grid = if cold { LineGrid::Cold } else { LineGrid::Around(o.driver.last_step.get().unwrap_or(1.0)) };
+        let grid = if cold {
+            LineGrid::Cold
+        } else {
+            LineGrid::Around { last: o.driver.last_step.get().unwrap_or(1.0), slope }
+        };
         let alpha = newton::line_grid_minimum(&mut phis, grid);
         o.driver.last_step.set((!cold).then_some(alpha));
         alpha
