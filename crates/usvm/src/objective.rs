@@ -466,11 +466,7 @@ impl<'a, L: MarginLoss> Objective<'a, L> {
             r.map(|i| {
                 let (d, _) = self.margin(theta, i);
                 let a = -p.y[i] * (p.features.row_dot(i, sw) + sb);
-                let (q0, q1, q2) = if with_cov {
-                    (p.covariances.quad_form(i, w), p.covariances.bilinear(i, w, sw), p.covariances.quad_form(i, sw))
-                } else {
-                    (0.0, 0.0, 0.0)
-                };
+                let [q0, q1, q2] = if with_cov { p.covariances.line_forms(i, w, sw) } else { [0.0; 3] };
                 [p.weight(i), d, a, q0, q1, q2]
             })
             .collect::<Vec<_>>()

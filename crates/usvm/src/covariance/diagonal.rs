@@ -1,7 +1,7 @@
 use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
-use super::{Covariance, check_variances, dot3};
+use super::{Covariance, check_variances, dot3, weighted_forms};
 use crate::error::{Error, Result};
 use crate::features::{ColumnSet, CsrMatrix};
 
@@ -40,6 +40,10 @@ impl Covariance for Diagonal {
     #[inline]
     fn bilinear(&self, i: usize, u: &[f64], v: &[f64]) -> f64 {
         dot3(self.row(i), u, v)
+    }
+    #[inline]
+    fn line_forms(&self, i: usize, u: &[f64], v: &[f64]) -> [f64; 3] {
+        weighted_forms(self.row(i), u, v)
     }
     #[inline]
     fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]) {

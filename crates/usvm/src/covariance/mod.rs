@@ -46,6 +46,10 @@ pub trait Covariance: Sync {
     fn quad_form(&self, i: usize, w: &[f64]) -> f64 {
         self.bilinear(i, w, w)
     }
+    /// `(uᵀΣ_i u, uᵀΣ_i v, vᵀΣ_i v)`: `σ_i²` along the line `u + αv` is `q₀ + 2αq₁ + α²q₂`.
+    fn line_forms(&self, i: usize, u: &[f64], v: &[f64]) -> [f64; 3] {
+        [self.quad_form(i, u), self.bilinear(i, u, v), self.quad_form(i, v)]
+    }
     /// `out += alpha · Σ_i v`.
     fn apply_add(&self, i: usize, alpha: f64, v: &[f64], out: &mut [f64]);
     /// `out += alpha · Σ_i (a u + b v)`. The default forms `a u + b v` in `scratch` (resized to `u.len()`)
@@ -321,6 +325,30 @@ pub(crate) fn factor_with_diagonal(u: ndarray::ArrayView2<'_, f64>, diagonal: &[
 
 /// `Σ_j a_j b_j c_j` — the diagonal bilinear form.
 #[inline]
+/// `(Σ s_j u_j², Σ s_j u_j v_j, Σ s_j v_j²)` in one pass (four accumulators each, as [`dot3`]).
+pub(crate) fn weighted_forms(s: &[f64], u: &[f64], v: &[f64]) -> [f64; 3] {
+    let n = s.len().min(u.len()).min(v.len());
+    let (s, u, v) = (&s[..n], &u[..n], &v[..n]);
+    let mut acc = [[0.0; 4]; 3];
+    let chunks = n / 4;
+    for k in 0..chunks {
+        for l in 0..4 {
+            let j = 4 * k + l;
+            let (su, sv) = (s[j] * u[j], s[j] * v[j]);
+            acc[0][l] += su * u[j];
+            acc[1][l] += su * v[j];
+            acc[2][l] += sv * v[j];
+        }
+    }
+    let mut out = acc.map(|a| (a[0] + a[1]) + (a[2] + a[3]));
+    for j in 4 * chunks..n {
+        out[0] += s[j] * u[j] * u[j];
+        out[1] += s[j] * u[j] * v[j];
+        out[2] += s[j] * v[j] * v[j];
+    }
+    out
+}
+
 pub(crate) fn dot3(a: &[f64], b: &[f64], c: &[f64]) -> f64 {
     let n = a.len().min(b.len()).min(c.len());
     let (a, b, c) = (&a[..n], &b[..n], &c[..n]);
@@ -348,4 +376,26 @@ pub(crate) fn check_variances<'a>(index: usize, values: impl IntoIterator<Item =
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fused_line_forms_are_the_three_forms() {
+        // 103 features: four-wide chunks and a tail of three.
+        let (l, n) = (3, 103);
+        let at = |i: usize, j: usize, k: usize| ((i * 31 + j * 17 + k * 7) % 23) as f64 / 7.0 - 1.0;
+        let variances = Array2::from_shape_fn((l, n), |(i, j)| at(i, j, 1).abs());
+        let diagonal = Diagonal { variances };
+        let (u, v): (Vec<f64>, Vec<f64>) = (0..n).map(|j| (at(0, j, 2), 1e-3 * at(1, j, 3))).unzip();
+        for i in 0..l {
+            let fused = diagonal.line_forms(i, &u, &v);
+            let apart = [diagonal.quad_form(i, &u), diagonal.bilinear(i, &u, &v), diagonal.quad_form(i, &v)];
+            for (a, b) in fused.iter().zip(apart) {
+                assert!((a - b).abs() <= 1e-14 * b.abs().max(1e-300), "{fused:?} vs {apart:?}");
+            }
+        }
+    }
 }
