@@ -332,12 +332,13 @@ pub(crate) fn weighted_forms(s: &[f64], u: &[f64], v: &[f64]) -> [f64; 3] {
     let mut acc = [[0.0; 4]; 3];
     let chunks = n / 4;
     for k in 0..chunks {
-        for l in 0..4 {
-            let j = 4 * k + l;
-            let (su, sv) = (s[j] * u[j], s[j] * v[j]);
-            acc[0][l] += su * u[j];
-            acc[1][l] += su * v[j];
-            acc[2][l] += sv * v[j];
+        let lanes = 4 * k..4 * k + 4;
+        let (s4, u4, v4) = (&s[lanes.clone()], &u[lanes.clone()], &v[lanes]);
+        for (l, ((&sj, &uj), &vj)) in s4.iter().zip(u4).zip(v4).enumerate() {
+            let (su, sv) = (sj * uj, sj * vj);
+            acc[0][l] += su * uj;
+            acc[1][l] += su * vj;
+            acc[2][l] += sv * vj;
         }
     }
     let mut out = acc.map(|a| (a[0] + a[1]) + (a[2] + a[3]));
