@@ -420,10 +420,10 @@ class SparkGSUClassifier(Estimator, _GSUParams):
         columns += [c for c in (var, weight) if c]
         rows = dataset.select(*columns)
         # A barrier stage runs all its tasks at once: no more partitions than the cluster has task slots.
-        slots = dataset.sparkSession.sparkContext.defaultParallelism
+        context = dataset.sparkSession.sparkContext
+        slots = context.defaultParallelism
         if rows.rdd.getNumPartitions() > slots:
             rows = rows.repartition(slots)
-        context = dataset.sparkSession.sparkContext
         rendezvous = _Rendezvous(context.getConf().get("spark.driver.host"))
         try:
             if _arrow_barrier(rows):
