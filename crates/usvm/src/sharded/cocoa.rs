@@ -131,14 +131,14 @@ impl ShardedObjective<'_, '_> {
         let start = start.filter(|x| x.len() == dim && x.iter().any(|&v| v != 0.0));
         if few {
             // Few rows: the finish gathers them all, and its small problem is the whole one.
-            let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter);
+            let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter, false);
             rounds += used;
             residual = found;
         } else if let Some(x0) = &start {
             // A nearby solution (Power SVM's last round, a path's last λ): its margin rows are nearly this
             // one's, so the finish from it.
             best.theta = x0.clone();
-            let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter);
+            let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter, true);
             rounds += used;
             residual = found;
         }
@@ -157,7 +157,7 @@ impl ShardedObjective<'_, '_> {
             rounds += self.driver.rounds() - before;
             best.theta = theta;
             if rounds < settings.max_iter && !self.driver.failed() {
-                let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter - rounds);
+                let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter - rounds, false);
                 rounds += used;
                 residual = found.or(residual);
             }
@@ -198,7 +198,7 @@ impl ShardedObjective<'_, '_> {
                 next_try = 2 * dual_rounds.max(FIRST_TRY / 2);
                 let target = gather_target(dim);
                 let band = band_for(&sum.histogram, target);
-                let (found, used) = self.finish(&mut best, band, settings, settings.max_iter - rounds);
+                let (found, used) = self.finish(&mut best, band, settings, settings.max_iter - rounds, false);
                 rounds += used;
                 if found.is_some() {
                     residual = found;
@@ -301,13 +301,16 @@ impl ShardedObjective<'_, '_> {
     /// small problem's residual (if one was solved) and the rounds used. Each round asks at the last small
     /// problem's solution `θ*` for the hinge there, along the segment from the point it was built at, and
     /// the band around `θ*`; the finish goes on from the segment's best point (the whole objective is convex,
-    /// so it descends), and stops when that is no better than where it started.
+    /// so it descends), and stops when that is no better than where it started. With `expect_certified` (a
+    /// finish from a nearby solution), the first `θ*` is asked about without the band: the rows come only
+    /// if it does not certify, in a round of their own.
     fn finish(
         &self,
         best: &mut Certificate,
         band: f64,
         settings: &ExactSettings,
         budget: usize,
+        expect_certified: bool,
     ) -> (Option<f64>, usize) {
         let target = gather_target(self.dim());
         // All of them when there are so few; else an even share of the target per shard.
@@ -322,13 +325,16 @@ impl ShardedObjective<'_, '_> {
         let mut origin: Option<(Vec<f64>, f64)> = None;
         let mut last: Option<Reduced> = None;
         let mut used = 0;
+        let mut lean = expect_certified;
         for attempt in 0..=FINISH_ATTEMPTS {
             if used >= budget {
                 break;
             }
             used += 1;
             let along = origin.as_ref().map_or(&[][..], |(o, _)| o.as_slice());
-            let Some(m) = self.margin_sums(&theta, band, per_shard, along, &steps) else { break };
+            let lean_now = lean && last.is_some();
+            let rows = if lean_now { 0 } else { per_shard };
+            let Some(mut m) = self.margin_sums(&theta, band, rows, along, &steps) else { break };
             let value =
                 |t: &[f64], hinge: f64| 0.5 * self.lambda * dot(&t[..self.n], &t[..self.n]) + self.inv_l * hinge;
             let at_theta = value(&theta, m.hinge);
@@ -338,6 +344,16 @@ impl ShardedObjective<'_, '_> {
                 if best.gap() <= settings.gap_tol {
                     return (Some(r.residual), used);
                 }
+            }
+            if lean_now {
+                // Not certified: the band around `θ*` after all.
+                lean = false;
+                if used >= budget {
+                    break;
+                }
+                used += 1;
+                let Some(full) = self.margin_sums(&theta, band, per_shard, along, &steps) else { break };
+                m = full;
             }
             // The best point of the segment (`θ*` itself at `τ = 1`).
             let mut here = (theta.clone(), at_theta);
