@@ -297,6 +297,34 @@ fn sharded_hinge_and_power_in_tens_of_rounds() {
 }
 
 #[test]
+fn a_sharded_hinge_path_starts_each_lambda_from_the_last() {
+    // Warm starts go to the exact finish first, checking its first small solution without the band's rows.
+    // From λ = 1e-3, λ = 1.1e-3 and 1e-5 certify there: 2 rounds (cold: 7 and 13). From λ = 1 the first
+    // small solution does not certify (5 rounds): the band is gathered after all, and the finish goes on
+    // to the same certified optimum as a cold fit.
+    let data = common::random_dataset(37, "diag", 20_000, 20);
+    let fit = |lambda: f64, start: Option<&Model>| {
+        let p = params("hinge", json!({"regularization": {"lambda": lambda}}));
+        sharded::fit_sharded(
+            &p,
+            &mut shards(&p, &data, &[0, 9000, 20_000]),
+            &FitOptions { start, ..FitOptions::default() },
+        )
+        .unwrap()
+    };
+    let first = fit(1e-3, None);
+    let far = fit(1.0, None);
+    for (lambda, start, max_rounds) in [(1.1e-3, &first, 2), (1e-5, &first, 40), (1e-5, &far, 40)] {
+        let cold = fit(lambda, None);
+        let warm = fit(lambda, Some(&start.fit.model));
+        let (a, b) = (&warm.fit.reports[0], &cold.fit.reports[0]);
+        assert!(a.converged() && a.duality_gap.unwrap() <= 1e-10, "λ={lambda}: {a:?}");
+        assert!(common::rel_diff(a.objective, b.objective) <= 1e-9, "λ={lambda}: {a:?} vs {b:?}");
+        assert!(warm.rounds[0] <= max_rounds, "λ={lambda}: {} rounds", warm.rounds[0]);
+    }
+}
+
+#[test]
 fn the_dual_method_keeps_its_multipliers_in_step() {
     // A shard re-created mid-solve has lost its multipliers: the fit fails naming it (an engine must keep
     // them, as Dask does from the lineage, or restart the fit, as Spark's barrier stage does).
