@@ -215,8 +215,8 @@ pub(crate) type Slope = (f64, f64);
 /// Steps of [`line_grid_minimum`]: `4·2^(-j/2)` for `j < LINE_GRID_FINE`, then tenfold down to `~10⁻¹⁷`.
 const LINE_GRID_FINE: usize = 40;
 const LINE_GRID_COARSE: usize = 12;
-/// ... of which [`LineGrid::Around`] evaluates this many first, and as many in each further evaluation
-/// but the last of at most `LINE_GRID_ROUNDS` more.
+/// ... of which [`LineGrid::Around`] evaluates this many first, and at most as many in each further
+/// evaluation but the last of at most `LINE_GRID_ROUNDS` more.
 const LINE_GRID_WINDOW: usize = 5;
 const LINE_GRID_ROUNDS: usize = 4;
 
@@ -251,8 +251,9 @@ pub(crate) enum LineGrid {
 /// For a convex `φ`, the best step evaluated is the best of the grid unless a neighbour on the grid was
 /// not evaluated and `φ'` at the best points towards it; then the minimiser lies between the best and the
 /// next evaluated step on that side (or `0`), and the next evaluation takes the five steps there nearest
-/// the zero of the secant of `φ'` across that bracket — the last of [`LINE_GRID_ROUNDS`] more takes all of
-/// the bracket's. A first step from `w = 0` needs no fine spacing ([`LineGrid::Cold`]).
+/// the zero of the secant of `φ'` across that bracket; should that miss, five steps dividing the bracket
+/// evenly, and the last of [`LINE_GRID_ROUNDS`] more all of the bracket's. A first step from `w = 0` needs
+/// no fine spacing ([`LineGrid::Cold`]).
 pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid: LineGrid) -> f64 {
     let every = if grid == LineGrid::Cold { 2 } else { 1 };
     let fine = (0..LINE_GRID_FINE).step_by(every).map(|j| 4.0 * (-(j as f64) / 2.0).exp2());
@@ -270,8 +271,9 @@ pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid
         start.max(range.start)..(start + count).min(range.end)
     };
     let mut known: Vec<Option<Slope>> = vec![None; steps.len()];
-    let mut ask = |range: std::ops::Range<usize>, known: &mut Vec<Option<Slope>>| {
-        for (j, v) in range.clone().zip(phis(&steps[range])) {
+    let mut ask = |indices: Vec<usize>, known: &mut Vec<Option<Slope>>| {
+        let at: Vec<f64> = indices.iter().map(|&j| steps[j]).collect();
+        for (j, v) in indices.into_iter().zip(phis(&at)) {
             known[j] = Some(v);
         }
     };
@@ -281,7 +283,7 @@ pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid
             known.iter().enumerate().filter_map(|(j, v)| Some((j, (*v)?))).unzip();
         tried[grid_best(&values)]
     };
-    ask(nearest(last, 0..steps.len(), LINE_GRID_WINDOW), &mut known);
+    ask(nearest(last, 0..steps.len(), LINE_GRID_WINDOW).collect(), &mut known);
     for round in 1..=LINE_GRID_ROUNDS {
         let best = best_known(&known);
         let (value_slope, at) = (known[best].expect("tried").1, steps[best]);
@@ -299,16 +301,20 @@ pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid
         } else {
             return at;
         };
-        let range = if round < LINE_GRID_ROUNDS {
+        let width = bracket.len();
+        let indices: Vec<usize> = if round == LINE_GRID_ROUNDS || width <= LINE_GRID_WINDOW {
+            bracket.collect()
+        } else if round == 1 {
             // The zero of the secant of φ' between the bracket's ends (`nearest` keeps to the bracket).
             let (b, sb) = other;
             let zero = at - value_slope * (at - b) / (value_slope - sb);
             let guess = if zero.is_finite() && zero > 0.0 { zero } else { steps[(bracket.start + bracket.end) / 2] };
-            nearest(guess, bracket, LINE_GRID_WINDOW)
+            nearest(guess, bracket, LINE_GRID_WINDOW).collect()
         } else {
-            bracket
+            // The secant missed: five steps dividing the bracket evenly, a sixth of it left at most.
+            (1..=LINE_GRID_WINDOW).map(|k| bracket.start + k * width / (LINE_GRID_WINDOW + 1)).collect()
         };
-        ask(range, &mut known);
+        ask(indices, &mut known);
     }
     steps[best_known(&known)]
 }
