@@ -562,8 +562,8 @@ impl SmoothFunction for Stage<'_, '_, '_> {
 
     /// With GIANT's directions ([`Self::newton_direction`]) or for the hinge's smoothed start
     /// ([`ShardedObjective::grid_line`]): one round, the best of a grid of steps
-    /// ([`newton::line_grid_minimum`]: five steps around the last one taken, more in a second and third
-    /// round only if the minimiser lies beyond them), which also brings the derivatives at the full step;
+    /// ([`newton::line_grid_minimum`]: five steps around the last one taken, more in further rounds only if
+    /// the minimiser lies beyond them), which also brings the derivatives at the full step;
     /// else the local fit's exact search, one step per round.
     fn line_minimum(&self, x: &[f64], d: &[f64], slope: f64) -> f64 {
         let o = self.objective;

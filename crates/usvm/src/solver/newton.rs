@@ -255,20 +255,16 @@ pub(crate) enum LineGrid {
 /// evenly, and the last of [`LINE_GRID_ROUNDS`] more all of the bracket's. A first step from `w = 0` needs
 /// no fine spacing ([`LineGrid::Cold`]).
 pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid: LineGrid) -> f64 {
-    let every = if grid == LineGrid::Cold { 2 } else { 1 };
-    let fine = (0..LINE_GRID_FINE).step_by(every).map(|j| 4.0 * (-(j as f64) / 2.0).exp2());
-    let smallest = 4.0 * (-((LINE_GRID_FINE - every) as f64) / 2.0).exp2();
-    let coarse = (1..=LINE_GRID_COARSE).map(|k| smallest * 10f64.powi(-(k as i32)));
-    let steps: Vec<f64> = fine.chain(coarse).collect();
+    let steps = line_grid(grid == LineGrid::Cold);
     let LineGrid::Around { last, slope } = grid else {
         return steps[grid_best(&phis(&steps))];
     };
-    // The indices of the grid (large steps to small) nearest `target`, at most `count` from `range`.
-    let nearest = |target: f64, range: std::ops::Range<usize>, count: usize| {
+    // The window of grid indices (large steps to small) nearest `target` within `range` (which is wider).
+    let nearest = |target: f64, range: std::ops::Range<usize>| {
         let distance = |j: usize| (steps[j] / target).ln().abs();
         let centre = range.clone().min_by(|&i, &j| distance(i).total_cmp(&distance(j))).unwrap_or(range.start);
-        let start = centre.saturating_sub(count / 2).max(range.start).min(range.end.saturating_sub(count));
-        start.max(range.start)..(start + count).min(range.end)
+        let start = centre.saturating_sub(LINE_GRID_WINDOW / 2).clamp(range.start, range.end - LINE_GRID_WINDOW);
+        start..start + LINE_GRID_WINDOW
     };
     let mut known: Vec<Option<Slope>> = vec![None; steps.len()];
     let mut ask = |indices: Vec<usize>, known: &mut Vec<Option<Slope>>| {
@@ -283,7 +279,7 @@ pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid
             known.iter().enumerate().filter_map(|(j, v)| Some((j, (*v)?))).unzip();
         tried[grid_best(&values)]
     };
-    ask(nearest(last, 0..steps.len(), LINE_GRID_WINDOW).collect(), &mut known);
+    ask(nearest(last, 0..steps.len()).collect(), &mut known);
     for round in 1..=LINE_GRID_ROUNDS {
         let best = best_known(&known);
         let (value_slope, at) = (known[best].expect("tried").1, steps[best]);
@@ -309,7 +305,7 @@ pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid
             let (b, sb) = other;
             let zero = at - value_slope * (at - b) / (value_slope - sb);
             let guess = if zero.is_finite() && zero > 0.0 { zero } else { steps[(bracket.start + bracket.end) / 2] };
-            nearest(guess, bracket, LINE_GRID_WINDOW).collect()
+            nearest(guess, bracket).collect()
         } else {
             // The secant missed: five steps dividing the bracket evenly, a sixth of it left at most.
             (1..=LINE_GRID_WINDOW).map(|k| bracket.start + k * width / (LINE_GRID_WINDOW + 1)).collect()
@@ -317,6 +313,15 @@ pub(crate) fn line_grid_minimum(phis: &mut dyn FnMut(&[f64]) -> Vec<Slope>, grid
         ask(indices, &mut known);
     }
     steps[best_known(&known)]
+}
+
+/// The steps of [`line_grid_minimum`]'s grid, from large to small (every other fine one when `coarse`).
+fn line_grid(coarse: bool) -> Vec<f64> {
+    let every = if coarse { 2 } else { 1 };
+    let fine = (0..LINE_GRID_FINE).step_by(every).map(|j| 4.0 * (-(j as f64) / 2.0).exp2());
+    let smallest = 4.0 * (-((LINE_GRID_FINE - every) as f64) / 2.0).exp2();
+    let tenfold = (1..=LINE_GRID_COARSE).map(|k| smallest * 10f64.powi(-(k as i32)));
+    fine.chain(tenfold).collect()
 }
 
 /// The step of [`line_grid_minimum`] among `values` (`(φ, φ')` per step): the lowest `φ`, near-ties within
@@ -397,7 +402,23 @@ mod tests {
         }
         // A Newton direction near the solution: the full step.
         assert_eq!(line_grid_minimum(&mut square(1.0), LineGrid::Around { last: 1.0, slope: -2.0 }), 1.0);
-        // The nearly piecewise-linear φ of a smoothed hinge: a decrease.
+        // The nearly piecewise-linear φ of a smoothed hinge, its minimiser anywhere: around the last step,
+        // where a secant of φ' guesses badly (scales 1e-6 and 1e-3 divide the bracket evenly after it), the
+        // whole grid's best step all the same, in at most five evaluations and fewer steps than the grid.
+        let whole = line_grid(false);
+        for scale in [1e-6, 1e-3, 0.05, 1.0, 30.0] {
+            let f = phi(1e-3, scale, 1e-8);
+            let values: Vec<Slope> = whole.iter().map(|&a| (f(a).0, f(a).1)).collect();
+            let (mut calls, mut evaluated) = (0, 0);
+            let mut counted = |steps: &[f64]| {
+                (calls, evaluated) = (calls + 1, evaluated + steps.len());
+                steps.iter().map(|&a| (f(a).0, f(a).1)).collect()
+            };
+            let alpha = line_grid_minimum(&mut counted, LineGrid::Around { last: 1.0, slope: f(0.0).1 });
+            assert_eq!(alpha, whole[grid_best(&values)], "scale {scale}");
+            assert!(calls <= 1 + LINE_GRID_ROUNDS && evaluated < whole.len(), "scale {scale}: {calls}, {evaluated}");
+        }
+        // The same on the cold grid: a decrease.
         let f = phi(1e-3, 1.0, 1e-8);
         let alpha = line_grid_minimum(&mut |steps| steps.iter().map(|&a| (f(a).0, f(a).1)).collect(), LineGrid::Cold);
         assert!(f(alpha).0 < f(0.0).0);
