@@ -323,9 +323,8 @@ pub(crate) fn factor_with_diagonal(u: ndarray::ArrayView2<'_, f64>, diagonal: &[
     f
 }
 
-/// `Σ_j a_j b_j c_j` — the diagonal bilinear form.
-#[inline]
 /// `(Σ s_j u_j², Σ s_j u_j v_j, Σ s_j v_j²)` in one pass (four accumulators each, as [`dot3`]).
+#[inline]
 pub(crate) fn weighted_forms(s: &[f64], u: &[f64], v: &[f64]) -> [f64; 3] {
     let n = s.len().min(u.len()).min(v.len());
     let (s, u, v) = (&s[..n], &u[..n], &v[..n]);
@@ -350,6 +349,8 @@ pub(crate) fn weighted_forms(s: &[f64], u: &[f64], v: &[f64]) -> [f64; 3] {
     out
 }
 
+/// `Σ_j a_j b_j c_j` — the diagonal bilinear form.
+#[inline]
 pub(crate) fn dot3(a: &[f64], b: &[f64], c: &[f64]) -> f64 {
     let n = a.len().min(b.len()).min(c.len());
     let (a, b, c) = (&a[..n], &b[..n], &c[..n]);

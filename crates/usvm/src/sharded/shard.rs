@@ -193,12 +193,8 @@ impl Shard {
             }
             Question::ValueGrad { at, hessian } => {
                 check("θ", &at.theta)?;
-                if *hessian && dim > DIRECT_MAX_DIM {
-                    return Err(invalid("hessian", dim, "is formed only up to 64 variables (dim² numbers)"));
-                }
-                let (value, grad, curvature) = self.value_grad(at);
-                let hessian = if *hessian { self.hessian(at, &curvature) } else { Vec::new() };
-                self.curvature = Some((at.clone(), curvature));
+                hessian_fits(*hessian, dim)?;
+                let AtStep { value, grad, hessian } = self.sums_at(at.clone(), *hessian);
                 Ok(Answer::ValueGrad { value, grad, hessian })
             }
             Question::HessVec { at, v } => {
@@ -246,21 +242,15 @@ impl Shard {
                 let (_, _, terms) = self.line.as_ref().expect("set above");
                 let values = steps.iter().map(|&alpha| terms.eval(alpha)).collect();
                 let at_one = with_gradient.then(|| {
-                    // `θ + 1·d` as the driver's `axpy` forms it; its curvature kept for the next products.
+                    // `θ + 1·d` as the driver's `axpy` forms it.
                     let theta = at.theta.iter().zip(direction).map(|(t, d)| t + 1.0 * d).collect();
-                    let next = Point { theta, ..at.clone() };
-                    let (value, grad, curvature) = self.value_grad(&next);
-                    let hessian = if dim <= DIRECT_MAX_DIM { self.hessian(&next, &curvature) } else { Vec::new() };
-                    self.curvature = Some((next, curvature));
-                    AtStep { value, grad, hessian }
+                    self.sums_at(Point { theta, ..at.clone() }, dim <= DIRECT_MAX_DIM)
                 });
                 Ok(Answer::Line { values, at_one })
             }
             Question::Exact { at, next } => {
                 check("θ", &at.theta)?;
-                if next.is_some_and(|s| s.hessian && dim > DIRECT_MAX_DIM) {
-                    return Err(invalid("hessian", dim, "is formed only up to 64 variables (dim² numbers)"));
-                }
+                hessian_fits(next.is_some_and(|s| s.hessian), dim)?;
                 let (value, min_sigma) = match (&at.target, &self.balls) {
                     (Target::Ball, Some((_, squared))) => Objective {
                         fit_intercept: self.fit_intercept,
@@ -269,14 +259,8 @@ impl Shard {
                     .data_exact(&at.theta),
                     _ => self.objective(at).data_exact(&at.theta),
                 };
-                // The next stage's first sums, as its `ValueGrad` would give them (its curvature kept).
-                let next = next.map(|stage| {
-                    let at = Point { floor: stage.floor, ..at.clone() };
-                    let (value, grad, curvature) = self.value_grad(&at);
-                    let hessian = if stage.hessian { self.hessian(&at, &curvature) } else { Vec::new() };
-                    self.curvature = Some((at, curvature));
-                    AtStep { value, grad, hessian }
-                });
+                // The next stage's first sums, as its `ValueGrad` would give them.
+                let next = next.map(|stage| self.sums_at(Point { floor: stage.floor, ..at.clone() }, stage.hessian));
                 Ok(Answer::Exact { value, min_sigma, next })
             }
             Question::Margin { at, band, max_rows, origin, steps } => {
@@ -346,6 +330,15 @@ impl Shard {
         }
     }
 
+    /// `Σ c_i L_i`, `Σ c_i ∇L_i` and, with `hessian`, `Σ c_i ∇²L_i` at `at`; its curvature kept for the
+    /// Hessian-vector products that follow.
+    fn sums_at(&mut self, at: Point, hessian: bool) -> AtStep {
+        let (value, grad, curvature) = self.value_grad(&at);
+        let hessian = if hessian { self.hessian(&at, &curvature) } else { Vec::new() };
+        self.curvature = Some((at, curvature));
+        AtStep { value, grad, hessian }
+    }
+
     fn value_grad(&self, at: &Point) -> (f64, Vec<f64>, Curvature) {
         let mut grad = vec![0.0; self.dim()];
         let (value, curvature) = self.objective(at).data_value_grad(&at.theta, &mut grad);
@@ -359,4 +352,12 @@ impl Shard {
         self.objective(at).data_hessian(&at.theta, curvature, &mut out);
         out
     }
+}
+
+/// An error unless a Hessian, if `wanted`, is one the shard forms (at most 64 variables: `dim²` numbers).
+fn hessian_fits(wanted: bool, dim: usize) -> Result<()> {
+    if wanted && dim > DIRECT_MAX_DIM {
+        return Err(invalid("hessian", dim, "is formed only up to 64 variables (dim² numbers)"));
+    }
+    Ok(())
 }
