@@ -289,8 +289,8 @@ pub(crate) fn continuation<C: Continuation>(
             };
             return (x, report);
         }
-        // Next stage: `stage_factor` (ten) times smaller, snapping to the final floor (no stage just above it) as soon as
-        // every σ_i is at least 10⁴ ε, so that lowering ε changes nothing that matters.
+        // Next stage: `stage_factor` (ten) times smaller, snapping to the final floor (no stage just above
+        // it) as soon as every σ_i is at least 10⁴ ε, so that lowering ε changes nothing that matters.
         let factor = objective.stage_factor();
         let lower = if floor * factor < 1.5 * final_floor { final_floor } else { floor * factor };
         let min_sigma = objective.min_sigma_before(&x, lower);

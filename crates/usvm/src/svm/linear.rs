@@ -419,8 +419,8 @@ impl LinearSvmParams {
     /// leaving the QP route's iterations of `max_iter` to its successor; if none certifies, the smoothing
     /// continuation of [`exact`] finishes from the best point. The primal route and the smoothing are
     /// for `n + 1 ≤ ℓ` only ([`primal_applies`]); a route with no successor runs without a stall check.
-    /// The report names every route taken (`routes`), and its termination is `Converged` only if the duality gap `(J - D)/J` (its
-    /// `duality_gap`) meets `gap_tol`: `MaxIterations` when
+    /// The report names every route taken (`routes`), and its termination is `Converged` only if the
+    /// duality gap `(J - D)/J` (its `duality_gap`) meets `gap_tol`: `MaxIterations` when
     /// `max_iter` iterations (Newton iterations, interior-point iterations and dual CD's passes' worth of
     /// row visits — an epoch over a shrunk set counts its share —, counted together) ran out first, else
     /// `Stalled`. Its `gradient_norm` is the active-set solve's KKT residual, or else the norm of the hinge
