@@ -108,7 +108,8 @@ def test_a_shard_that_cannot_be_built_is_named_by_its_partition(spark, bad):
 
 def test_the_rendezvous_answers_each_partitions_latest_live_task():
     # A re-run stage: the killed attempt's task of partition 1 has closed its connection, partition 0's
-    # first attempt is superseded by its second; the live tasks get each other's messages.
+    # first attempt is superseded by its second; the live tasks get each other's messages, whatever stray
+    # connections arrived before them.
     import socket
     import time
 
@@ -124,6 +125,10 @@ def test_the_rendezvous_answers_each_partitions_latest_live_task():
         return conn
 
     try:
+        # Strays first: one that sends nothing, one that sends something else; neither holds anyone up.
+        silent = socket.create_connection((host, int(port)), timeout=10)
+        stray = socket.create_connection((host, int(port)), timeout=10)
+        _send(stray, b"GET / HTTP/1.0")
         killed = arrive(1, 1)
         killed.close()
         first = arrive(0, 0)
@@ -132,6 +137,8 @@ def test_the_rendezvous_answers_each_partitions_latest_live_task():
         for conn in (second, late):
             assert [m["attempt"] for m in json.loads(_receive(conn))] == [2, 3]
         assert first.recv(1) == b""  # superseded: closed unanswered
+        assert stray.recv(1) == b""  # not a task's message: closed
+        silent.close()
     finally:
         rendezvous.close()
 

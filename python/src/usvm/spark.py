@@ -202,38 +202,56 @@ def _arrays_from_batches(batches: Any, with_var: bool, with_weight: bool) -> tup
     return x, labels, cov, w
 
 
+# How long the driver's rendezvous waits for a connection's message (a task sends it as it connects).
+_ARRIVAL_SECONDS = 60.0
+
+
 class _Rendezvous:
     """Where a barrier stage's tasks meet before they build their shards: a TCP server on the driver. Each
     task sends what it read (``_serve``'s ``mine``: its partition, the stage's task count, its task attempt);
     once every partition has a live task waiting, each gets every task's ``mine``, in partition order.
 
     A re-run stage (after a failed task) meets again: a later attempt of a partition replaces an earlier
-    one, and a waiting task whose connection closed (killed with the failed stage) is dropped."""
+    one, and a waiting task whose connection closed (killed with the failed stage) is dropped. Each arrival
+    is read on its own thread, within ``_ARRIVAL_SECONDS``: a stray connection that sends nothing or
+    something else is closed and holds up no task."""
 
     def __init__(self, host: str) -> None:
         self._server = socket.create_server(("", 0))
         self.address = f"{host}:{self._server.getsockname()[1]}"
         self._waiting: dict[int, tuple[socket.socket, dict]] = {}
+        self._lock = threading.Lock()
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
         while True:
             try:
                 conn, _ = self._server.accept()
-                mine = json.loads(_receive(conn))
-            except (OSError, ConnectionError, ValueError):
+            except OSError:
                 if self._server.fileno() < 0:  # closed: the stage is over
                     return
                 continue
-            earlier = self._waiting.get(mine["partition"])
-            if earlier is not None and earlier[1]["attempt"] > mine["attempt"]:
+            threading.Thread(target=self._arrive, args=(conn,), daemon=True).start()
+
+    def _arrive(self, conn: socket.socket) -> None:
+        try:
+            conn.settimeout(_ARRIVAL_SECONDS)
+            mine = json.loads(_receive(conn))
+            partition, tasks, attempt = int(mine["partition"]), int(mine["tasks"]), int(mine["attempt"])
+            conn.settimeout(None)
+        except (OSError, ConnectionError, ValueError, KeyError, TypeError):
+            conn.close()
+            return
+        with self._lock:
+            earlier = self._waiting.get(partition)
+            if earlier is not None and earlier[1]["attempt"] > attempt:
                 conn.close()
-                continue
+                return
             if earlier is not None:
                 earlier[0].close()
-            self._waiting[mine["partition"]] = (conn, mine)
+            self._waiting[partition] = (conn, mine)
             self._waiting = {p: cm for p, cm in self._waiting.items() if not _closed(cm[0])}
-            if len(self._waiting) == mine["tasks"]:
+            if len(self._waiting) == tasks:
                 met, self._waiting = self._waiting, {}
                 gathered = json.dumps([met[p][1] for p in sorted(met)]).encode()
                 for c, _ in met.values():
@@ -242,8 +260,9 @@ class _Rendezvous:
 
     def close(self) -> None:
         self._server.close()
-        for conn, _ in self._waiting.values():
-            conn.close()
+        with self._lock:
+            for conn, _ in self._waiting.values():
+                conn.close()
 
 
 def _closed(conn: socket.socket) -> bool:
