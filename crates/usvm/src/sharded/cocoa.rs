@@ -60,8 +60,9 @@ pub const SMOOTHED_FLOOR: f64 = 1e-1;
 /// ... in at most this many Newton steps,
 pub const SMOOTHED_MAX_ITER: usize = 20;
 /// ... and is taken from this many coordinate steps per multiplier's box (and rows per coordinate): fewer
-/// than the local fit's 10 for its primal route, since a round costs more than an epoch (measured: the
-/// dual method takes 15–19 rounds at 1–3.5 steps, 51 at 5; the smoothed start 17–22 at 5–100, 28 at 3.5).
+/// than the local fit's 10 for its primal route, since a round costs more than an epoch (measured with the
+/// two-stage smoothed start, to σ = 0.01: the dual method takes 15–19 rounds at 1–3.5 steps, 51 at 5; the
+/// smoothed start 17–22 at 5–100, 28 at 3.5. The one-stage start is not re-measured against it).
 pub const SMOOTHED_START_STEPS: f64 = 4.0;
 /// Passes of coordinate descent per shard and round.
 pub const PASSES: usize = 2;
