@@ -7,11 +7,14 @@ first also pays the workers' first import of usvm), and prints rounds, bytes eac
 ("ms/round": the fit's time, with building the shards, over its rounds; "round trip ms": the rounds alone)
 split into the slowest shard's compute and the rest (waiting: scheduling, transfer), and the in-process
 GSUClassifier fit of the same data as the reference (its objective must equal the sharded one to 1e-12
-for GSU). The last lines project the time of one λ on a larger problem from the measured per-round latency
-and per-row cost.
+for GSU). The last lines project the time of one λ on a larger problem (3·10⁸ × 100 on 32 workers) from
+measured costs: the driver's own time between rounds, and per round the latency and the slowest shard's
+compute, split into a part per row and a fixed part (the few thousand rows near the margin that the
+hinge's exact finish gathers, a number that does not grow with the rows) by a second 1-worker fit with
+``--projection-rows`` rows.
 
     python bench/dask_scaling.py [--rows-per-worker 100000] [--features 50] [--lam 1e-4] [--method gsu]
-                                 [--workers 1,2,4,8]
+                                 [--workers 1,2,4,8] [--projection-rows 500000]
 
 ``--method hinge`` or ``power`` runs the sharded hinge (the distributed dual method and its exact finish)
 or Power SVM's rounds of it; their local reference takes other routes to the same optimum, so the
@@ -87,6 +90,7 @@ def run(
         "per_round": fit_time / sharded.n_rounds_,
         "compute": sharded.round_seconds_["compute"] / sharded.n_rounds_,
         "round_wall": sharded.round_seconds_["wall"] / sharded.n_rounds_,
+        "driver": sharded.round_seconds_["driver"],
         "local": local_time,
         "rel": rel,
     }
@@ -99,8 +103,18 @@ def main() -> None:
     ap.add_argument("--lam", type=float, default=1e-4)
     ap.add_argument("--method", default="gsu", choices=["gsu", "iso", "hinge", "power"])
     ap.add_argument("--workers", default="1,2,4,8", help="worker counts, one partition each")
+    ap.add_argument(
+        "--projection-rows",
+        type=int,
+        help="rows of the second 1-worker fit that splits a round's compute into per-row and fixed parts "
+        "(default 5 × --rows-per-worker)",
+    )
     a = ap.parse_args()
-    rows = [run(w, w, a.rows_per_worker, a.features, a.lam, a.method) for w in map(int, a.workers.split(","))]
+    workers = [int(w) for w in a.workers.split(",")]
+    if workers[0] != 1:
+        ap.error("--workers must start with 1 (the projection's measures)")
+    rows = [run(w, w, a.rows_per_worker, a.features, a.lam, a.method) for w in workers]
+    big = run(1, 1, a.projection_rows or 5 * a.rows_per_worker, a.features, a.lam, a.method)
     print(
         f"# sharded {a.method} fit, {a.rows_per_worker} rows × {a.features} diagonal-Σ features per worker, "
         f"λ={a.lam}"
@@ -117,21 +131,28 @@ def main() -> None:
             f"{1e3 * r['round_wall']:.1f} | {1e3 * r['compute']:.1f} | "
             f"{r['local']:.2f} | {r['fit'] / r['local']:.2f} | {r['rel']:.1e}"
         )
-    one, two = rows[0], rows[1]
-    print(
-        f"weak-scaling efficiency 1 → 2 workers (time per round): {one['per_round'] / two['per_round']:.2f}"
-    )
-    # Projection: a round costs latency + (rows per worker) × (cost per row and round), both measured on
-    # the 1-worker run: the slowest shard's compute per round and row, and the rest of a round trip.
-    per_row_round = one["compute"] / one["rows"]
+    print(f"{big['workers']} | {big['partitions']} | {big['rows']} | {big['rounds']} | {big['newton']} | "
+          f"{big['sent'] / 1024:.0f} | {big['received'] / 1024:.0f} | {big['fit']:.2f} | {1e3 * big['per_round']:.1f} | "
+          f"{1e3 * big['round_wall']:.1f} | {1e3 * big['compute']:.1f} | {big['local']:.2f} | "
+          f"{big['fit'] / big['local']:.2f} | {big['rel']:.1e}")
+    one = rows[0]
+    if len(rows) > 1:
+        print(f"weak-scaling efficiency 1 → 2 workers (time per round): {one['per_round'] / rows[1]['per_round']:.2f}")
+    # Projection: a round costs latency + fixed + (rows per worker) × (cost per row), all measured with 1
+    # worker: per row and fixed from the slowest shard's compute per round at two sizes, latency the rest
+    # of a round trip; and the driver's own time between rounds, which does not grow with the rows.
+    per_row_round = max(big["compute"] - one["compute"], 0.0) / (big["rows"] - one["rows"])
+    fixed = max(one["compute"] - per_row_round * one["rows"], 0.0)
     latency = max(one["round_wall"] - one["compute"], 0.0)
+    driver = max(r["driver"] for r in rows + [big])
     big_rows, big_workers = 3e8, 32
-    rounds = max(r["rounds"] for r in rows)
-    per_round = latency + per_row_round * big_rows / big_workers * (100 / a.features)
+    rounds = max(r["rounds"] for r in rows + [big])
+    per_round = latency + fixed + per_row_round * big_rows / big_workers * (100 / a.features)
     print(
-        f"projection, 3e8 × 100 on 32 workers: {per_round:.2f} s per round (latency {1e3 * latency:.1f} ms + "
-        f"{per_row_round * 1e9:.1f} ns per row and round × 100/{a.features} features) × {rounds} rounds "
-        f"≈ {per_round * rounds / 60:.1f} min per λ (the most rounds measured here, at {a.features} features)"
+        f"projection, 3e8 × 100 on 32 workers: {driver:.1f} s in the driver + {per_round:.2f} s per round "
+        f"(latency {1e3 * latency:.1f} ms + fixed {1e3 * fixed:.1f} ms + {per_row_round * 1e9:.1f} ns per row "
+        f"and round × 100/{a.features} features) × {rounds} rounds ≈ {(driver + per_round * rounds) / 60:.1f} min "
+        f"per λ (the most rounds and the longest driver time measured here, at {a.features} features)"
     )
 
 

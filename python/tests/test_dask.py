@@ -58,6 +58,9 @@ def test_sharded_fit_is_the_local_fit(client, method):
     sharded = DaskGSUClassifier(lam=1e-3, method=method).fit(rows(X), rows(y), X_cov=rows(V))
     assert_same_fit(sharded, local)
     assert sharded.n_shards_ == 4 and sharded.n_rounds_ > 0 and sharded.bytes_received_ > 0
+    seconds = sharded.round_seconds_
+    assert set(seconds) == {"wall", "compute", "driver"} and 0 < seconds["compute"] < seconds["wall"]
+    assert seconds["driver"] > 0
     again = DaskGSUClassifier(lam=1e-3, method=method).fit(rows(X), rows(y), X_cov=rows(V))
     np.testing.assert_array_equal(again.coef_, sharded.coef_)  # bit-identical
     np.testing.assert_array_equal(again.intercept_, sharded.intercept_)

@@ -74,7 +74,7 @@ impl PyShard {
         let question = decode(question)?;
         let shard = &mut self.shard;
         let answer = py.detach(|| shard.answer(&question)).map_err(to_py_err)?;
-        Ok(PyBytes::new(py, &postcard::to_allocvec(&answer).expect("an answer encodes")))
+        encode_answer(py, &answer)
     }
 
     /// The answer to an encoded question from the dual method's multipliers `state` (`None` before the
@@ -90,7 +90,7 @@ impl PyShard {
         let state = state.map(|s| s.state.clone());
         let shard = &mut self.shard;
         let (state, answer) = py.detach(|| shard.answer_with_state(state, &question)).map_err(to_py_err)?;
-        let bytes = PyBytes::new(py, &postcard::to_allocvec(&answer).expect("an answer encodes"));
+        let bytes = encode_answer(py, &answer)?;
         Ok((state.map(|state| PyDualState { state }), bytes))
     }
 }
@@ -122,6 +122,16 @@ impl PyDualState {
     fn rounds(&self) -> u64 {
         self.state.rounds
     }
+}
+
+/// `answer` encoded straight into a Python bytes object: a Margin answer's rows are megabytes, which an
+/// intermediate buffer grown by doubling would copy and page in twice over.
+fn encode_answer<'py>(py: Python<'py>, answer: &Answer) -> PyResult<Bound<'py, PyBytes>> {
+    let len = postcard::experimental::serialized_size(answer).expect("an answer encodes");
+    PyBytes::new_with(py, len, |buffer| {
+        postcard::to_slice(answer, buffer).expect("the buffer has the answer's size");
+        Ok(())
+    })
 }
 
 fn decode(question: &[u8]) -> PyResult<Question> {

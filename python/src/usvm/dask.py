@@ -194,7 +194,9 @@ class _Partitions:
         def round_trip(question: bytes) -> list[bytes]:
             return ask(self.client, shards, states, question, clock)
 
+        started = time.perf_counter()
         model, reports, info = _usvm.fit_sharded(params, round_trip, start=start)
+        info["driver_seconds"] = time.perf_counter() - started - clock.wall
         info["wall_seconds"] = clock.wall
         info["compute_seconds"] = clock.compute
         return model, reports, info
@@ -263,8 +265,9 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
     bytes_sent_, bytes_received_ : int
         The numbers exchanged with the shards, in bytes (8 per number).
     round_seconds_ : dict
-        ``{"wall": s, "compute": s}``: the rounds' wall time in this process, and the compute time of each
-        round's slowest shard summed over the rounds (the rest is waiting: scheduling, transfer, latency).
+        ``{"wall": s, "compute": s, "driver": s}``: the rounds' wall time in this process, the compute time
+        of each round's slowest shard summed over the rounds (the rest is waiting: scheduling, transfer,
+        latency), and the time this process spent between rounds (its own solves and sums).
     model_ : usvm Model
         The fitted model (as a local estimator's ``model_``).
     """
@@ -358,7 +361,11 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
         self.n_rounds_ = info["total_rounds"]
         self.bytes_sent_ = info["bytes_sent"]
         self.bytes_received_ = info["bytes_received"]
-        self.round_seconds_ = {"wall": info["wall_seconds"], "compute": info["compute_seconds"]}
+        self.round_seconds_ = {
+            "wall": info["wall_seconds"],
+            "compute": info["compute_seconds"],
+            "driver": info["driver_seconds"],
+        }
         warn_unconverged(type(self).__name__, self.method, reports, stacklevel=4)
 
     @staticmethod

@@ -57,7 +57,11 @@ use crate::svm::{LinearMethod, LinearSvmParams, Solver};
 /// The smoothed start ([`ShardedObjective::smoothed_start_pays`]) stops at this floor on `σ_i` (its
 /// first: one stage).
 pub const SMOOTHED_FLOOR: f64 = 1e-1;
-/// ... in at most this many Newton steps,
+/// ... and, while the finish from a stage does not certify, at a tenth of the last floor down to this one
+/// (the finish gathers a number of rows that does not grow with the data: the more rows, the narrower
+/// their band around the margin, and the nearer the optimum the finish has to start);
+pub const SMOOTHED_FLOOR_MIN: f64 = 1e-6;
+/// ... in at most this many Newton steps per stage,
 pub const SMOOTHED_MAX_ITER: usize = 20;
 /// ... and is taken from this many coordinate steps per multiplier's box (and rows per coordinate): fewer
 /// than the local fit's 10 for its primal route, since a round costs more than an epoch (measured with the
@@ -132,35 +136,48 @@ impl ShardedObjective<'_, '_> {
         let start = start.filter(|x| x.len() == dim && x.iter().any(|&v| v != 0.0));
         if few {
             // Few rows: the finish gathers them all, and its small problem is the whole one.
-            let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter, false);
+            let from = best.theta.clone();
+            let (found, used) = self.finish(&mut best, &from, f64::INFINITY, settings, settings.max_iter, false);
             rounds += used;
             residual = found;
         } else if let Some(x0) = &start {
             // A nearby solution (Power SVM's last round, a path's last λ): its margin rows are nearly this
             // one's, so the finish from it.
-            best.theta = x0.clone();
-            let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter, true);
+            let (found, used) = self.finish(&mut best, x0, f64::INFINITY, settings, settings.max_iter, true);
             rounds += used;
             residual = found;
         }
         if !few && best.gap() > tol && !self.driver.failed() && self.smoothed_start_pays() {
             // Large `C`, where the dual method's rounds progress slowly: Newton on the hinge smoothed down to
             // the floor SMOOTHED_FLOOR (one-round line searches bringing the next derivatives along), then
-            // the exact finish from there.
-            let before = self.driver.rounds();
+            // the exact finish from there; if that does not certify, one more stage at a tenth of the floor
+            // and the finish again, down to SMOOTHED_FLOOR_MIN. The more rows, the narrower the band of the
+            // rows the finish gathers, and the nearer the optimum it has to start.
             let smoothed = ShardedObjective { grid_line: true, target: self.target.clone(), ..*self };
-            // At most SMOOTHED_MAX_ITER Newton steps (each about two rounds), and a quarter of the budget: it
-            // only has to come near enough for the finish, and the dual method keeps the rest should it not.
-            let max_iter = (settings.max_iter / 4).clamp(1, SMOOTHED_MAX_ITER);
-            let smoothing = ExactSettings { sigma_floor: SMOOTHED_FLOOR, max_iter, ..*settings };
-            let x0 = start.unwrap_or_else(|| vec![0.0; dim]);
-            let (theta, _) = continuation(&smoothed, x0, &smoothing, Monitor::default());
-            rounds += self.driver.rounds() - before;
-            best.theta = theta;
-            if rounds < settings.max_iter && !self.driver.failed() {
-                let (found, used) = self.finish(&mut best, f64::INFINITY, settings, settings.max_iter - rounds, false);
+            // At most SMOOTHED_MAX_ITER Newton steps per stage (each about two rounds), and a quarter of the
+            // budget in all: it only has to come near enough for the finish, and the dual method keeps the
+            // rest should it not.
+            let mut newton_budget = (settings.max_iter / 4).max(1);
+            let mut x = start.unwrap_or_else(|| vec![0.0; dim]);
+            let mut floor = SMOOTHED_FLOOR;
+            while newton_budget > 0 && rounds < settings.max_iter && !self.driver.failed() {
+                let before = self.driver.rounds();
+                let max_iter = newton_budget.min(SMOOTHED_MAX_ITER);
+                let smoothing = ExactSettings { sigma_floor: floor, max_iter, ..*settings };
+                let (theta, stage) = continuation(&smoothed, x, &smoothing, Monitor::default());
+                newton_budget -= stage.n_iter.clamp(1, newton_budget);
+                rounds += self.driver.rounds() - before;
+                if rounds >= settings.max_iter || self.driver.failed() {
+                    break;
+                }
+                let (found, used) = self.finish(&mut best, &theta, f64::INFINITY, settings, settings.max_iter - rounds, false);
                 rounds += used;
                 residual = found.or(residual);
+                if best.gap() <= tol || floor <= SMOOTHED_FLOOR_MIN {
+                    break;
+                }
+                floor *= 0.1;
+                x = theta;
             }
         }
         let mut finish_below = FINISH_GAP;
@@ -199,7 +216,8 @@ impl ShardedObjective<'_, '_> {
                 next_try = 2 * dual_rounds.max(FIRST_TRY / 2);
                 let target = gather_target(dim);
                 let band = band_for(&sum.histogram, target);
-                let (found, used) = self.finish(&mut best, band, settings, settings.max_iter - rounds, false);
+                let from = best.theta.clone();
+                let (found, used) = self.finish(&mut best, &from, band, settings, settings.max_iter - rounds, false);
                 rounds += used;
                 if found.is_some() {
                     residual = found;
@@ -297,7 +315,7 @@ impl ShardedObjective<'_, '_> {
         Some(sum)
     }
 
-    /// The exact finish from `best.theta` with at most `budget` rounds, gathering the rows within `band` of
+    /// The exact finish from `from` with at most `budget` rounds, gathering the rows within `band` of
     /// the margin (at most [`gather_target`] over all shards, the nearest in each): updates `best` and returns the last
     /// small problem's residual (if one was solved) and the rounds used. Each round asks at the last small
     /// problem's solution `θ*` for the hinge there, along the segment from the point it was built at, and
@@ -308,20 +326,15 @@ impl ShardedObjective<'_, '_> {
     fn finish(
         &self,
         best: &mut Certificate,
+        from: &[f64],
         band: f64,
         settings: &ExactSettings,
         budget: usize,
         expect_certified: bool,
     ) -> (Option<f64>, usize) {
-        let target = gather_target(self.dim());
-        // All of them when there are so few; else an even share of the target per shard.
-        let per_shard = if self.driver.n_samples <= target {
-            self.driver.n_samples
-        } else {
-            target.div_ceil(self.driver.n_shards).max(1)
-        };
+        let per_shard = self.finish_rows();
         let steps: Vec<f64> = (1..=LINE_STEPS).map(|k| (-(k as f64)).exp2()).collect();
-        let mut theta = best.theta.clone();
+        let mut theta = from.to_vec();
         // The point the last small problem was built at, and its objective.
         let mut origin: Option<(Vec<f64>, f64)> = None;
         let mut last: Option<Reduced> = None;
@@ -383,6 +396,33 @@ impl ShardedObjective<'_, '_> {
         (None, used)
     }
 
+    /// Rows a finish gathers per shard: all of them when there are so few; else an even share of
+    /// [`gather_target`].
+    fn finish_rows(&self) -> usize {
+        let target = gather_target(self.dim());
+        if self.driver.n_samples <= target { self.driver.n_samples } else { target.div_ceil(self.driver.n_shards).max(1) }
+    }
+
+    /// The objective at `θ` from the first question of a finish from `θ` (asked ahead: that finish takes
+    /// its answers without a round); NaN after a failure.
+    pub(super) fn first_finish_value(&self, theta: &[f64]) -> f64 {
+        let question = self.margin_question(theta, f64::INFINITY, self.finish_rows(), &[], &[]);
+        match self.driver.ask_ahead(&question).and_then(|a| self.gather_margins(a, 0)) {
+            Some(m) => 0.5 * self.lambda * dot(&theta[..self.n], &theta[..self.n]) + self.inv_l * m.hinge,
+            None => f64::NAN,
+        }
+    }
+
+    fn margin_question(&self, theta: &[f64], band: f64, max_rows: usize, origin: &[f64], steps: &[f64]) -> Question {
+        Question::Margin {
+            at: self.point(theta, 0.0),
+            band,
+            max_rows,
+            origin: origin.to_vec(),
+            steps: if origin.is_empty() { Vec::new() } else { steps.to_vec() },
+        }
+    }
+
     /// The shards' answers to a [`Question::Margin`], gathered in shard order; `None` after a failure.
     fn margin_sums(
         &self,
@@ -392,18 +432,17 @@ impl ShardedObjective<'_, '_> {
         origin: &[f64],
         steps: &[f64],
     ) -> Option<MarginAnswer> {
-        let question = Question::Margin {
-            at: self.point(theta, 0.0),
-            band,
-            max_rows,
-            origin: origin.to_vec(),
-            steps: if origin.is_empty() { Vec::new() } else { steps.to_vec() },
-        };
-        let answers = self.driver.ask_in_solver(&question)?;
+        let question = self.margin_question(theta, band, max_rows, origin, steps);
+        let answers = self.driver.ask_kept(&question)?;
+        self.gather_margins(answers, if origin.is_empty() { 0 } else { steps.len() })
+    }
+
+    /// Margin answers, checked and gathered in shard order (`line` values each); `None` if one is malformed.
+    fn gather_margins(&self, answers: Vec<Answer>, line: usize) -> Option<MarginAnswer> {
         let n = self.n;
         let mut parts = Vec::with_capacity(answers.len());
         let (mut hinge, mut y, mut c) = (0.0, Vec::new(), Vec::new());
-        let mut line = vec![0.0; if origin.is_empty() { 0 } else { steps.len() }];
+        let mut line = vec![0.0; line];
         let (mut active_sums, mut active_weights) = ([vec![0.0; n], vec![0.0; n]], [0.0; 2]);
         for (index, a) in answers.into_iter().enumerate() {
             match a {

@@ -78,6 +78,7 @@ pub fn fit_sharded(params: &MethodParams, shards: &mut dyn Shards, options: &Fit
         weight_sum: 0.0,
         n_samples: 0,
         ahead: RefCell::new(None),
+        kept: RefCell::new(None),
         last_step: Cell::new(None),
     };
     let infos: Vec<ShardInfo> = driver
@@ -212,6 +213,8 @@ pub(super) struct Driver<'s> {
     pub(super) weight_sum: f64,
     /// A stage's first sums brought along by the last stage's `Exact` round, for the point they are at.
     ahead: RefCell<Option<(Point, ValueGrad)>>,
+    /// The answers to a question asked ahead of the solver that will ask it ([`Self::ask_kept`]).
+    kept: RefCell<Option<(Question, Vec<Answer>)>>,
     /// The step the last one-round line search took ([`Stage::line_minimum`]), if not from `w = 0`.
     last_step: Cell<Option<f64>>,
     /// Rows over all shards.
@@ -262,6 +265,22 @@ impl Driver<'_> {
         }
     }
 
+    /// [`Self::ask_in_solver`], keeping the answers for the next [`Self::ask_kept`] of the same question.
+    pub(super) fn ask_ahead(&self, question: &Question) -> Option<Vec<Answer>> {
+        let answers = self.ask_in_solver(question)?;
+        *self.kept.borrow_mut() = Some((question.clone(), answers.clone()));
+        Some(answers)
+    }
+
+    /// The answers kept by [`Self::ask_ahead`] if they are to `question` (without a round), else
+    /// [`Self::ask_in_solver`]. Only for questions whose answers depend on nothing but the question.
+    pub(super) fn ask_kept(&self, question: &Question) -> Option<Vec<Answer>> {
+        match self.kept.borrow_mut().take() {
+            Some((asked, answers)) if asked == *question => Some(answers),
+            _ => self.ask_in_solver(question),
+        }
+    }
+
     pub(super) fn fail(&self, index: usize, detail: &str) {
         self.failure.borrow_mut().get_or_insert(Error::Shard { index, detail: detail.into() });
     }
@@ -290,11 +309,13 @@ impl ShardedObjective<'_, '_> {
     }
 
     /// Power SVM's alternating rounds (as `svm::alternating` runs them locally) from `x0`: each round the
-    /// continuation on the hinge of the points moved for the last `w` ([`Target::Moved`], moved by the
-    /// shards), compared by the ball-hinge objective ([`Target::Ball`]).
+    /// hinge fit on the points moved for the last `w` ([`Target::Moved`], moved by the shards), compared by
+    /// the ball-hinge objective. That objective at `θ`, `Σ c_i max(0, d_i - r_i‖w‖)`, is the hinge at `θ` of
+    /// the points moved for `θ` itself (`y_i(x_i + y_i r_i w/‖w‖)ᵀw = y_i x_iᵀw + r_i‖w‖`): the first
+    /// question of the next round's finish, which keeps its answers.
     fn power(&self, x0: Option<Vec<f64>>, max_rounds: usize, settings: &exact::ExactSettings) -> (Vec<f64>, FitReport) {
         let retarget = |target| ShardedObjective { target, ..*self };
-        let ball = |theta: &[f64]| retarget(Target::Ball).exact(theta).0;
+        let ball = |theta: &[f64]| retarget(Target::Moved { w: theta[..self.n].to_vec() }).first_finish_value(theta);
         let hinge = |moved_by: Option<&[f64]>, start: Option<Vec<f64>>, _monitor: Monitor<'_>| {
             let target = moved_by.map_or(Target::Method, |t| Target::Moved { w: t[..self.n].to_vec() });
             retarget(target).hinge_by_dual(settings, start)

@@ -6,19 +6,39 @@ use rand::seq::SliceRandom;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::protocol::{BINS, DualAnswer, DualRound, MarginAnswer};
-use crate::data::{CsrMatrix, Features};
+use crate::data::{CsrMatrix, Features, axpy, dot};
 
-/// The rows of one binary problem: features, `±1` labels, weights.
+/// The rows of one binary problem: features, `±1` labels, weights; for the exact finish's questions,
+/// Power SVM's moved rows as the shard's own and their [`Shift`].
 pub(super) struct Rows<'a> {
     pub x: &'a Features<'a>,
     pub y: &'a [f64],
     pub c: Option<&'a [f64]>,
     pub fit_intercept: bool,
+    pub shift: Option<Shift<'a>>,
+}
+
+/// Power SVM's rows moved for the direction of `along`, `x_i + a_i along` (`a_i = y_i r_i/‖along‖`), kept
+/// as the rows and `a` rather than formed: `(x_i + a_i v)ᵀu = x_iᵀu + a_i vᵀu`.
+pub(super) struct Shift<'a> {
+    pub along: &'a [f64],
+    pub by: &'a [f64],
 }
 
 impl Rows<'_> {
     fn weight(&self, i: usize) -> f64 {
         self.c.map_or(1.0, |c| c[i])
+    }
+
+    /// `x_iᵀu`, of the moved row with a [`Shift`] (`along_u = alongᵀu`).
+    fn row_dot(&self, i: usize, u: &[f64], along_u: f64) -> f64 {
+        let dot = self.x.row_dot(i, u);
+        self.shift.as_ref().map_or(dot, |s| dot + s.by[i] * along_u)
+    }
+
+    /// `alongᵀu` (0 without a [`Shift`]).
+    fn along(&self, u: &[f64]) -> f64 {
+        self.shift.as_ref().map_or(0.0, |s| dot(s.along, u))
     }
 
     /// `(w, b)` of `θ = [w; b]` (`b = 0` without intercept).
@@ -38,6 +58,7 @@ impl Rows<'_> {
     /// `σ'(‖x_i‖² + ρ)`: the clipped Newton step of [`crate::solver::dual_cd`] with `w + σ'u` for `w`. With
     /// `σ' = K` shards the shards' updates may be added (CoCoA+'s safe choice).
     pub fn dual_round(&self, q: &DualRound, alpha: &mut [f64]) -> DualAnswer {
+        debug_assert!(self.shift.is_none(), "the dual method's rounds are on formed rows");
         let (x, y) = (self.x, self.y);
         let (l, n) = (x.n_samples(), x.n_features());
         let (w, bias) = self.split(&q.at.theta);
@@ -115,26 +136,33 @@ impl Rows<'_> {
         let (x, y) = (self.x, self.y);
         let n = x.n_features();
         let (w, b) = self.split(theta);
+        let along_w = self.along(w);
+        let (w0, b0) = if origin.is_empty() { (w, b) } else { self.split(origin) };
+        let along_w0 = self.along(w0);
         let mut hinge = 0.0;
         let mut line = vec![0.0; if origin.is_empty() { 0 } else { steps.len() }];
         let mut near: Vec<(f64, usize)> = Vec::new();
+        // Per class: `Σ c_i x_i` and `Σ c_i` over the rows beyond the band, and `Σ c_i a_i` of a shift.
         let mut active_sums = [vec![0.0; n], vec![0.0; n]];
         let mut active_weights = [0.0; 2];
+        let mut active_shifts = [0.0; 2];
         let mut add_active = |i: usize, c: f64, sums: &mut [Vec<f64>; 2]| {
             let k = usize::from(y[i] < 0.0);
             x.row_axpy(i, c, &mut sums[k]);
             active_weights[k] += c;
+            if let Some(s) = &self.shift {
+                active_shifts[k] += c * s.by[i];
+            }
         };
         for (i, &yi) in y.iter().enumerate() {
             let c = self.weight(i);
             if c == 0.0 {
                 continue;
             }
-            let d = 1.0 - yi * (x.row_dot(i, w) + b);
+            let d = 1.0 - yi * (self.row_dot(i, w, along_w) + b);
             hinge += c * d.max(0.0);
             if !line.is_empty() {
-                let (w0, b0) = self.split(origin);
-                let d0 = 1.0 - yi * (x.row_dot(i, w0) + b0);
+                let d0 = 1.0 - yi * (self.row_dot(i, w0, along_w0) + b0);
                 for (h, &tau) in line.iter_mut().zip(steps) {
                     *h += c * (d0 + tau * (d - d0)).max(0.0);
                 }
@@ -157,10 +185,26 @@ impl Rows<'_> {
         }
         let mut kept: Vec<usize> = near.iter().map(|&(_, i)| i).collect();
         kept.sort_unstable();
+        let rows = match &self.shift {
+            None => x.select_rows(&kept),
+            Some(s) => {
+                for (sums, &shift) in active_sums.iter_mut().zip(&active_shifts) {
+                    axpy(shift, s.along, sums);
+                }
+                // Only the gathered rows are formed (dense, as moved rows are).
+                let mut moved = ndarray::Array2::zeros((kept.len(), n));
+                for (mut out, &i) in moved.rows_mut().into_iter().zip(&kept) {
+                    let out = out.as_slice_mut().expect("a fresh array's rows are contiguous");
+                    x.row_axpy(i, 1.0, out);
+                    axpy(s.by[i], s.along, out);
+                }
+                Features::dense(moved)
+            }
+        };
         MarginAnswer {
             hinge,
             line,
-            rows: x.select_rows(&kept),
+            rows,
             y: kept.iter().map(|&i| y[i]).collect(),
             c: kept.iter().map(|&i| self.weight(i)).collect(),
             active_sums,

@@ -18,7 +18,8 @@
 //! The methods that run this way are those whose fit is one exact solve of the smooth objective: `gsu`
 //! (without subspaces) and `iso`; and the plain hinge, `hinge`, and `power`, whose alternating rounds (Bi &
 //! Zhang's Algorithm 1, `svm::alternating`) each solve a hinge SVM on moved points ([`Target::Moved`]: the
-//! shards move their own rows) and compare the ball-hinge objective ([`Target::Ball`]). The hinge fits are
+//! shards move their own rows) and compare the ball-hinge objective (the hinge at `θ` of the rows moved for
+//! `θ` itself: the next round's first question, asked early and kept for it). The hinge fits are
 //! not Newton's over shards (hundreds of rounds on its nonsmooth objective) but a distributed dual method
 //! with an exact finish (the `cocoa` module): tens of rounds, certified by the whole problem's duality gap, the local
 //! optimum to the solvers' tolerance (not bit for bit, since locally the hinge is solved by other routes).

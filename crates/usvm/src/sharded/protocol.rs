@@ -22,7 +22,7 @@ pub struct Point {
 }
 
 /// Which objective a [`Point`] is of. Power SVM's alternating rounds (Bi & Zhang's Algorithm 1) ask about
-/// two more than the method's own.
+/// moved rows too.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub enum Target {
     /// The method's: the expected hinge under the shard's covariances as the method prepares them (the
@@ -34,9 +34,6 @@ pub enum Target {
         /// The `w` whose direction moves the points.
         w: Vec<f64>,
     },
-    /// Power SVM's objective: the hinge at the worst point of each ball, `max(0, d_i + r_i‖w‖)`
-    /// ([`Question::Exact`] only).
-    Ball,
 }
 
 /// A question to every shard.
@@ -299,7 +296,7 @@ const F64: u64 = 8;
 fn point_bytes(p: &Point) -> u64 {
     let moved = match &p.target {
         Target::Moved { w } => w.len() as u64,
-        Target::Method | Target::Ball => 0,
+        Target::Method => 0,
     };
     F64 * (p.theta.len() as u64 + 2 + moved)
 }

@@ -4,13 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::dual_round::Rows;
+use super::dual_round::{Rows, Shift};
 use super::protocol::{Answer, AtStep, DualRound, DualState, Point, Question, ShardInfo, Target};
 use super::{Plan, Treatment};
 use crate::covariance::Covariances;
-use crate::data::{Dataset, Features};
+use crate::data::{Dataset, Features, norm2};
 use crate::error::{Error, Result, invalid};
-use crate::loss::{BallHinge, ExpectedHinge};
+use crate::loss::ExpectedHinge;
 use crate::model::Model;
 use crate::objective::{Curvature, LineTerms, Objective, Problem};
 use crate::ovr;
@@ -29,14 +29,14 @@ pub struct Shard {
     weights: Option<Vec<f64>>,
     covariances: Covariances,
     fit_intercept: bool,
-    /// Power SVM: the radii `r_i` of the balls, and `r_i²` as isotropic covariances (`σ_i = r_i‖w‖`).
-    balls: Option<(Vec<f64>, Covariances)>,
+    /// Power SVM: the radii `r_i` of the balls.
+    radii: Option<Vec<f64>>,
     /// `±1` labels of the last binary problem asked about.
     #[serde(skip)]
     signs: (i64, Vec<f64>),
-    /// Power SVM: the rows moved for the last [`Target::Moved`] asked about (problem, `w`, rows).
+    /// Power SVM: the rows moved for the last [`Target::Moved`] asked about.
     #[serde(skip)]
-    moved: Option<(i64, Vec<f64>, Features<'static>)>,
+    moved: Option<Moved>,
     /// The curvature at the last `ValueGrad` point.
     #[serde(skip)]
     curvature: Option<(Point, Curvature)>,
@@ -56,7 +56,7 @@ impl Shard {
         let plan = Plan::of(params)?;
         data.validate_rows()?;
         let (l, n) = (data.n_samples(), data.n_features());
-        let mut balls = None;
+        let mut radii = None;
         let covariances = match plan.treatment {
             Treatment::AsGiven => data.covariances,
             Treatment::Isotropic => data.covariances.to_isotropic(l, n),
@@ -64,7 +64,7 @@ impl Shard {
             Treatment::Power { radius_scale, .. } => {
                 let squared = power_radii(&data, radius_scale)?;
                 let Covariances::Isotropic(c) = &squared else { unreachable!("power_radii returns isotropic radii") };
-                balls = Some((c.variances.iter().map(|v| v.sqrt()).collect(), squared));
+                radii = Some(c.variances.iter().map(|v| v.sqrt()).collect());
                 Covariances::None
             }
         };
@@ -74,7 +74,7 @@ impl Shard {
             weights: data.weights,
             covariances,
             fit_intercept: plan.linear.fit_intercept,
-            balls,
+            radii,
             moved: None,
             signs: (0, Vec::new()),
             curvature: None,
@@ -138,7 +138,7 @@ impl Shard {
             return Err(Error::DimensionMismatch { what: "θ", expected: self.dim(), found: at.theta.len() });
         }
         self.ensure_signs(at.positive);
-        self.ensure_target(at, false)?;
+        self.ensure_target(at, true)?;
         let mut state = match state {
             _ if round.round == 0 => {
                 DualState { solve: round.solve, rounds: 0, positive: at.positive, alpha: vec![0.0; self.n_samples()] }
@@ -155,15 +155,21 @@ impl Shard {
                 });
             }
         };
-        let answer = self.rows(at).dual_round(round, &mut state.alpha);
+        let answer = self.rows(at, false).dual_round(round, &mut state.alpha);
         state.rounds += 1;
         Ok((state, Answer::Dual(answer)))
     }
 
-    /// The rows of `at`'s binary problem and target, for the dual method and the exact finish.
-    fn rows(&self, at: &Point) -> Rows<'_> {
+    /// The rows of `at`'s binary problem and target, for the dual method; for the exact finish's questions
+    /// (`shifted`) Power SVM's moved rows as the rows and their shift.
+    fn rows(&self, at: &Point, shifted: bool) -> Rows<'_> {
         let p = self.problem(at);
-        Rows { x: p.features, y: p.y, c: p.weights, fit_intercept: self.fit_intercept }
+        let shift = match (&at.target, &self.moved) {
+            (Target::Moved { .. }, Some(m)) if shifted => Some(Shift { along: &m.w, by: &m.by }),
+            _ => None,
+        };
+        let x = if shift.is_some() { &self.features } else { p.features };
+        Rows { x, y: p.y, c: p.weights, fit_intercept: self.fit_intercept, shift }
     }
 
     fn answer_stateless(&mut self, question: &Question) -> Result<Answer> {
@@ -173,7 +179,8 @@ impl Shard {
         };
         if let Some(at) = question.at() {
             self.ensure_signs(at.positive);
-            self.ensure_target(at, matches!(question, Question::Exact { next: None, .. }))?;
+            // The exact finish's questions need no moved rows formed.
+            self.ensure_target(at, !matches!(question, Question::Margin { .. }))?;
         }
         match question {
             Question::Describe => {
@@ -251,14 +258,7 @@ impl Shard {
             Question::Exact { at, next } => {
                 check("θ", &at.theta)?;
                 hessian_fits(next.is_some_and(|s| s.hessian), dim)?;
-                let (value, min_sigma) = match (&at.target, &self.balls) {
-                    (Target::Ball, Some((_, squared))) => Objective {
-                        fit_intercept: self.fit_intercept,
-                        ..Objective::new(Problem { covariances: squared.as_dyn(), ..self.problem(at) }, BallHinge, 0.0)
-                    }
-                    .data_exact(&at.theta),
-                    _ => self.objective(at).data_exact(&at.theta),
-                };
+                let (value, min_sigma) = self.objective(at).data_exact(&at.theta);
                 // The next stage's first sums, as its `ValueGrad` would give them.
                 let next = next.map(|stage| self.sums_at(Point { floor: stage.floor, ..at.clone() }, stage.hessian));
                 Ok(Answer::Exact { value, min_sigma, next })
@@ -271,7 +271,7 @@ impl Shard {
                 if !matches!(self.covariances, Covariances::None) {
                     return Err(invalid("question", "Margin", "is the plain hinge's; this shard has covariances"));
                 }
-                Ok(Answer::Margin(self.rows(at).margin(&at.theta, *band, *max_rows, origin, steps)))
+                Ok(Answer::Margin(self.rows(at, true).margin(&at.theta, *band, *max_rows, origin, steps)))
             }
             Question::Dual(_) => unreachable!("answered with its state"),
         }
@@ -284,31 +284,28 @@ impl Shard {
         }
     }
 
-    /// Checks that `at.target` is one this shard has (the moved targets and the balls are Power SVM's, the
-    /// balls only for `Exact`), and moves the rows for a new [`Target::Moved`] (once per `w`).
-    fn ensure_target(&mut self, at: &Point, exact: bool) -> Result<()> {
-        let refuse = |what: &str| Err(invalid("target", what, "is Power SVM's; this shard is another method's"));
-        match (&at.target, &self.balls) {
-            (Target::Method, _) => Ok(()),
-            (Target::Ball, Some(_)) if exact => Ok(()),
-            (Target::Ball, Some(_)) => Err(invalid("target", "Ball", "is asked about with Exact only")),
-            (Target::Ball, None) => refuse("Ball"),
-            (Target::Moved { .. }, None) => refuse("Moved"),
-            (Target::Moved { w }, Some((radii, _))) => {
-                if w.len() != self.features.n_features() {
-                    return Err(Error::DimensionMismatch {
-                        what: "w",
-                        expected: self.features.n_features(),
-                        found: w.len(),
-                    });
-                }
-                if self.moved.as_ref().is_none_or(|(p, v, _)| *p != at.positive || v != w) {
-                    let rows = shift_points(&self.features, &self.signs.1, radii, w);
-                    self.moved = Some((at.positive, w.clone(), rows));
-                }
-                Ok(())
-            }
+    /// Checks that `at.target` is one this shard has (the moved targets are Power SVM's), and moves the
+    /// rows for a new [`Target::Moved`] (once per `w`; forming them only if `formed`).
+    fn ensure_target(&mut self, at: &Point, formed: bool) -> Result<()> {
+        let (Target::Moved { w }, radii) = (&at.target, &self.radii) else { return Ok(()) };
+        let Some(radii) = radii else {
+            return Err(invalid("target", "Moved", "is Power SVM's; this shard is another method's"));
+        };
+        let n = self.features.n_features();
+        if w.len() != n {
+            return Err(Error::DimensionMismatch { what: "w", expected: n, found: w.len() });
         }
+        if self.moved.as_ref().is_none_or(|m| m.positive != at.positive || m.w != *w) {
+            // `a_i` as `shift_points` forms the moved rows.
+            let norm = norm2(w);
+            let by = self.signs.1.iter().zip(radii).map(|(y, r)| if norm > 0.0 { y * r / norm } else { 0.0 }).collect();
+            self.moved = Some(Moved { positive: at.positive, w: w.clone(), by, rows: None });
+        }
+        let moved = self.moved.as_mut().expect("set above");
+        if formed && moved.rows.is_none() {
+            moved.rows = Some(shift_points(&self.features, &self.signs.1, radii, w));
+        }
+        Ok(())
     }
 
     /// The rows, labels and covariances of `at`'s binary problem and target (after [`Self::ensure_target`];
@@ -316,7 +313,7 @@ impl Shard {
     fn problem(&self, at: &Point) -> Problem<'_> {
         debug_assert_eq!(self.signs.0, at.positive);
         let features = match (&at.target, &self.moved) {
-            (Target::Moved { .. }, Some((_, _, rows))) => rows,
+            (Target::Moved { .. }, Some(Moved { rows: Some(rows), .. })) => rows,
             _ => &self.features,
         };
         Problem { features, y: &self.signs.1, weights: self.weights.as_deref(), covariances: self.covariances.as_dyn() }
@@ -354,10 +351,62 @@ impl Shard {
     }
 }
 
+/// Power SVM's rows moved for the direction of `w` in binary problem `positive`, `x_i + a_i w` with
+/// `a_i = y_i r_i/‖w‖` (`by`); formed (`rows`) only once a question other than the exact finish's asks.
+struct Moved {
+    positive: i64,
+    w: Vec<f64>,
+    by: Vec<f64>,
+    rows: Option<Features<'static>>,
+}
+
 /// An error unless a Hessian, if `wanted`, is one the shard forms (at most 64 variables: `dim²` numbers).
 fn hessian_fits(wanted: bool, dim: usize) -> Result<()> {
     if wanted && dim > DIRECT_MAX_DIM {
         return Err(invalid("hessian", dim, "is formed only up to 64 variables (dim² numbers)"));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sharded::MarginAnswer;
+
+    #[test]
+    fn the_finish_sees_moved_rows_without_forming_them() {
+        // A Margin question about moved rows, answered from the rows and their shift, against the same
+        // question answered on the moved rows formed (as the other questions use them).
+        let (l, n) = (60, 4);
+        let x = ndarray::Array2::from_shape_fn((l, n), |(i, j)| ((i * 7 + j * 3) % 11) as f64 / 5.0 - 1.0);
+        let labels: Vec<i64> = (0..l).map(|i| (i % 3 == 0) as i64).collect();
+        let variances = (0..l).map(|i| 0.1 + (i % 5) as f64 / 10.0).collect();
+        let data = Dataset::dense(x, labels).with_covariances(Covariances::isotropic(variances));
+        let mut shard = Shard::new(&MethodParams::default_for("power").unwrap(), data).unwrap();
+        let target = Target::Moved { w: vec![0.3, -0.5, 0.2, 0.4] };
+        let at = Point { positive: 1, theta: vec![0.2, -0.4, 0.3, 0.1, 0.05], floor: 0.0, target };
+        let question = |max_rows| Question::Margin {
+            at: at.clone(),
+            band: 0.8,
+            max_rows,
+            origin: vec![0.1, 0.1, -0.1, 0.2, 0.0],
+            steps: vec![0.5, 0.25],
+        };
+        for max_rows in [5, 1000] {
+            let Answer::Margin(shifted) = shard.answer(&question(max_rows)).unwrap() else { panic!() };
+            assert!(shard.moved.as_ref().unwrap().rows.is_none(), "Margin formed the moved rows");
+            shard.ensure_target(&at, true).unwrap();
+            let Question::Margin { band, origin, steps, .. } = question(max_rows) else { unreachable!() };
+            let formed = shard.rows(&at, false).margin(&at.theta, band, max_rows, &origin, &steps);
+            let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(u, v)| (u - v).abs() <= 1e-12 * (1.0 + v.abs()));
+            let MarginAnswer { hinge, line, rows, y, c, active_sums, active_weights } = shifted;
+            assert!(close(&[hinge], &[formed.hinge]) && close(&line, &formed.line));
+            assert_eq!((y, c, active_weights), (formed.y, formed.c, formed.active_weights));
+            assert!(rows.n_samples() > 0 && close(rows.to_dense().as_slice().unwrap(), formed.rows.to_dense().as_slice().unwrap()));
+            for k in 0..2 {
+                assert!(close(&active_sums[k], &formed.active_sums[k]));
+            }
+            shard.moved.as_mut().unwrap().rows = None;
+        }
+    }
 }

@@ -96,21 +96,18 @@ fn sharded_power_runs_the_local_rounds() {
             assert!((x - y).abs() <= 1e-4 * scale, "coefficient {x} vs {y}");
         }
     }
-    // Power SVM's targets are refused by another method's shard, and the balls outside Exact.
+    // Power SVM's moved target is refused by another method's shard, and a `w` of the wrong width.
     let data = common::random_dataset(3, "diag", 20, 3);
     let point = |target| usvm::sharded::Point { positive: 1, theta: vec![0.1; 4], floor: 0.0, target };
+    let moved = |width| usvm::sharded::Target::Moved { w: vec![1.0; width] };
     let mut gsu = Shard::new(&params("gsu", json!({})), data.clone()).unwrap();
-    for target in [usvm::sharded::Target::Ball, usvm::sharded::Target::Moved { w: vec![1.0; 3] }] {
-        assert!(gsu.answer(&Question::Exact { at: point(target), next: None }).is_err());
-    }
+    assert!(gsu.answer(&Question::Exact { at: point(moved(3)), next: None }).is_err());
+    let margin = |target| Question::Margin { at: point(target), band: 1.0, max_rows: 5, origin: vec![], steps: vec![] };
+    assert!(gsu.answer(&margin(moved(3))).is_err());
     let mut power = Shard::new(&params("power", json!({})), data).unwrap();
-    let ball = Question::ValueGrad { at: point(usvm::sharded::Target::Ball), hessian: false };
-    assert!(power.answer(&ball).is_err());
-    let short = Question::Exact { at: point(usvm::sharded::Target::Moved { w: vec![1.0; 2] }), next: None };
+    let short = Question::Exact { at: point(moved(2)), next: None };
     assert!(matches!(power.answer(&short), Err(Error::DimensionMismatch { .. })));
-    // The balls' next stage is a ValueGrad on the balls: refused too.
-    let next = Some(usvm::sharded::NextStage { floor: 0.1, hessian: false });
-    assert!(power.answer(&Question::Exact { at: point(usvm::sharded::Target::Ball), next }).is_err());
+    assert!(matches!(power.answer(&margin(moved(2))), Err(Error::DimensionMismatch { .. })));
 }
 
 #[test]
