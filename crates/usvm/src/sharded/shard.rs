@@ -402,7 +402,10 @@ mod tests {
             let MarginAnswer { hinge, line, rows, y, c, active_sums, active_weights } = shifted;
             assert!(close(&[hinge], &[formed.hinge]) && close(&line, &formed.line));
             assert_eq!((y, c, active_weights), (formed.y, formed.c, formed.active_weights));
-            assert!(rows.n_samples() > 0 && close(rows.to_dense().as_slice().unwrap(), formed.rows.to_dense().as_slice().unwrap()));
+            assert!(
+                rows.n_samples() > 0
+                    && close(rows.to_dense().as_slice().unwrap(), formed.rows.to_dense().as_slice().unwrap())
+            );
             for k in 0..2 {
                 assert!(close(&active_sums[k], &formed.active_sums[k]));
             }

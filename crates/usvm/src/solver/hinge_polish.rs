@@ -615,11 +615,12 @@ const REDUCED_ROUNDS: usize = 4;
 ///
 /// `None` if the rounds do not settle, a QP solve fails (or needs more than `max_qp_iterations`
 /// interior-point iterations in all), or the final active-set solve does not settle. With `working ≥ ℓ` it
-/// is the exact solution of the whole problem, whatever `theta` is; and then, given `accept_gap`, the first
+/// is the exact solution of the whole problem, whatever `theta` is. Given `accept_gap`, the first
 /// interior-point iterate whose relative duality gap `(J - D)/J` meets it is returned as it is (`J` at its
-/// `[w; b]`, `D` at its multipliers `β` clipped into `[0, c_i/ℓ]` and made feasible as in
-/// [`crate::solver::dual_cd::dual_value`]; its `residual` is the hinge sub-gradient's norm): a loose
-/// tolerance costs a few factorisations, not the whole path.
+/// `[w; b]`, `D` at its multipliers `β` clipped into `[0, c_i/ℓ]`, the fixed examples' those of their
+/// sides, made feasible as in [`crate::solver::dual_cd::dual_value`]; its `residual` is the hinge
+/// sub-gradient's norm): a loose tolerance costs a few factorisations, not the whole path, and a tight one
+/// certifies a QP solution whose sides the active-set solve would not settle.
 #[allow(clippy::too_many_arguments)]
 pub fn reduced_solve(
     x: &Features,
@@ -692,22 +693,21 @@ pub fn reduced_solve(
             }
             theta
         };
-        // The multipliers of the whole problem from the working set's, clipped into the box.
+        // The multipliers of the whole problem from the working set's, clipped into the box, and the fixed
+        // examples' of their sides (`c_i/ℓ` on the linear side, else 0).
         let full_beta = |beta: &[f64]| {
-            let mut full = vec![0.0; l];
+            let mut full: Vec<f64> = (0..l).map(|i| if fixed_active[i] { upper(i) } else { 0.0 }).collect();
             for (&i, &b) in u.iter().zip(beta) {
                 full[i] = b.clamp(0.0, upper(i));
             }
             full
         };
-        // The early stop: only when the working set is the whole problem (its certificate is the problem's).
-        let gap_tol = accept_gap.filter(|_| u.len() == (0..l).filter(|&i| upper(i) > 0.0).count());
         let certifies = |v: &[f64], beta: &[f64]| {
             let primal = objective_value(x, y, weights, lambda, DualLoss::Hinge, fit_intercept, &full_theta(v));
             let dual = dual_value(x, y, weights, lambda, DualLoss::Hinge, fit_intercept, &full_beta(beta));
-            gap_tol.is_some_and(|tol| relative_gap(primal, dual) <= tol)
+            accept_gap.is_some_and(|tol| relative_gap(primal, dual) <= tol)
         };
-        let accept: Option<Accept<'_>> = gap_tol.map(|_| &certifies as Accept<'_>);
+        let accept: Option<Accept<'_>> = accept_gap.map(|_| &certifies as Accept<'_>);
         let set =
             WorkingSet { x, y, lambda, fit_intercept, u: &u, cols: &cols, position: &position, g: &g, g_bias, upper };
         let budget = max_qp_iterations.checked_sub(qp_iterations)?;
