@@ -406,8 +406,8 @@ mod tests {
                 rows.n_samples() > 0
                     && close(rows.to_dense().as_slice().unwrap(), formed.rows.to_dense().as_slice().unwrap())
             );
-            for k in 0..2 {
-                assert!(close(&active_sums[k], &formed.active_sums[k]));
+            for (sums, expected) in active_sums.iter().zip(&formed.active_sums) {
+                assert!(close(sums, expected));
             }
             shard.moved.as_mut().unwrap().rows = None;
         }
