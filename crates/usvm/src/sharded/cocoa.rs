@@ -14,13 +14,15 @@
 //!
 //! **The smoothed start.** Where a multiplier needs many coordinate steps to cross its box (large `C`: small
 //! λ, long rows), the dual method's rounds progress slowly, as the local dual coordinate descent's epochs
-//! do; there the fit starts, as the local fit's primal route does, with Newton on the hinge smoothed down to
-//! the floor [`SMOOTHED_FLOOR`] over the shards (the Hessian sent up to 64 variables, GIANT's directions
-//! beyond, one-round line searches that bring the next derivatives along: about two rounds a step), and
-//! goes straight to the exact finish from its solution; the dual method's rounds follow only if that does
-//! not certify. One stage at `σ = 0.1` is near enough for the finish: going on to `σ = 0.01`, Newton took
-//! 16 more small steps on the nearly unsmoothed hinge (GIANT's directions, 2 shards of 20,000 × 100: 55
-//! rounds in all, now 20).
+//! do; and where the finish gathers a small share of the rows (over ~10⁵ rows), its band around the margin
+//! is too narrow for the dual method's points. There the fit starts, as the local fit's primal route does,
+//! with Newton on the hinge smoothed down to the floor [`SMOOTHED_FLOOR`] over the shards (the Hessian sent
+//! up to 64 variables, GIANT's directions beyond, one-round line searches that bring the next derivatives
+//! along: about two rounds a step), and goes straight to the exact finish from its solution. One stage at
+//! `σ = 0.1` is usually near enough: going on to `σ = 0.01` at once, Newton took 16 more small steps on the
+//! nearly unsmoothed hinge (GIANT's directions, 2 shards of 20,000 × 100: 55 rounds in all, now 20). If the
+//! finish does not certify, one more stage at a tenth of the floor and the finish again (down to
+//! [`SMOOTHED_FLOOR_MIN`], while the stages converge); the dual method's rounds follow only after that.
 //!
 //! **A warm start** (Power SVM's next round, whose moved points are near the last round's, or a path's
 //! next λ) tries the exact finish from the nearby solution first: its margin rows are nearly the new
@@ -33,8 +35,10 @@
 //! are gathered ([`super::Question::Margin`]: a few thousand, [`gather_target`], within a band chosen from
 //! the round's histogram of `|d_i|`) and every other row with `d_i > band` is summed per class into one row
 //! of weight `Σ c_i` (while its rows keep `d_i > 0` it is the same linear term). The driver solves this small
-//! hinge problem exactly with the local certified solver (every route of [`LinearSvmParams`]'s plain hinge) and asks
-//! for the hinge at its solution: its multipliers, spread over the summed rows in proportion to `c_i`, are a
+//! hinge problem exactly: by the working-set solve of [`reduced_solve`] with the summed rows fixed as a
+//! linear term (at 10⁶ rows they weigh ~10⁵ times as much as a gathered row, and every route of the local
+//! solver stalls on such rows), else by the local certified solver ([`LinearSvmParams`]'s plain hinge),
+//! and asks for the hinge at its solution: its multipliers, spread over the summed rows in proportion to `c_i`, are a
 //! dual point of the whole problem with the same dual value, so the whole primal against the small
 //! problem's dual is a certificate of the whole fit. If a row left outside changed side the gap shows it;
 //! the same round evaluates the whole objective along the segment from the point the small problem was
