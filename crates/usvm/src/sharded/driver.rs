@@ -18,6 +18,9 @@ use crate::solver::exact::{self, Continuation};
 use crate::solver::newton::{self, DIRECT_MAX_DIM, LineGrid, SmoothFunction};
 use crate::svm::{POWER_TOL, alternating};
 
+/// A grid line search covers at most this many times `max(‖x‖, 1)` of its direction.
+const GRID_REACH: f64 = 1e3;
+
 /// The transport between the driver and the shards: asks every shard the same question and returns their
 /// answers **in shard order**. An engine implements it (re-creating a lost shard from its partition and
 /// asking again); a `Vec` of local [`Shard`]s is one too.
@@ -591,6 +594,23 @@ impl SmoothFunction for Stage<'_, '_, '_> {
         if !o.grid_line {
             return newton::line_minimum(&*self.line(x, d), slope);
         }
+        // A direction far longer than the point (a nearly flat coordinate: the bias when every row is far
+        // beyond the smoothed kink, curvature e^-50) is searched along its first GRID_REACH·max(‖x‖, 1) of
+        // length: the grid's smallest step (~10⁻¹⁷) would be too long for it (100,000 × 20 at λ = 1e-5: a
+        // direction of norm 10⁸¹, a step raising J to 10⁶³).
+        let scale = (GRID_REACH * norm2(x).max(1.0) / norm2(d)).min(1.0);
+        if scale < 1.0 {
+            let shorter: Vec<f64> = d.iter().map(|v| v * scale).collect();
+            return scale * self.grid_line_minimum(x, &shorter, slope * scale);
+        }
+        self.grid_line_minimum(x, d, slope)
+    }
+}
+
+impl Stage<'_, '_, '_> {
+    /// [`SmoothFunction::line_minimum`] on the grid.
+    fn grid_line_minimum(&self, x: &[f64], d: &[f64], slope: f64) -> f64 {
+        let o = self.objective;
         let at = o.point(x, self.floor);
         let total = o.line_total(x, d);
         // From w = 0 the loss has almost no curvature: the direction is a scaled gradient, its step anywhere
