@@ -338,8 +338,8 @@ impl ShardedObjective<'_, '_> {
     /// problem's solution `θ*` for the hinge there, along the segment from the point it was built at, and
     /// the band around `θ*`; the finish goes on from the segment's best point (the whole objective is convex,
     /// so it descends), and stops when that is no better than where it started. With `expect_certified` (a
-    /// finish from a nearby solution), the first `θ*` is asked about without the band: the rows come only
-    /// if it does not certify, in a round of their own.
+    /// finish from a nearby solution), the first `θ*` is asked about without the band or the segment: they
+    /// come only if it does not certify, in a round of their own.
     fn finish(
         &self,
         best: &mut Certificate,
@@ -364,8 +364,9 @@ impl ShardedObjective<'_, '_> {
             used += 1;
             let along = origin.as_ref().map_or(&[][..], |(o, _)| o.as_slice());
             let lean_now = lean && last.is_some();
-            let rows = if lean_now { 0 } else { per_shard };
-            let Some(mut m) = self.margin_sums(&theta, band, rows, along, &steps) else { break };
+            // A lean question asks for neither rows nor the segment: both come again if it does not certify.
+            let (rows, segment) = if lean_now { (0, &[][..]) } else { (per_shard, along) };
+            let Some(mut m) = self.margin_sums(&theta, band, rows, segment, &steps) else { break };
             let value =
                 |t: &[f64], hinge: f64| 0.5 * self.lambda * dot(&t[..self.n], &t[..self.n]) + self.inv_l * hinge;
             let at_theta = value(&theta, m.hinge);
