@@ -124,20 +124,17 @@ def main() -> None:
         "round trip ms | of which compute | in-process s | fit / in-process | rel. objective diff"
     )
     print("---|---|---|---|---|---|---|---|---|---|---|---|---|---")
-    for r in rows:
+    for r in rows + [big]:
         print(
             f"{r['workers']} | {r['partitions']} | {r['rows']} | {r['rounds']} | {r['newton']} | "
             f"{r['sent'] / 1024:.0f} | {r['received'] / 1024:.0f} | {r['fit']:.2f} | {1e3 * r['per_round']:.1f} | "
             f"{1e3 * r['round_wall']:.1f} | {1e3 * r['compute']:.1f} | "
             f"{r['local']:.2f} | {r['fit'] / r['local']:.2f} | {r['rel']:.1e}"
         )
-    print(f"{big['workers']} | {big['partitions']} | {big['rows']} | {big['rounds']} | {big['newton']} | "
-          f"{big['sent'] / 1024:.0f} | {big['received'] / 1024:.0f} | {big['fit']:.2f} | {1e3 * big['per_round']:.1f} | "
-          f"{1e3 * big['round_wall']:.1f} | {1e3 * big['compute']:.1f} | {big['local']:.2f} | "
-          f"{big['fit'] / big['local']:.2f} | {big['rel']:.1e}")
     one = rows[0]
     if len(rows) > 1:
-        print(f"weak-scaling efficiency 1 → 2 workers (time per round): {one['per_round'] / rows[1]['per_round']:.2f}")
+        efficiency = one["per_round"] / rows[1]["per_round"]
+        print(f"weak-scaling efficiency 1 → 2 workers (time per round): {efficiency:.2f}")
     # Projection: a round costs latency + fixed + (rows per worker) × (cost per row), all measured with 1
     # worker: per row and fixed from the slowest shard's compute per round at two sizes, latency the rest
     # of a round trip; and the driver's own time between rounds, which does not grow with the rows.
@@ -148,11 +145,12 @@ def main() -> None:
     big_rows, big_workers = 3e8, 32
     rounds = max(r["rounds"] for r in rows + [big])
     per_round = latency + fixed + per_row_round * big_rows / big_workers * (100 / a.features)
+    minutes = (driver + per_round * rounds) / 60
     print(
         f"projection, 3e8 × 100 on 32 workers: {driver:.1f} s in the driver + {per_round:.2f} s per round "
-        f"(latency {1e3 * latency:.1f} ms + fixed {1e3 * fixed:.1f} ms + {per_row_round * 1e9:.1f} ns per row "
-        f"and round × 100/{a.features} features) × {rounds} rounds ≈ {(driver + per_round * rounds) / 60:.1f} min "
-        f"per λ (the most rounds and the longest driver time measured here, at {a.features} features)"
+        f"(latency {1e3 * latency:.1f} ms + fixed {1e3 * fixed:.1f} ms + {per_row_round * 1e9:.1f} ns "
+        f"per row and round × 100/{a.features} features) × {rounds} rounds ≈ {minutes:.1f} min per λ "
+        f"(the most rounds and the longest driver time measured here, at {a.features} features)"
     )
 
 
