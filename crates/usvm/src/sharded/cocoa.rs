@@ -48,7 +48,7 @@
 
 use super::driver::ShardedObjective;
 use super::dual_round::{bin_edge, stack};
-use super::protocol::{Answer, BINS, DualAnswer, DualRound, MarginAnswer, Question};
+use super::protocol::{Answer, BINS, DualAnswer, DualRound, MarginAnswer, Question, Target};
 use crate::covariance::Covariances;
 use crate::data::{Features, axpy, dot, norm2};
 use crate::objective::Problem;
@@ -366,7 +366,11 @@ impl ShardedObjective<'_, '_> {
             let lean_now = lean && last.is_some();
             // A lean question asks for neither rows nor the segment: both come again if it does not certify.
             let (rows, segment) = if lean_now { (0, &[][..]) } else { (per_shard, along) };
-            let Some(mut m) = self.margin_sums(&theta, band, rows, segment, &steps) else { break };
+            let asked = match &self.target {
+                Target::Moved { w: now } if lean_now => self.first_of_next(&theta, now),
+                _ => self.margin_sums(&theta, band, rows, segment, &steps),
+            };
+            let Some(mut m) = asked else { break };
             let value =
                 |t: &[f64], hinge: f64| 0.5 * self.lambda * dot(&t[..self.n], &t[..self.n]) + self.inv_l * hinge;
             let at_theta = value(&theta, m.hinge);
@@ -425,14 +429,38 @@ impl ShardedObjective<'_, '_> {
         }
     }
 
-    /// The objective at `θ` from the first question of a finish from `θ` (asked ahead: that finish takes
-    /// its answers without a round); NaN after a failure.
+    /// The objective at `θ` from the first question of a finish from `θ`, asked ahead (or already, by the
+    /// last finish's certificate, [`Self::first_of_next`]) and kept for that finish; NaN after a failure.
     pub(super) fn first_finish_value(&self, theta: &[f64]) -> f64 {
-        let question = self.margin_question(theta, f64::INFINITY, self.finish_rows(), &[], &[]);
-        match self.driver.ask_ahead(&question).and_then(|a| self.gather_margins(a, 0)) {
+        let question = self.first_question(theta);
+        let Some(answers) = self.driver.ask_kept(&question) else { return f64::NAN };
+        self.driver.keep(question, answers.clone());
+        match self.gather_margins(answers, 0) {
             Some(m) => 0.5 * self.lambda * dot(&theta[..self.n], &theta[..self.n]) + self.inv_l * m.hinge,
             None => f64::NAN,
         }
+    }
+
+    /// The first question of a finish from `θ`: the hinge there and the rows nearest the margin.
+    fn first_question(&self, theta: &[f64]) -> Question {
+        self.margin_question(theta, f64::INFINITY, self.finish_rows(), &[], &[])
+    }
+
+    /// Power SVM's certificate of a warm finish at `θ*`: the hinge of this alternation's moved rows at `θ*`,
+    /// brought by the next alternation's first question (the rows moved for `θ*` itself, whose answers
+    /// are kept for it) from the same pass. The rows and sums in the result are the next target's.
+    fn first_of_next(&self, theta: &[f64], now: &[f64]) -> Option<MarginAnswer> {
+        let next = ShardedObjective { target: Target::Moved { w: theta[..self.n].to_vec() }, ..*self };
+        let question = next.first_question(theta);
+        let Question::Margin { at, band, max_rows, origin, steps, .. } = question.clone() else {
+            unreachable!("a margin question")
+        };
+        let with_now = Question::Margin { at, band, max_rows, origin, steps, also: now.to_vec() };
+        let answers = self.driver.ask_in_solver(&with_now)?;
+        self.driver.keep(question, answers.clone());
+        let mut m = self.gather_margins(answers, 0)?;
+        m.hinge = m.also_hinge;
+        Some(m)
     }
 
     fn margin_question(&self, theta: &[f64], band: f64, max_rows: usize, origin: &[f64], steps: &[f64]) -> Question {
@@ -442,6 +470,7 @@ impl ShardedObjective<'_, '_> {
             max_rows,
             origin: origin.to_vec(),
             steps: if origin.is_empty() { Vec::new() } else { steps.to_vec() },
+            also: Vec::new(),
         }
     }
 
@@ -463,7 +492,7 @@ impl ShardedObjective<'_, '_> {
     fn gather_margins(&self, answers: Vec<Answer>, line: usize) -> Option<MarginAnswer> {
         let n = self.n;
         let mut parts = Vec::with_capacity(answers.len());
-        let (mut hinge, mut y, mut c) = (0.0, Vec::new(), Vec::new());
+        let (mut hinge, mut also_hinge, mut y, mut c) = (0.0, 0.0, Vec::new(), Vec::new());
         let mut line = vec![0.0; line];
         let (mut active_sums, mut active_weights) = ([vec![0.0; n], vec![0.0; n]], [0.0; 2]);
         for (index, a) in answers.into_iter().enumerate() {
@@ -476,6 +505,7 @@ impl ShardedObjective<'_, '_> {
                         && m.active_sums.iter().all(|s| s.len() == n) =>
                 {
                     hinge += m.hinge;
+                    also_hinge += m.also_hinge;
                     axpy(1.0, &m.line, &mut line);
                     y.extend_from_slice(&m.y);
                     c.extend_from_slice(&m.c);
@@ -492,7 +522,7 @@ impl ShardedObjective<'_, '_> {
             }
         }
         let rows = stack(&parts.iter().collect::<Vec<_>>(), &[], n);
-        Some(MarginAnswer { hinge, line, rows, y, c, active_sums, active_weights })
+        Some(MarginAnswer { hinge, line, rows, y, c, active_sums, active_weights, also_hinge })
     }
 
     /// The small problem of a finish, gathered at `from`: the gathered rows and, per class, the summed row

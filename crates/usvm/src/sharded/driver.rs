@@ -216,7 +216,7 @@ pub(super) struct Driver<'s> {
     pub(super) weight_sum: f64,
     /// A stage's first sums brought along by the last stage's `Exact` round, for the point they are at.
     ahead: RefCell<Option<(Point, ValueGrad)>>,
-    /// The answers to a question asked ahead of the solver that will ask it ([`Self::ask_kept`]).
+    /// The answers to a question asked ahead of the solver that will ask it ([`Self::keep`]).
     kept: RefCell<Option<(Question, Vec<Answer>)>>,
     /// The step the last one-round line search took ([`Stage::line_minimum`]), if not from `w = 0`.
     last_step: Cell<Option<f64>>,
@@ -268,14 +268,12 @@ impl Driver<'_> {
         }
     }
 
-    /// [`Self::ask_in_solver`], keeping the answers for the next [`Self::ask_kept`] of the same question.
-    pub(super) fn ask_ahead(&self, question: &Question) -> Option<Vec<Answer>> {
-        let answers = self.ask_in_solver(question)?;
-        *self.kept.borrow_mut() = Some((question.clone(), answers.clone()));
-        Some(answers)
+    /// Keeps `answers` to `question` for the next [`Self::ask_kept`] of it.
+    pub(super) fn keep(&self, question: Question, answers: Vec<Answer>) {
+        *self.kept.borrow_mut() = Some((question, answers));
     }
 
-    /// The answers kept by [`Self::ask_ahead`] if they are to `question` (without a round), else
+    /// The answers kept by [`Self::keep`] if they are to `question` (without a round), else
     /// [`Self::ask_in_solver`]. Only for questions whose answers depend on nothing but the question.
     pub(super) fn ask_kept(&self, question: &Question) -> Option<Vec<Answer>> {
         match self.kept.borrow_mut().take() {

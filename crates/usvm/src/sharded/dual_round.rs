@@ -131,12 +131,23 @@ impl Rows<'_> {
         DualAnswer { class_sums, class_alpha, hinge, histogram, delta_w, delta_t }
     }
 
-    /// The answer to [`super::Question::Margin`] at `theta`.
-    pub fn margin(&self, theta: &[f64], band: f64, max_rows: usize, origin: &[f64], steps: &[f64]) -> MarginAnswer {
+    /// The answer to [`super::Question::Margin`] at `theta`; with `also` (the shift of another target of the
+    /// same rows), that target's hinge too: `d_i` moves by `-y_i (a'_i v'ᵀw - a_i vᵀw)`.
+    pub fn margin(
+        &self,
+        theta: &[f64],
+        band: f64,
+        max_rows: usize,
+        origin: &[f64],
+        steps: &[f64],
+        also: Option<&Shift<'_>>,
+    ) -> MarginAnswer {
         let (x, y) = (self.x, self.y);
         let n = x.n_features();
         let (w, b) = self.split(theta);
         let along_w = self.along(w);
+        let also_w = also.map(|s| dot(s.along, w));
+        let mut also_hinge = 0.0;
         let (w0, b0) = if origin.is_empty() { (w, b) } else { self.split(origin) };
         let along_w0 = self.along(w0);
         let mut hinge = 0.0;
@@ -161,6 +172,10 @@ impl Rows<'_> {
             }
             let d = 1.0 - yi * (self.row_dot(i, w, along_w) + b);
             hinge += c * d.max(0.0);
+            if let (Some(s), Some(also_w)) = (also, also_w) {
+                let own = self.shift.as_ref().map_or(0.0, |t| t.by[i] * along_w);
+                also_hinge += c * (d - yi * (s.by[i] * also_w - own)).max(0.0);
+            }
             if !line.is_empty() {
                 let d0 = 1.0 - yi * (self.row_dot(i, w0, along_w0) + b0);
                 for (h, &tau) in line.iter_mut().zip(steps) {
@@ -209,6 +224,7 @@ impl Rows<'_> {
             c: kept.iter().map(|&i| self.weight(i)).collect(),
             active_sums,
             active_weights,
+            also_hinge,
         }
     }
 }

@@ -112,6 +112,10 @@ pub enum Question {
         origin: Vec<f64>,
         /// The steps `τ` along the line.
         steps: Vec<f64>,
+        /// Power SVM: the `w` of another moved target (empty for none), whose hinge at `θ` comes too, from
+        /// the same pass ([`MarginAnswer::also_hinge`]).
+        #[serde(default)]
+        also: Vec<f64>,
     },
 }
 
@@ -289,6 +293,8 @@ pub struct MarginAnswer {
     pub active_sums: [Vec<f64>; 2],
     /// ... and their weights.
     pub active_weights: [f64; 2],
+    /// `Σ c_i max(0, d_i)` over all its rows for the question's `also` target (0 without one).
+    pub also_hinge: f64,
 }
 
 const F64: u64 = 8;
@@ -328,8 +334,8 @@ impl Question {
             }
             Question::LocalNewton { at, gradient, .. } => point_bytes(at) + F64 * (3 + gradient.len()) as u64,
             Question::Dual(r) => point_bytes(&r.at) + F64 * (7 + r.offsets.len() as u64),
-            Question::Margin { at, origin, steps, .. } => {
-                point_bytes(at) + F64 * (2 + origin.len() + steps.len()) as u64
+            Question::Margin { at, origin, steps, also, .. } => {
+                point_bytes(at) + F64 * (2 + origin.len() + steps.len() + also.len()) as u64
             }
         }
     }
@@ -358,7 +364,7 @@ impl Answer {
                     m.rows.stored_entries() as u64 * F64 * if matches!(m.rows, Features::Sparse(_)) { 3 } else { 2 }
                         / 2;
                 let sums = m.active_sums.iter().map(Vec::len).sum::<usize>();
-                rows + F64 * (2 * m.y.len() + sums + m.line.len() + 4) as u64
+                rows + F64 * (2 * m.y.len() + sums + m.line.len() + 5) as u64
             }
         }
     }

@@ -263,7 +263,7 @@ impl Shard {
                 let next = next.map(|stage| self.sums_at(Point { floor: stage.floor, ..at.clone() }, stage.hessian));
                 Ok(Answer::Exact { value, min_sigma, next })
             }
-            Question::Margin { at, band, max_rows, origin, steps } => {
+            Question::Margin { at, band, max_rows, origin, steps, also } => {
                 check("θ", &at.theta)?;
                 if !origin.is_empty() {
                     check("origin", origin)?;
@@ -271,7 +271,10 @@ impl Shard {
                 if !matches!(self.covariances, Covariances::None) {
                     return Err(invalid("question", "Margin", "is the plain hinge's; this shard has covariances"));
                 }
-                Ok(Answer::Margin(self.rows(at, true).margin(&at.theta, *band, *max_rows, origin, steps)))
+                let also_by = self.shift_of(also)?;
+                let also = also_by.as_ref().map(|by| Shift { along: also, by });
+                let rows = self.rows(at, true);
+                Ok(Answer::Margin(rows.margin(&at.theta, *band, *max_rows, origin, steps, also.as_ref())))
             }
             Question::Dual(_) => unreachable!("answered with its state"),
         }
@@ -296,9 +299,7 @@ impl Shard {
             return Err(Error::DimensionMismatch { what: "w", expected: n, found: w.len() });
         }
         if self.moved.as_ref().is_none_or(|m| m.positive != at.positive || m.w != *w) {
-            // `a_i` as `shift_points` forms the moved rows.
-            let norm = norm2(w);
-            let by = self.signs.1.iter().zip(radii).map(|(y, r)| if norm > 0.0 { y * r / norm } else { 0.0 }).collect();
+            let by = shift_by(&self.signs.1, radii, w);
             self.moved = Some(Moved { positive: at.positive, w: w.clone(), by, rows: None });
         }
         let moved = self.moved.as_mut().expect("set above");
@@ -306,6 +307,22 @@ impl Shard {
             moved.rows = Some(shift_points(&self.features, &self.signs.1, radii, w));
         }
         Ok(())
+    }
+
+    /// The `a_i` of the rows moved for `w` (`None` for an empty `w`: no such target), after
+    /// [`Self::ensure_target`] of the question's own point.
+    fn shift_of(&self, w: &[f64]) -> Result<Option<Vec<f64>>> {
+        if w.is_empty() {
+            return Ok(None);
+        }
+        let Some(radii) = &self.radii else {
+            return Err(invalid("also", "a moved target", "is Power SVM's; this shard is another method's"));
+        };
+        let n = self.features.n_features();
+        if w.len() != n {
+            return Err(Error::DimensionMismatch { what: "also", expected: n, found: w.len() });
+        }
+        Ok(Some(shift_by(&self.signs.1, radii, w)))
     }
 
     /// The rows, labels and covariances of `at`'s binary problem and target (after [`Self::ensure_target`];
@@ -351,6 +368,12 @@ impl Shard {
     }
 }
 
+/// `a_i = y_i r_i/‖w‖` of the rows moved for `w` (0 for `w = 0`: unmoved), as `shift_points` forms them.
+fn shift_by(y: &[f64], radii: &[f64], w: &[f64]) -> Vec<f64> {
+    let norm = norm2(w);
+    y.iter().zip(radii).map(|(y, r)| if norm > 0.0 { y * r / norm } else { 0.0 }).collect()
+}
+
 /// Power SVM's rows moved for the direction of `w` in binary problem `positive`, `x_i + a_i w` with
 /// `a_i = y_i r_i/‖w‖` (`by`); formed (`rows`) only once a question other than the exact finish's asks.
 struct Moved {
@@ -391,15 +414,16 @@ mod tests {
             max_rows,
             origin: vec![0.1, 0.1, -0.1, 0.2, 0.0],
             steps: vec![0.5, 0.25],
+            also: vec![],
         };
         for max_rows in [5, 1000] {
             let Answer::Margin(shifted) = shard.answer(&question(max_rows)).unwrap() else { panic!() };
             assert!(shard.moved.as_ref().unwrap().rows.is_none(), "Margin formed the moved rows");
             shard.ensure_target(&at, true).unwrap();
             let Question::Margin { band, origin, steps, .. } = question(max_rows) else { unreachable!() };
-            let formed = shard.rows(&at, false).margin(&at.theta, band, max_rows, &origin, &steps);
+            let formed = shard.rows(&at, false).margin(&at.theta, band, max_rows, &origin, &steps, None);
             let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(u, v)| (u - v).abs() <= 1e-12 * (1.0 + v.abs()));
-            let MarginAnswer { hinge, line, rows, y, c, active_sums, active_weights } = shifted;
+            let MarginAnswer { hinge, line, rows, y, c, active_sums, active_weights, .. } = shifted;
             assert!(close(&[hinge], &[formed.hinge]) && close(&line, &formed.line));
             assert_eq!((y, c, active_weights), (formed.y, formed.c, formed.active_weights));
             assert!(

@@ -102,7 +102,14 @@ fn sharded_power_runs_the_local_rounds() {
     let moved = |width| usvm::sharded::Target::Moved { w: vec![1.0; width] };
     let mut gsu = Shard::new(&params("gsu", json!({})), data.clone()).unwrap();
     assert!(gsu.answer(&Question::Exact { at: point(moved(3)), next: None }).is_err());
-    let margin = |target| Question::Margin { at: point(target), band: 1.0, max_rows: 5, origin: vec![], steps: vec![] };
+    let margin = |target| Question::Margin {
+        at: point(target),
+        band: 1.0,
+        max_rows: 5,
+        origin: vec![],
+        steps: vec![],
+        also: vec![],
+    };
     assert!(gsu.answer(&margin(moved(3))).is_err());
     let mut power = Shard::new(&params("power", json!({})), data).unwrap();
     let short = Question::Exact { at: point(moved(2)), next: None };
@@ -357,7 +364,7 @@ fn the_dual_method_keeps_its_multipliers_in_step() {
     let gsu = params("gsu", json!({}));
     let mut s = Shard::new(&gsu, data.clone()).unwrap();
     let at = usvm::sharded::Point { positive: 1, theta: vec![0.0; 6], floor: 0.0, target: Default::default() };
-    let margin = Question::Margin { at, band: 1.0, max_rows: 10, origin: vec![], steps: vec![] };
+    let margin = Question::Margin { at, band: 1.0, max_rows: 10, origin: vec![], steps: vec![], also: vec![] };
     assert!(s.answer(&margin).is_err());
 }
 
