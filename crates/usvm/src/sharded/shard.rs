@@ -397,7 +397,7 @@ mod tests {
     use crate::sharded::MarginAnswer;
 
     #[test]
-    fn the_finish_sees_moved_rows_without_forming_them() {
+    fn the_finish_sees_moved_rows_without_forming_them_and_a_second_target_in_the_same_pass() {
         // A Margin question about moved rows, answered from the rows and their shift, against the same
         // question answered on the moved rows formed (as the other questions use them).
         let (l, n) = (60, 4);
@@ -435,5 +435,20 @@ mod tests {
             }
             shard.moved.as_mut().unwrap().rows = None;
         }
+        // With `also`, the same pass gives another moved target's hinge at θ, as its own question would.
+        let other = vec![-0.2, 0.1, 0.6, -0.3];
+        let on = |target: Target, also: Vec<f64>| Question::Margin {
+            at: Point { target, ..at.clone() },
+            band: 0.8,
+            max_rows: 5,
+            origin: vec![],
+            steps: vec![],
+            also,
+        };
+        let Answer::Margin(both) = shard.answer(&on(at.target.clone(), other.clone())).unwrap() else { panic!() };
+        let Answer::Margin(alone) = shard.answer(&on(Target::Moved { w: other }, vec![])).unwrap() else { panic!() };
+        assert!((both.also_hinge - alone.hinge).abs() <= 1e-12 * alone.hinge && alone.hinge > 0.0);
+        let Answer::Margin(own) = shard.answer(&on(at.target.clone(), vec![])).unwrap() else { panic!() };
+        assert_eq!((both.hinge, own.also_hinge), (own.hinge, 0.0));
     }
 }
