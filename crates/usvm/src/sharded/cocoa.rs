@@ -368,7 +368,7 @@ impl ShardedObjective<'_, '_> {
             let (rows, segment) = if lean_now { (0, &[][..]) } else { (per_shard, along) };
             let asked = match &self.target {
                 Target::Moved { w: now } if lean_now => self.first_of_next(&theta, now),
-                _ => self.margin_sums(&theta, band, rows, segment, &steps),
+                _ => self.margin_sums(&theta, band, rows, (segment, &steps)),
             };
             let Some(mut m) = asked else { break };
             let value =
@@ -388,7 +388,7 @@ impl ShardedObjective<'_, '_> {
                     break;
                 }
                 used += 1;
-                let Some(full) = self.margin_sums(&theta, band, per_shard, along, &steps) else { break };
+                let Some(full) = self.margin_sums(&theta, band, per_shard, (along, &steps)) else { break };
                 m = full;
             }
             // The best point of the segment (`θ*` itself at `τ = 1`).
@@ -474,17 +474,11 @@ impl ShardedObjective<'_, '_> {
         }
     }
 
-    /// The shards' answers to a [`Question::Margin`], gathered in shard order; `None` after a failure.
-    fn margin_sums(
-        &self,
-        theta: &[f64],
-        band: f64,
-        max_rows: usize,
-        origin: &[f64],
-        steps: &[f64],
-    ) -> Option<MarginAnswer> {
-        let question = self.margin_question(theta, band, max_rows, origin, steps);
-        let answers = self.driver.ask_kept(&question)?;
+    /// The shards' answers to a [`Question::Margin`] ([`Self::margin_question`]'s arguments), gathered in
+    /// shard order; `None` after a failure.
+    fn margin_sums(&self, theta: &[f64], band: f64, rows: usize, segment: (&[f64], &[f64])) -> Option<MarginAnswer> {
+        let (origin, steps) = segment;
+        let answers = self.driver.ask_kept(&self.margin_question(theta, band, rows, origin, steps))?;
         self.gather_margins(answers, if origin.is_empty() { 0 } else { steps.len() })
     }
 
@@ -581,7 +575,7 @@ impl ShardedObjective<'_, '_> {
     /// The norm of the hinge's sub-gradient `λw - inv_l Σ_{d_i > 0} c_i y_i x_i` (and its bias part) at
     /// `theta`, from one round.
     fn subgradient_norm(&self, theta: &[f64]) -> Option<f64> {
-        let m = self.margin_sums(theta, 0.0, 0, &[], &[])?;
+        let m = self.margin_sums(theta, 0.0, 0, (&[], &[]))?;
         let mut g = theta[..self.n].iter().map(|v| self.lambda * v).collect::<Vec<f64>>();
         axpy(-self.inv_l, &m.active_sums[0], &mut g);
         axpy(self.inv_l, &m.active_sums[1], &mut g);
