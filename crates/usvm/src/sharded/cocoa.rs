@@ -432,7 +432,7 @@ impl ShardedObjective<'_, '_> {
     /// The objective at `θ` from the first question of a finish from `θ`, asked ahead (or already, by the
     /// last finish's certificate, [`Self::first_of_next`]) and kept for that finish; NaN after a failure.
     pub(super) fn first_finish_value(&self, theta: &[f64]) -> f64 {
-        let question = self.first_question(theta);
+        let question = self.first_question(theta, &[]);
         let Some(answers) = self.driver.ask_kept(&question) else { return f64::NAN };
         self.driver.keep(question, answers.clone());
         match self.gather_margins(answers, 0) {
@@ -441,9 +441,10 @@ impl ShardedObjective<'_, '_> {
         }
     }
 
-    /// The first question of a finish from `θ`: the hinge there and the rows nearest the margin.
-    fn first_question(&self, theta: &[f64]) -> Question {
-        self.margin_question(theta, f64::INFINITY, self.finish_rows(), &[], &[])
+    /// The first question of a finish from `θ`: the hinge there and the rows nearest the margin (and the
+    /// hinge of the rows moved for `also`, if not empty).
+    fn first_question(&self, theta: &[f64], also: &[f64]) -> Question {
+        self.margin_question(theta, f64::INFINITY, self.finish_rows(), (&[], &[]), also)
     }
 
     /// Power SVM's certificate of a warm finish at `θ*`: the hinge of this alternation's moved rows at `θ*`,
@@ -451,35 +452,39 @@ impl ShardedObjective<'_, '_> {
     /// are kept for it) from the same pass. The rows and sums in the result are the next target's.
     fn first_of_next(&self, theta: &[f64], now: &[f64]) -> Option<MarginAnswer> {
         let next = ShardedObjective { target: Target::Moved { w: theta[..self.n].to_vec() }, ..*self };
-        let question = next.first_question(theta);
-        let Question::Margin { at, band, max_rows, origin, steps, .. } = question.clone() else {
-            unreachable!("a margin question")
-        };
-        let with_now = Question::Margin { at, band, max_rows, origin, steps, also: now.to_vec() };
-        let answers = self.driver.ask_in_solver(&with_now)?;
-        self.driver.keep(question, answers.clone());
+        let answers = self.driver.ask_in_solver(&next.first_question(theta, now))?;
+        self.driver.keep(next.first_question(theta, &[]), answers.clone());
         let mut m = self.gather_margins(answers, 0)?;
         m.hinge = m.also_hinge;
         Some(m)
     }
 
-    fn margin_question(&self, theta: &[f64], band: f64, max_rows: usize, origin: &[f64], steps: &[f64]) -> Question {
+    /// [`Question::Margin`] at `θ` about this objective's target: the `segment` is its line's origin and
+    /// steps (an empty origin for none), `also` a second moved target's `w` (empty for none).
+    fn margin_question(
+        &self,
+        theta: &[f64],
+        band: f64,
+        max_rows: usize,
+        segment: (&[f64], &[f64]),
+        also: &[f64],
+    ) -> Question {
+        let (origin, steps) = segment;
         Question::Margin {
             at: self.point(theta, 0.0),
             band,
             max_rows,
             origin: origin.to_vec(),
             steps: if origin.is_empty() { Vec::new() } else { steps.to_vec() },
-            also: Vec::new(),
+            also: also.to_vec(),
         }
     }
 
     /// The shards' answers to a [`Question::Margin`] ([`Self::margin_question`]'s arguments), gathered in
     /// shard order; `None` after a failure.
     fn margin_sums(&self, theta: &[f64], band: f64, rows: usize, segment: (&[f64], &[f64])) -> Option<MarginAnswer> {
-        let (origin, steps) = segment;
-        let answers = self.driver.ask_kept(&self.margin_question(theta, band, rows, origin, steps))?;
-        self.gather_margins(answers, if origin.is_empty() { 0 } else { steps.len() })
+        let answers = self.driver.ask_kept(&self.margin_question(theta, band, rows, segment, &[]))?;
+        self.gather_margins(answers, if segment.0.is_empty() { 0 } else { segment.1.len() })
     }
 
     /// Margin answers, checked and gathered in shard order (`line` values each); `None` if one is malformed.

@@ -96,25 +96,31 @@ fn sharded_power_runs_the_local_rounds() {
             assert!((x - y).abs() <= 1e-4 * scale, "coefficient {x} vs {y}");
         }
     }
-    // Power SVM's moved target is refused by another method's shard, and a `w` of the wrong width.
+    // Power SVM's moved targets (a point's, or a Margin question's second one) are refused by another
+    // method's shard, and a `w` of the wrong width.
     let data = common::random_dataset(3, "diag", 20, 3);
     let point = |target| usvm::sharded::Point { positive: 1, theta: vec![0.1; 4], floor: 0.0, target };
     let moved = |width| usvm::sharded::Target::Moved { w: vec![1.0; width] };
     let mut gsu = Shard::new(&params("gsu", json!({})), data.clone()).unwrap();
     assert!(gsu.answer(&Question::Exact { at: point(moved(3)), next: None }).is_err());
-    let margin = |target| Question::Margin {
+    let margin = |target, also: usize| Question::Margin {
         at: point(target),
         band: 1.0,
         max_rows: 5,
         origin: vec![],
         steps: vec![],
-        also: vec![],
+        also: vec![0.5; also],
     };
-    assert!(gsu.answer(&margin(moved(3))).is_err());
+    assert!(gsu.answer(&margin(moved(3), 0)).is_err());
+    let mut hinge = Shard::new(&params("hinge", json!({})), data.clone()).unwrap();
+    assert!(hinge.answer(&margin(usvm::sharded::Target::Method, 0)).is_ok());
+    assert!(hinge.answer(&margin(usvm::sharded::Target::Method, 3)).is_err());
     let mut power = Shard::new(&params("power", json!({})), data).unwrap();
     let short = Question::Exact { at: point(moved(2)), next: None };
     assert!(matches!(power.answer(&short), Err(Error::DimensionMismatch { .. })));
-    assert!(matches!(power.answer(&margin(moved(2))), Err(Error::DimensionMismatch { .. })));
+    assert!(matches!(power.answer(&margin(moved(2), 0)), Err(Error::DimensionMismatch { .. })));
+    assert!(matches!(power.answer(&margin(moved(3), 2)), Err(Error::DimensionMismatch { .. })));
+    assert!(power.answer(&margin(moved(3), 3)).is_ok());
 }
 
 #[test]
