@@ -556,7 +556,7 @@ impl ShardedObjective<'_, '_> {
         let solved = reduced_solve(x, &y, w, self.lambda, self.fit_intercept, from, m.y.len(), REDUCED_QP, gap)
             .map(|p| (dual_value(x, &y, w, self.lambda, DualLoss::Hinge, self.fit_intercept, &p.beta), p))
             .filter(|(dual, p)| dual.is_finite() && p.residual.is_finite() && p.theta.iter().all(|v| v.is_finite()));
-        if let Some((dual, p)) = solved.filter(|_| std::env::var("NO_REDUCED").is_err()) {
+        if let Some((dual, p)) = solved {
             return Some(Reduced { theta: p.theta, dual, residual: p.residual });
         }
         let params = LinearSvmParams {

@@ -902,6 +902,27 @@ mod tests {
         }
     }
 
+    /// A working set of the rows nearest the margin of a point 10 % off (the QP route's on many examples,
+    /// [`crate::svm`]) ends at the whole problem's solution.
+    #[test]
+    fn a_working_set_nearest_a_nearby_points_margin_ends_exact() {
+        let (l, n) = (40_000, 5);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let y: Vec<f64> = (0..l).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect();
+        let a = Array2::from_shape_fn((l, n), |(i, _)| {
+            let z: f64 = StandardNormal.sample(&mut rng);
+            z + 0.5 * y[i]
+        });
+        let x = Features::dense(a);
+        let lambda = 1e-4;
+        let whole = reduced_solve(&x, &y, None, lambda, true, &[0.0; 6], l, 100, None).expect("the whole QP");
+        let start: Vec<f64> = whole.theta.iter().map(|v| 1.1 * v).collect();
+        let working = reduced_solve(&x, &y, None, lambda, true, &start, 2500, 100, None).expect("the working set");
+        let value = |t: &[f64]| objective_value(&x, &y, None, lambda, DualLoss::Hinge, true, t);
+        let (f, f_whole) = (value(&working.theta), value(&whole.theta));
+        assert!((f - f_whole).abs() <= 1e-12 * f_whole, "{f} vs {f_whole}");
+    }
+
     /// The interior-point QP (`WorkingQp`, normal equations) and Clarabel solve the same working-set QP
     /// to the same minimum, with and without intercept, weights and sparse rows, at a large and a small λ.
     #[test]

@@ -123,6 +123,23 @@ fn qp_applies(x: &Features) -> bool {
         l <= QP_MAX_WIDE_EXAMPLES && nnz <= QP_MAX_ENTRIES
     }
 }
+/// Rows nearest the margin in the QP route's working set when the whole problem is too large for it
+/// ([`qp_applies`]): this many per coordinate of `[w; b]`, at least [`QP_MIN_WORKING`] (the finish of the
+/// sharded hinge gathers as many, [`crate::sharded`]).
+const QP_ROWS_PER_COORDINATE: usize = 50;
+const QP_MIN_WORKING: usize = 5000;
+
+/// The working set of the QP route when the whole problem does not fit ([`qp_applies`]) but `n ≪ ℓ`: the
+/// `50 (n + 1)` examples nearest the margin of the best point so far (at least 5,000), if that is at most
+/// half the examples and their rows fit [`QP_MAX_ENTRIES`]. Where 10⁶ overlapping rows crowd the margin,
+/// dual CD's exact finish on `4(n + 1)` rows and the primal route's stages both stall short of `10⁻¹⁰`
+/// (10⁶ × 100, λ = 10⁻⁵: a gap of 4·10⁻¹⁰ after 67 s).
+fn qp_working_set(x: &Features) -> Option<usize> {
+    let (l, p) = (x.n_samples(), x.n_features() + 1);
+    let working = (QP_ROWS_PER_COORDINATE * p).max(QP_MIN_WORKING);
+    (2 * working <= l && working.saturating_mul(p) <= QP_MAX_ENTRIES).then_some(working)
+}
+
 /// Whether the primal routes (Newton on the smoothed hinge: [`Route::Primal`], and the smoothing
 /// continuation that ends a fit no route certified) suit the problem's shape: `n + 1 ≤ ℓ`. With more
 /// coordinates than examples the dual's system is the smaller one, and Newton over `n` coordinates crawls
@@ -445,7 +462,7 @@ impl LinearSvmParams {
         let successor = |route: Route, routes: &[Route]| match route {
             _ if chosen.is_some() || routes.len() > MAX_HANDOVERS => None,
             Route::Qp => Some(Route::Dual),
-            _ if !routes.contains(&Route::Qp) && qp_applies(x) => Some(Route::Qp),
+            _ if !routes.contains(&Route::Qp) && (qp_applies(x) || qp_working_set(x).is_some()) => Some(Route::Qp),
             Route::Primal => Some(Route::Dual),
             _ if primal_applies(x) => Some(Route::Primal),
             _ => None,
@@ -465,16 +482,30 @@ impl LinearSvmParams {
                 if next.is_some() { left.saturating_sub(hinge_qp::MAX_ITERATIONS).max(left.div_ceil(2)) } else { left };
             let run = match route {
                 Route::Qp => {
-                    // From the origin, whatever the other routes found: the interior-point method takes only
-                    // its slacks from a start, and an iterate with a large `w` (a stalled route at a tiny λ)
-                    // gives a badly centred one, from which round-off ended the iteration early.
-                    let start = vec![0.0; objective.dim()];
+                    // Every example from the origin, whatever the other routes found: the interior-point
+                    // method takes only its slacks from a start, and an iterate with a large `w` (a stalled
+                    // route at a tiny λ) gives a badly centred one, from which round-off ended the iteration
+                    // early. Too many examples for that: a working set nearest the best point's margin,
+                    // certified at the first interior-point iterate that meets the gap (two passes each).
+                    let working = best.as_ref().and_then(|b| Some((b, qp_working_set(x)?)));
+                    let (start, working, accept) = match working {
+                        Some((b, working)) => (b.theta.clone(), working, Some(tol)),
+                        // A loose tolerance is certified at an interior-point iterate, without the whole path.
+                        None => (vec![0.0; objective.dim()], l, (tol >= QP_ACCEPT_MIN).then_some(tol)),
+                    };
                     let initial = best.as_ref().map_or_else(|| exact::initial_gradient_norm(&objective), |b| b.initial);
                     let qp_budget = budget.min(hinge_qp::MAX_ITERATIONS);
-                    // A loose tolerance is certified at an interior-point iterate, without the whole path.
-                    let accept = (tol >= QP_ACCEPT_MIN).then_some(tol);
-                    let solved =
-                        hinge_polish::reduced_solve(x, y, c, lambda, self.fit_intercept, &start, l, qp_budget, accept);
+                    let solved = hinge_polish::reduced_solve(
+                        x,
+                        y,
+                        c,
+                        lambda,
+                        self.fit_intercept,
+                        &start,
+                        working,
+                        qp_budget,
+                        accept,
+                    );
                     match solved {
                         Some(p) => Certified {
                             value: objective.value(&p.theta),

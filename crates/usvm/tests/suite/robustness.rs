@@ -484,3 +484,27 @@ fn a_slow_steady_dual_route_leaves_the_qp_route_its_iterations() {
     let fit = certified(&params("hinge", &[("regularization", json!({"lambda": 4e-4}))]), &data, "slow dual");
     assert_eq!(fit.reports[0].routes.first(), Some(&usvm::Route::Dual), "{:?}", fit.reports[0].routes);
 }
+
+#[test]
+fn many_overlapping_rows_certify_by_a_working_set_qp_at_the_whole_problems_optimum() {
+    // 200,000 overlapping rows × 10: the primal route's first pass hands over to the QP route, which solves
+    // the 5,000 rows nearest its margin (the others fixed on their sides) and certifies at an interior-point
+    // iterate. The QP over every example (the route named alone, from the origin) is the reference. At
+    // 10⁶ × 100 (bench/RESULTS.md) every other route stalled short of 10⁻¹⁰.
+    let (l, n) = (200_000, 10);
+    let mut rng = common::rng(53);
+    let (x, labels) = common::blobs(&mut rng, l, n, 1.5);
+    let data = Dataset::dense(x, labels);
+    for lambda in [1e-5, 1e-7] {
+        let auto = certified(&params("hinge", &[("lambda", json!(lambda))]), &data, "working set");
+        let r = &auto.reports[0];
+        assert_eq!(r.routes, [usvm::Route::Primal, usvm::Route::Qp], "λ={lambda}");
+        let whole = certified(&params("hinge", &[("lambda", json!(lambda)), ("route", json!("qp"))]), &data, "whole");
+        assert!(common::rel_diff(r.objective, whole.reports[0].objective) <= 1e-9, "λ={lambda}");
+        // λ-strong convexity: ‖w - w*‖ ≤ √(2 (J(w) - J*)/λ), and J - J* is at most the certified gap.
+        let within = |f: &usvm::Fit| (2.0 * f.reports[0].duality_gap.unwrap() * f.reports[0].objective / lambda).sqrt();
+        let (a, b) = (theta(&auto.model), theta(&whole.model));
+        let distance = a[..n].iter().zip(&b[..n]).map(|(u, v)| (u - v).powi(2)).sum::<f64>().sqrt();
+        assert!(distance <= within(&auto) + within(&whole) + 1e-12, "λ={lambda}: ‖Δw‖ = {distance:e}");
+    }
+}
