@@ -426,12 +426,14 @@ impl LinearSvmParams {
     ///
     /// - **qp**: the primal QP over every example by an interior-point method, made exact by an active-set
     ///   solve ([`hinge_polish::reduced_solve`] with every example in the working set) — 10–30
-    ///   factorisations of an `(n + 1)`-square normal matrix (`O(ℓ n²)` each), whatever λ and the scaling.
+    ///   factorisations of an `(n + 1)`-square normal matrix (`O(ℓ n²)` each), whatever λ and the scaling;
+    ///   after another route on `ℓ ≫ n` ([`qp_working_set`]), the QP on the examples nearest the margin of
+    ///   the best point so far, certified at the first interior-point iterate that meets the gap.
     ///
     /// `settings.route` names one route to take alone. Otherwise the data choose the first, and a route
     /// that stalls (dual: the gap's progress projects too much work, [`DualCdSettings::detect_stall`];
     /// primal: its last stage did not certify) hands over to the QP route if the problem's size allows it
-    /// ([`qp_applies`]) and it has not run yet, else to the other iterative route, warm-started (after the QP:
+    /// ([`qp_applies`], [`qp_working_set`]) and it has not run yet, else to the other iterative route, warm-started (after the QP:
     /// dual CD from its multipliers), at most [`MAX_HANDOVERS`] times, each route chosen from the data
     /// leaving the QP route's iterations of `max_iter` to its successor; if none certifies, the smoothing
     /// continuation of [`exact`] finishes from the best point. The primal route and the smoothing are
