@@ -18,6 +18,11 @@ pub fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
     StandardNormal.sample(rng)
 }
 
+/// Uniform in `[low, high)`.
+pub fn uniform(rng: &mut Xoshiro256PlusPlus, low: f64, high: f64) -> f64 {
+    Uniform::new(low, high).unwrap().sample(rng)
+}
+
 /// A random SPD-or-PSD `n × n` matrix `B Bᵀ / n` (rank `r`).
 pub fn random_psd(rng: &mut Xoshiro256PlusPlus, n: usize, r: usize, scale: f64) -> Array2<f64> {
     let b = Array2::from_shape_fn((n, r), |_| normal(rng));

@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use ndarray::Array2;
 use serde_json::json;
 use usvm::sharded::{self, Answer, Question, Shard, Shards};
 use usvm::{Dataset, Error, FitOptions, MethodParams, Model};
@@ -467,4 +468,28 @@ fn the_sharded_hinge_certifies_on_many_overlapping_rows_in_tens_of_rounds() {
     assert!(fit.rounds[0] <= 30, "{} rounds", fit.rounds[0]);
     let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
     assert!(common::rel_diff(report.objective, local.reports[0].objective) <= 1e-9);
+}
+
+#[test]
+fn sharded_power_on_many_rows_takes_few_rounds_per_alternation() {
+    // 100,000 rows: the first alternation moves every row by its radius at once, and the first small
+    // problem, built on the band at the plain hinge's solution, overshoots. The finish goes on from the
+    // band at the segment's best point; it used to fall back to the smoothed start (a dozen rounds more).
+    // (bench/dask_scaling.py's data: random class centres of spread 1.5/√n, random labels, unit noise,
+    // variances uniform in [0.1, 1].)
+    let (l, n) = (100_000, 20);
+    let mut rng = common::rng(59);
+    let centres: Vec<Vec<f64>> =
+        (0..2).map(|_| (0..n).map(|_| common::normal(&mut rng) * 1.5 / (n as f64).sqrt()).collect()).collect();
+    let labels: Vec<i64> = (0..l).map(|_| i64::from(common::normal(&mut rng) > 0.0)).collect();
+    let x = Array2::from_shape_fn((l, n), |(i, j)| centres[labels[i] as usize][j] + common::normal(&mut rng));
+    let variances = Array2::from_shape_fn((l, n), |_| common::uniform(&mut rng, 0.1, 1.0));
+    let data = usvm::Dataset::dense(x, labels).with_covariances(usvm::Covariances::diagonal(variances));
+    let p = params("power", json!({"regularization": {"lambda": 1e-5}}));
+    let local = usvm::fit(&p, &data, &FitOptions::default()).unwrap();
+    let fit = sharded::fit_sharded(&p, &mut shards(&p, &data, &[0, 50_000, 100_000]), &FitOptions::default()).unwrap();
+    let (a, b) = (&fit.fit.reports[0], &local.reports[0]);
+    assert!(common::rel_diff(a.objective, b.objective) <= 1e-9, "{a:?} vs {b:?}");
+    // 33 rounds over 8 alternations (45 before).
+    assert!(fit.rounds[0] <= 38, "{} rounds", fit.rounds[0]);
 }
