@@ -62,6 +62,11 @@ def test_spark_fit_is_the_local_fit(spark, classes):
     )
     assert [r["n_iter"] for r in model.reports] == [r["n_iter"] for r in local.reports_]
     assert model.numRounds > 0
+    sent, received = model.bytesExchanged
+    assert sent > 0 and received > 0
+    seconds = model.roundSeconds
+    assert set(seconds) == {"wall", "compute", "driver"}
+    assert 0 < seconds["compute"] <= seconds["wall"] and seconds["driver"] >= 0
     out = model.transform(df).select("features", "prediction").collect()
     pred = np.array([r.prediction for r in out])
     feats = np.array([r.features.toArray() for r in out])

@@ -41,6 +41,7 @@ except ImportError as e:  # pragma: no cover
 from . import _usvm
 from ._base import warn_unconverged
 from ._checks import positive_int, positive_real
+from ._clock import RoundClock, round_seconds
 from ._covariance import _as_cov
 from ._estimators import GSUClassifier
 from ._persist import CoreState
@@ -87,24 +88,11 @@ def _answer_with_state(shard: Any, previous: Any, question: bytes) -> tuple:
     return state, (answer, time.perf_counter() - t)
 
 
-class _Clock:
-    """Per round: the wall time, and the compute time of its slowest shard (the rest is waiting)."""
-
-    def __init__(self) -> None:
-        self.wall = 0.0
-        self.compute = 0.0
-
-    def round(self, started: float, timed: list) -> list[bytes]:
-        self.wall += time.perf_counter() - started
-        self.compute += max((s for _, s in timed), default=0.0)
-        return [a for a, _ in timed]
-
-
-def _ask(client: Any, shards: list, states: list, question: bytes, clock: _Clock | None = None) -> list[bytes]:
+def _ask(client: Any, shards: list, states: list, question: bytes, clock: RoundClock | None = None) -> list[bytes]:
     """One round: ``question`` to every shard (futures), answers in order. A round of the dual method goes
     with each shard's last result (``states``, futures holding the state, replaced by the round's; only the
     answer travels)."""
-    clock = clock or _Clock()
+    clock = clock or RoundClock()
     started = time.perf_counter()
     if not _usvm.question_keeps_state(question):
         timed = client.gather([client.submit(_answer, shard, question, pure=False) for shard in shards])
@@ -189,17 +177,12 @@ class _Partitions:
         indices = range(len(self.parts)) if which is None else which
         shards = [self.parts[i] for i in indices]
         states: list = [None] * len(shards)
-        clock = _Clock()
+        clock = RoundClock()
 
         def round_trip(question: bytes) -> list[bytes]:
             return ask(self.client, shards, states, question, clock)
 
-        started = time.perf_counter()
-        model, reports, info = _usvm.fit_sharded(params, round_trip, start=start)
-        info["driver_seconds"] = time.perf_counter() - started - clock.wall
-        info["wall_seconds"] = clock.wall
-        info["compute_seconds"] = clock.compute
-        return model, reports, info
+        return clock.fit(lambda: _usvm.fit_sharded(params, round_trip, start=start))
 
     def accuracy(self, model: Any, which: list[int]) -> float:
         """The share of the rows of partitions ``which`` that ``model`` classifies right."""
@@ -361,11 +344,7 @@ class DaskGSUClassifier(CoreState, ClassifierMixin, BaseEstimator):
         self.n_rounds_ = info["total_rounds"]
         self.bytes_sent_ = info["bytes_sent"]
         self.bytes_received_ = info["bytes_received"]
-        self.round_seconds_ = {
-            "wall": info["wall_seconds"],
-            "compute": info["compute_seconds"],
-            "driver": info["driver_seconds"],
-        }
+        self.round_seconds_ = round_seconds(info)
         warn_unconverged(type(self).__name__, self.method, reports, stacklevel=4)
 
     @staticmethod

@@ -22,6 +22,7 @@ import select
 import socket
 import struct
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -49,6 +50,7 @@ except ImportError as e:  # pragma: no cover
 
 from . import _usvm
 from ._base import warn_unconverged
+from ._clock import RoundClock, round_seconds
 from ._estimators import GSUClassifier
 
 __all__ = ["SparkGSUClassifier", "SparkGSUModel"]
@@ -332,7 +334,9 @@ def _serve(params: str, rendezvous: str, read: Any) -> Any:
         with socket.create_connection((host, int(port))) as conn:
             _send(conn, json.dumps([me, built]).encode())
             while question := _receive(conn):  # none if any shard could not be built
-                _send(conn, shard.answer(question))
+                started = time.perf_counter()
+                answer = shard.answer(question)
+                _send(conn, struct.pack("<d", time.perf_counter() - started) + answer)
         return None
     peers: dict[int, socket.socket] = {}
     unbuilt = {0: built} if built else {}  # partition: why its shard could not be built
@@ -344,15 +348,25 @@ def _serve(params: str, rendezvous: str, read: Any) -> Any:
             unbuilt.update({pid: their_error} if their_error else {})
     order = [peers[k] for k in sorted(peers)]
 
+    clock = RoundClock()
+
     def ask(question: bytes) -> list[bytes]:
+        started = time.perf_counter()
         for conn in order:
             _send(conn, question)
-        return [shard.answer(question)] + [_receive(conn) for conn in order]
+        computing = time.perf_counter()
+        own = shard.answer(question)
+        timed = [(own, time.perf_counter() - computing)]
+        # Each peer's answer comes after the seconds it took (8 bytes).
+        for conn in order:
+            reply = _receive(conn)
+            timed.append((reply[8:], struct.unpack("<d", reply[:8])[0]))
+        return clock.round(started, timed)
 
     try:
         if unbuilt:
             return ("error", unbuilt[min(unbuilt)], "")
-        model, reports, info = _usvm.fit_sharded(params, ask)
+        model, reports, info = clock.fit(lambda: _usvm.fit_sharded(params, ask))
         extra = {"reports": reports, "info": info, "classes": classes.tolist()}
         return ("model", model.to_json(), json.dumps(extra))
     except ValueError as e:
@@ -495,6 +509,19 @@ class SparkGSUModel(Model, _GSUParams):
     def numRounds(self) -> int:
         """Questions asked of the partitions over the whole fit."""
         return int(self.info["total_rounds"])
+
+    @property
+    def bytesExchanged(self) -> tuple[int, int]:
+        """``(sent, received)``: the bytes of the questions to and answers from the partitions."""
+        return int(self.info["bytes_sent"]), int(self.info["bytes_received"])
+
+    @property
+    def roundSeconds(self) -> dict[str, float]:
+        """``{"wall": s, "compute": s, "driver": s}``, as :class:`usvm.dask.DaskGSUClassifier`'s
+        ``round_seconds_``: the rounds' wall time in task 0 (which drives the fit), the compute time of each
+        round's slowest partition summed over the rounds (the rest is waiting: sockets, latency), and
+        task 0's time between rounds (its own solves and sums)."""
+        return round_seconds(self.info)
 
     def to_local(self) -> GSUClassifier:
         """The same fitted model as an ordinary :class:`usvm.GSUClassifier`."""
