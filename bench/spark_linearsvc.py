@@ -102,6 +102,12 @@ def main() -> None:
         f"usvm in process (GSUClassifier) | {t_local:.2f} | — | {local.objective_[0]:.10g} | "
         f"{local.objective_[0] / j_opt - 1:.1e} | {t_local / t_ml:.3f}"
     )
+    for name, fit in (("at MLlib's objective", match), ("optimum", opt)):
+        s = fit.roundSeconds
+        print(
+            f"usvm on Spark, {name}: rounds {s['wall']:.2f} s (slowest partition's compute {s['compute']:.2f} s, "
+            f"waiting {s['wall'] - s['compute']:.2f} s), task 0 between rounds {s['driver']:.2f} s"
+        )
 
 
 if __name__ == "__main__":
