@@ -18,7 +18,7 @@ use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, Nonnegat
 
 use ndarray::{Array2, s};
 
-use crate::data::{CsrMatrix, Features, dot, norm2};
+use crate::data::{Features, dot, norm2};
 use crate::solver::dual_cd::{DualLoss, dual_value, hinge_subgradient_norm, objective_value, relative_gap};
 use crate::solver::hinge_qp::{Accept, QpSolution, WorkingQp};
 
@@ -52,13 +52,15 @@ pub struct Polished {
 const MAX_PASSES: usize = 20;
 /// Active-set corrections tried in the damped variant (one exchange at a time needs more).
 const DAMPED_PASSES: usize = 12;
-/// Largest margin set solved for dense rows (its dense Gram matrix holds |M|² floats; at a generic optimum
-/// |M| ≤ n + 1, but the initial band can catch a large share of a big sample, e.g. LSVM-sampling's ℓN draws).
+/// Largest margin set solved directly for dense rows (its dense Gram matrix holds |M|² floats; at a generic
+/// optimum |M| ≤ n + 1, but the initial band can catch a large share of a big sample, e.g. LSVM-sampling's
+/// ℓN draws); above it, up to `n + 1` rows by conjugate gradients ([`solved_iteratively`]).
 pub const MAX_MARGIN: usize = 2000;
-/// Above this many sparse margin rows the system is solved by conjugate gradients on products with the rows
-/// (O(nnz) each) instead of a dense factorisation (O(|M|³)): wide sparse data (n ≫ ℓ) puts most examples
-/// on the margin at small λ, with a well-conditioned Gram matrix of nearly orthogonal rows.
-const DIRECT_MAX_SPARSE: usize = 500;
+/// Above this many margin rows (sparse, or dense and at most `n + 1`) the system is solved by conjugate
+/// gradients on products with the rows (O(stored entries) each) instead of a dense factorisation (O(|M|³)):
+/// wide data (n ≫ ℓ) puts most examples on the margin at small λ, with a well-conditioned Gram matrix of
+/// nearly orthogonal rows (dense 2,600 × 4,000 Gaussian rows at λ = 10⁻³: 1.4 s, 17 s factorised).
+const DIRECT_MAX: usize = 500;
 /// Steps of iterative refinement of a directly solved margin system at most (see
 /// `MarginSystem::solve_directly`; each costs one pass over the margin rows and two triangular solves).
 const REFINEMENTS: usize = 30;
@@ -76,6 +78,8 @@ const DENSE_NORMAL_MAX: usize = 2000;
 const MAX_CG: usize = 2000;
 /// ... and they stop when the residual has not halved in this many.
 const CG_STALL: usize = 200;
+/// Conjugate-gradient solves of a margin system at most: the first, then refinements on its residual.
+const CG_REFINEMENTS: usize = 3;
 
 /// Conjugate-gradient iterations a large sparse margin system takes (text at λ = 10⁻⁵…10⁻⁶, 2,500 margin
 /// rows: 400–700 from the origin, fewer from the last pass' multipliers), for [`margin_solve_visits`].
@@ -83,17 +87,28 @@ const TYPICAL_CG: f64 = 500.0;
 
 /// The cost of [`polish_sides`] on `m` margin examples, in row visits of a first-order method (`2 r` flops
 /// each for `r` stored entries per row), over a few (4) active-set passes: the margin Gram matrix
-/// (`m² r` flops) and its factorisation (`m³/3`), or, for more than [`DIRECT_MAX_SPARSE`] sparse rows,
-/// conjugate gradients (two products with the margin rows, `m` visits, per iteration). `None` for a dense
-/// margin set larger than [`MAX_MARGIN`]. (Measured on MNIST, 492 free of 5,000: 0.09 s, about 2·10⁵ visits
+/// (`m² r` flops) and its factorisation (`m³/3`), or, where [`solved_iteratively`], conjugate gradients
+/// (two products with the margin rows, `m` visits, per iteration). `None` for a dense margin set larger
+/// than [`MAX_MARGIN`] and than `n + 1`. (Measured on MNIST, 492 free of 5,000: 0.09 s, about 2·10⁵ visits
 /// by this count and 10⁶ by the clock.)
 pub fn margin_solve_visits(x: &Features, m: usize) -> Option<f64> {
     let r = (x.stored_entries() as f64 / x.n_samples().max(1) as f64).max(1.0);
     let mf = m as f64;
     match x {
-        Features::Sparse(_) if m > DIRECT_MAX_SPARSE => Some(4.0 * TYPICAL_CG * mf),
-        Features::Dense(_) if m > MAX_MARGIN => None,
+        Features::Dense(_) if m > MAX_MARGIN && m > x.n_features() + 1 => None,
+        _ if solved_iteratively(x, m) => Some(4.0 * TYPICAL_CG * mf),
         _ => Some(4.0 * (mf * mf * r + mf.powi(3) / 3.0) / (2.0 * r)),
+    }
+}
+
+/// Whether a margin system of `m` rows is solved by conjugate gradients: above [`DIRECT_MAX`] rows, dense
+/// ones only up to `n + 1` (wide data, whose rows are independent: 3,000 × 5,000 Gaussian rows at
+/// λ ≤ 10⁻³ put 2,342 on the margin, more than [`MAX_MARGIN`] allows factorised). Up to `MAX_MARGIN`
+/// rows, the dense factorisation is the fallback if they stall.
+fn solved_iteratively(x: &Features, m: usize) -> bool {
+    match x {
+        Features::Sparse(_) => m > DIRECT_MAX,
+        Features::Dense(_) => m > DIRECT_MAX && m <= x.n_features() + 1,
     }
 }
 
@@ -167,7 +182,7 @@ pub fn polish_sides(
         let m = margin.len();
         // Dense rows: more margin equations than unknowns are generically inconsistent (the sides are not
         // identified yet), unless rows repeat; far more is a guess not worth its factorisation.
-        if matches!(x, Features::Dense(_)) && (m > MAX_MARGIN || m > 4 * (n + 1)) {
+        if matches!(x, Features::Dense(_)) && (m > 4 * (n + 1) || (m > MAX_MARGIN && m > n + 1)) {
             return None;
         }
         if m == 0 && fit_intercept {
@@ -194,10 +209,10 @@ pub fn polish_sides(
             // (Conjugate gradients stall on an ill-conditioned Gram matrix, e.g. images stored sparse at a
             // small λ, short of round-off: a margin set small enough for the dense factorisation takes it
             // unless they reach 1e-13, as their margins' error is the duality gap's.)
-            Features::Sparse(rows) if m > DIRECT_MAX_SPARSE => {
+            _ if solved_iteratively(x, m) => {
                 let direct = m <= MAX_MARGIN;
                 let start = (!previous.is_empty()).then_some(previous.as_slice());
-                match system.solve_iteratively(rows, &g, g_bias, start, if direct { 1e-13 } else { 1e-10 }) {
+                match system.solve_iteratively(&g, g_bias, start, if direct { 1e-13 } else { 1e-10 }) {
                     Some(solved) => from_multipliers(solved),
                     None if direct => from_multipliers(system.solve_directly(&g, g_bias)?),
                     None => return None,
@@ -270,7 +285,7 @@ pub fn polish_sides(
             wrong.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
             wrong.truncate(growth * removed.max(1));
         }
-        if matches!(x, Features::Sparse(_)) && m > DIRECT_MAX_SPARSE {
+        if solved_iteratively(x, m) {
             previous.resize(l, 0.0);
             previous.fill(0.0);
             margin.iter().zip(&beta).for_each(|(&i, &b)| previous[i] = b);
@@ -481,35 +496,29 @@ impl MarginSystem<'_> {
 
     /// By conjugate gradients on `K β = rhs - y b` with `K = Y X_M X_Mᵀ Y/λ + ridge·I` (SPD), restricted to
     /// `yᵀβ = -g_bias` by projecting onto `yᵀv = 0` (then `b = yᵀ(rhs - Kβ)/|M|`). Each product with `K`
-    /// scatters `X_Mᵀ(Yp)` into one `n`-vector and clears the touched entries again: O(nnz of the margin
-    /// rows). From `start` (multipliers by example, e.g. the last active-set pass'), else from the origin,
+    /// scatters `X_Mᵀ(Yp)` into one `n`-vector and clears it again (sparse rows: the touched entries):
+    /// O(stored entries of the margin rows). From `start` (multipliers by example, e.g. the last active-set pass'), else from the origin,
     /// either moved onto the constraint. `None` unless the residual falls below `accept · ‖rhs‖`.
-    fn solve_iteratively(
-        &self,
-        rows: &CsrMatrix,
-        g: &[f64],
-        g_bias: f64,
-        start: Option<&[f64]>,
-        accept: f64,
-    ) -> Option<(Vec<f64>, f64)> {
-        let (y, margin, lambda) = (self.y, self.margin, self.lambda);
+    fn solve_iteratively(&self, g: &[f64], g_bias: f64, start: Option<&[f64]>, accept: f64) -> Option<(Vec<f64>, f64)> {
+        let (x, y, margin, lambda) = (self.x, self.y, self.margin, self.lambda);
         let m = margin.len();
         let ym: Vec<f64> = margin.iter().map(|&i| y[i]).collect();
-        let sq_norm = |i: usize| rows.row(i).1.iter().map(|v| v * v).sum::<f64>();
-        let ridge = 1e-13 * margin.iter().map(|&i| sq_norm(i) / lambda).fold(0.0, f64::max);
-        let mut scratch = vec![0.0; rows.n_cols];
-        let mut product = |p: &[f64], out: &mut [f64]| {
+        let ridge = 1e-13 * margin.iter().map(|&i| x.row_norm2(i) / lambda).fold(0.0, f64::max);
+        let mut scratch = vec![0.0; x.n_features()];
+        // `K p`, with the ridge or without.
+        let mut product = |p: &[f64], out: &mut [f64], ridge: f64| {
             for (r, &i) in margin.iter().enumerate() {
-                let (idx, val) = rows.row(i);
-                let a = ym[r] * p[r];
-                idx.iter().zip(val).for_each(|(&j, &v)| scratch[j as usize] += a * v);
+                x.row_axpy(i, ym[r] * p[r], &mut scratch);
             }
             for (r, &i) in margin.iter().enumerate() {
-                let (idx, val) = rows.row(i);
-                let s: f64 = idx.iter().zip(val).map(|(&j, &v)| v * scratch[j as usize]).sum();
-                out[r] = ym[r] * s / lambda + ridge * p[r];
+                out[r] = ym[r] * x.row_dot(i, &scratch) / lambda + ridge * p[r];
             }
-            margin.iter().for_each(|&i| rows.row(i).0.iter().for_each(|&j| scratch[j as usize] = 0.0));
+            match x {
+                Features::Sparse(rows) => {
+                    margin.iter().for_each(|&i| rows.row(i).0.iter().for_each(|&j| scratch[j as usize] = 0.0))
+                }
+                Features::Dense(_) => scratch.fill(0.0),
+            }
         };
         // Removes the component along y (the constraint's normal).
         let project = |v: &mut [f64]| {
@@ -526,43 +535,63 @@ impl MarginSystem<'_> {
             let shift = (-g_bias - dot(&ym, &beta)) / m as f64;
             beta.iter_mut().zip(&ym).for_each(|(b, yi)| *b += shift * yi);
         }
-        let mut kv = vec![0.0; m];
-        product(&beta, &mut kv);
-        let mut r: Vec<f64> = rhs.iter().zip(&kv).map(|(a, b)| a - b).collect();
-        project(&mut r);
         let target = 1e-14 * norm2(&rhs).max(f64::MIN_POSITIVE);
-        let mut d = r.clone();
-        let mut rr = dot(&r, &r);
-        // The residual's last halving (iteration, `rr`): round-off stalls CG on an ill-conditioned system,
-        // and iterating on is then wasted.
-        let mut halved = (0, rr);
-        for k in 0..MAX_CG {
-            if rr.sqrt() <= target || k - halved.0 > CG_STALL {
-                break;
-            }
-            if rr <= 0.25 * halved.1 {
-                halved = (k, rr);
-            }
-            product(&d, &mut kv);
-            project(&mut kv);
-            let dkd = dot(&d, &kv);
-            if !(dkd > 0.0) {
-                break;
-            }
-            let alpha = rr / dkd;
-            beta.iter_mut().zip(&d).for_each(|(b, di)| *b += alpha * di);
-            r.iter_mut().zip(&kv).for_each(|(ri, ki)| *ri -= alpha * ki);
+        let mut kv = vec![0.0; m];
+        // The residual of the system without the ridge (projected), the bias as its least-squares multiplier
+        // taken out.
+        let true_residual = |product: &mut dyn FnMut(&[f64], &mut [f64], f64), beta: &[f64], kv: &mut [f64]| {
+            product(beta, kv, 0.0);
+            let mut r: Vec<f64> = rhs.iter().zip(kv.iter()).map(|(a, b)| a - b).collect();
+            let bias = if self.fit_intercept { dot(&ym, &r) / m as f64 } else { 0.0 };
+            r.iter_mut().zip(&ym).for_each(|(ri, yi)| *ri -= bias * yi);
+            (r, bias)
+        };
+        // Conjugate gradients on the ridged system for the correction `δ` of `(K + ridge·I) δ = r`, then on
+        // the new residual of the true one (iterative refinement): the ridge alone would leave every margin
+        // off by `ridge·β_i` (3,000 × 5,000 Gaussian rows at λ = 10⁻³: 10⁻¹³ J per row, a relative gap of
+        // 4·10⁻¹⁰).
+        let (mut res, mut bias) = true_residual(&mut product, &beta, &mut kv);
+        for _ in 0..CG_REFINEMENTS {
+            let mut r = res.clone();
             project(&mut r);
-            let rr_new = dot(&r, &r);
-            let ratio = rr_new / rr;
-            d.iter_mut().zip(&r).for_each(|(di, ri)| *di = ri + ratio * *di);
-            rr = rr_new;
+            let mut step = vec![0.0; m];
+            let mut d = r.clone();
+            let mut rr = dot(&r, &r);
+            // The residual's last halving (iteration, `rr`): round-off stalls CG on an ill-conditioned
+            // system, and iterating on is then wasted.
+            let mut halved = (0, rr);
+            for k in 0..MAX_CG {
+                if rr.sqrt() <= target || k - halved.0 > CG_STALL {
+                    break;
+                }
+                if rr <= 0.25 * halved.1 {
+                    halved = (k, rr);
+                }
+                product(&d, &mut kv, ridge);
+                project(&mut kv);
+                let dkd = dot(&d, &kv);
+                if !(dkd > 0.0) {
+                    break;
+                }
+                let alpha = rr / dkd;
+                step.iter_mut().zip(&d).for_each(|(s, di)| *s += alpha * di);
+                r.iter_mut().zip(&kv).for_each(|(ri, ki)| *ri -= alpha * ki);
+                project(&mut r);
+                let rr_new = dot(&r, &r);
+                let ratio = rr_new / rr;
+                d.iter_mut().zip(&r).for_each(|(di, ri)| *di = ri + ratio * *di);
+                rr = rr_new;
+            }
+            let refined: Vec<f64> = beta.iter().zip(&step).map(|(b, s)| b + s).collect();
+            let (res_refined, bias_refined) = true_residual(&mut product, &refined, &mut kv);
+            if !(norm2(&res_refined) < norm2(&res)) {
+                break;
+            }
+            (beta, res, bias) = (refined, res_refined, bias_refined);
+            if norm2(&res) <= target {
+                break;
+            }
         }
-        // The true residual, the bias as its least-squares multiplier, and the acceptance test.
-        product(&beta, &mut kv);
-        let mut res: Vec<f64> = rhs.iter().zip(&kv).map(|(a, b)| a - b).collect();
-        let bias = if self.fit_intercept { dot(&ym, &res) / m as f64 } else { 0.0 };
-        res.iter_mut().zip(&ym).for_each(|(ri, yi)| *ri -= bias * yi);
         let converged = norm2(&res) <= accept * norm2(&rhs) && beta.iter().all(|b| b.is_finite());
         converged.then_some((beta, bias))
     }
@@ -880,6 +909,7 @@ impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::CsrMatrix;
     use rand::SeedableRng;
     use rand_distr::{Distribution, StandardNormal};
     use rand_xoshiro::Xoshiro256PlusPlus;

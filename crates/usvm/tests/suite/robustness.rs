@@ -508,3 +508,30 @@ fn many_overlapping_rows_certify_by_a_working_set_qp_at_the_whole_problems_optim
         assert!(distance <= within(&auto) + within(&whole) + 1e-12, "λ={lambda}: ‖Δw‖ = {distance:e}");
     }
 }
+
+#[test]
+fn wide_dense_rows_with_thousands_on_the_margin_certify_by_conjugate_gradients() {
+    // 3,000 × 5,000 Gaussian rows, labels from a hyperplane plus noise (separable, as n > ℓ): 2,342 rows on
+    // the margin at λ ≤ 10⁻³, more than a dense factorisation takes (MAX_MARGIN); dual CD ran to its
+    // iteration limit (gap 3.9e-10). The margin system is solved by conjugate gradients, refined on the
+    // system without its ridge (which alone left every margin off by ridge·β_i).
+    let (l, n) = (3000, 5000);
+    let mut rng = common::rng(61);
+    let w: Vec<f64> = (0..n).map(|_| common::normal(&mut rng)).collect();
+    let x = Array2::from_shape_fn((l, n), |_| common::normal(&mut rng));
+    let labels: Vec<i64> = (0..l)
+        .map(|i| {
+            let s: f64 = x.row(i).iter().zip(&w).map(|(a, b)| a * b).sum();
+            i64::from(s / (n as f64).sqrt() + 0.3 * common::normal(&mut rng) > 0.0)
+        })
+        .collect();
+    let data = Dataset::dense(x, labels);
+    for lambda in [1e-3, 1e-4] {
+        let fit = certified(&params("hinge", &[("lambda", json!(lambda))]), &data, &format!("wide λ={lambda}"));
+        let t = theta(&fit.model);
+        let y = common::labels_pm1(&data);
+        let on_margin =
+            (0..l).filter(|&i| (1.0 - y[i] * (data.features.row_dot(i, &t[..n]) + t[n])).abs() < 1e-6).count();
+        assert!(on_margin > 2000, "λ={lambda}: {on_margin} on the margin");
+    }
+}
