@@ -537,11 +537,10 @@ impl MarginSystem<'_> {
         }
         let target = 1e-14 * norm2(&rhs).max(f64::MIN_POSITIVE);
         let mut kv = vec![0.0; m];
-        // The residual of the system without the ridge (projected), the bias as its least-squares multiplier
-        // taken out.
-        let true_residual = |product: &mut dyn FnMut(&[f64], &mut [f64], f64), beta: &[f64], kv: &mut [f64]| {
-            product(beta, kv, 0.0);
-            let mut r: Vec<f64> = rhs.iter().zip(kv.iter()).map(|(a, b)| a - b).collect();
+        // The residual `rhs - K β` (`K β` of the system without the ridge given), the bias as its
+        // least-squares multiplier taken out.
+        let residual_of = |kv: &[f64]| {
+            let mut r: Vec<f64> = rhs.iter().zip(kv).map(|(a, b)| a - b).collect();
             let bias = if self.fit_intercept { dot(&ym, &r) / m as f64 } else { 0.0 };
             r.iter_mut().zip(&ym).for_each(|(ri, yi)| *ri -= bias * yi);
             (r, bias)
@@ -550,7 +549,8 @@ impl MarginSystem<'_> {
         // the new residual of the true one (iterative refinement): the ridge alone would leave every margin
         // off by `ridge·β_i` (3,000 × 5,000 Gaussian rows at λ = 10⁻³: 10⁻¹³ J per row, a relative gap of
         // 4·10⁻¹⁰).
-        let (mut res, mut bias) = true_residual(&mut product, &beta, &mut kv);
+        product(&beta, &mut kv, 0.0);
+        let (mut res, mut bias) = residual_of(&kv);
         for _ in 0..CG_REFINEMENTS {
             let mut r = res.clone();
             project(&mut r);
@@ -583,7 +583,8 @@ impl MarginSystem<'_> {
                 rr = rr_new;
             }
             let refined: Vec<f64> = beta.iter().zip(&step).map(|(b, s)| b + s).collect();
-            let (res_refined, bias_refined) = true_residual(&mut product, &refined, &mut kv);
+            product(&refined, &mut kv, 0.0);
+            let (res_refined, bias_refined) = residual_of(&kv);
             if !(norm2(&res_refined) < norm2(&res)) {
                 break;
             }
