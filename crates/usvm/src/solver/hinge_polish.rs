@@ -589,7 +589,9 @@ impl MarginSystem<'_> {
                 break;
             }
             (beta, res, bias) = (refined, res_refined, bias_refined);
-            if norm2(&res) <= target {
+            // Refined only after a solve that met its target: one that stalled (an ill-conditioned Gram
+            // matrix) would stall again, and the dense factorisation is the fallback.
+            if norm2(&res) <= target || rr.sqrt() > target {
                 break;
             }
         }
