@@ -18,6 +18,16 @@ pub fn normal(rng: &mut Xoshiro256PlusPlus) -> f64 {
     StandardNormal.sample(rng)
 }
 
+/// `bench/dask_scaling.py`'s data: two random class centres of spread `1.5/√n`, random labels, unit noise
+/// (heavily overlapping classes).
+pub fn overlapping_classes(rng: &mut Xoshiro256PlusPlus, l: usize, n: usize) -> (Array2<f64>, Vec<i64>) {
+    let centres: Vec<Vec<f64>> =
+        (0..2).map(|_| (0..n).map(|_| normal(rng) * 1.5 / (n as f64).sqrt()).collect()).collect();
+    let labels: Vec<i64> = (0..l).map(|_| i64::from(normal(rng) > 0.0)).collect();
+    let x = Array2::from_shape_fn((l, n), |(i, j)| centres[labels[i] as usize][j] + normal(rng));
+    (x, labels)
+}
+
 /// Uniform in `[low, high)`.
 pub fn uniform(rng: &mut Xoshiro256PlusPlus, low: f64, high: f64) -> f64 {
     Uniform::new(low, high).unwrap().sample(rng)

@@ -473,13 +473,10 @@ fn a_slow_steady_dual_route_leaves_the_qp_route_its_iterations() {
     // 30,000 overlapping rows × 50 at λ = 4·10⁻⁴: the data choose dual coordinate descent, which needs more
     // than the 1,000 iterations of `max_iter` without its progress looking stalled. It used to take them all
     // and stop uncertified (gap 5.8e-6); now it leaves the QP route its iterations, which certify.
-    // (bench/dask_scaling.py's data: random class centres of spread 1.5/√n, random labels, unit noise.)
+    // (bench/dask_scaling.py's data.)
     let (l, n) = (30_000, 50);
     let mut rng = common::rng(47);
-    let centres: Vec<Vec<f64>> =
-        (0..2).map(|_| (0..n).map(|_| common::normal(&mut rng) * 1.5 / (n as f64).sqrt()).collect()).collect();
-    let labels: Vec<i64> = (0..l).map(|_| i64::from(common::normal(&mut rng) > 0.0)).collect();
-    let x = Array2::from_shape_fn((l, n), |(i, j)| centres[labels[i] as usize][j] + common::normal(&mut rng));
+    let (x, labels) = common::overlapping_classes(&mut rng, l, n);
     let data = Dataset::dense(x, labels);
     let fit = certified(&params("hinge", &[("regularization", json!({"lambda": 4e-4}))]), &data, "slow dual");
     assert_eq!(fit.reports[0].routes.first(), Some(&usvm::Route::Dual), "{:?}", fit.reports[0].routes);

@@ -475,14 +475,10 @@ fn sharded_power_on_many_rows_takes_few_rounds_per_alternation() {
     // 100,000 rows: the first alternation moves every row by its radius at once, and the first small
     // problem, built on the band at the plain hinge's solution, overshoots. The finish goes on from the
     // band at the segment's best point; it used to fall back to the smoothed start (a dozen rounds more).
-    // (bench/dask_scaling.py's data: random class centres of spread 1.5/√n, random labels, unit noise,
-    // variances uniform in [0.1, 1].)
+    // (bench/dask_scaling.py's data, variances uniform in [0.1, 1].)
     let (l, n) = (100_000, 20);
     let mut rng = common::rng(59);
-    let centres: Vec<Vec<f64>> =
-        (0..2).map(|_| (0..n).map(|_| common::normal(&mut rng) * 1.5 / (n as f64).sqrt()).collect()).collect();
-    let labels: Vec<i64> = (0..l).map(|_| i64::from(common::normal(&mut rng) > 0.0)).collect();
-    let x = Array2::from_shape_fn((l, n), |(i, j)| centres[labels[i] as usize][j] + common::normal(&mut rng));
+    let (x, labels) = common::overlapping_classes(&mut rng, l, n);
     let variances = Array2::from_shape_fn((l, n), |_| common::uniform(&mut rng, 0.1, 1.0));
     let data = usvm::Dataset::dense(x, labels).with_covariances(usvm::Covariances::diagonal(variances));
     let p = params("power", json!({"regularization": {"lambda": 1e-5}}));
