@@ -123,17 +123,17 @@ fn qp_applies(x: &Features) -> bool {
         l <= QP_MAX_WIDE_EXAMPLES && nnz <= QP_MAX_ENTRIES
     }
 }
-/// Rows nearest the margin in the QP route's working set when the whole problem is too large for it
-/// ([`qp_applies`]): this many per coordinate of `[w; b]`, at least [`QP_MIN_WORKING`] (the finish of the
-/// sharded hinge gathers as many, [`crate::sharded`]).
+/// Rows nearest the margin in the QP route's working set: this many per coordinate of `[w; b]`, ...
 const QP_ROWS_PER_COORDINATE: usize = 50;
+/// ... and at least this many (the finish of the sharded hinge gathers as many, [`crate::sharded`]).
 const QP_MIN_WORKING: usize = 5000;
 
-/// The working set of the QP route when the whole problem does not fit ([`qp_applies`]) but `n ≪ ℓ`: the
-/// `50 (n + 1)` examples nearest the margin of the best point so far (at least 5,000), if that is at most
-/// half the examples and their rows fit [`QP_MAX_ENTRIES`]. Where 10⁶ overlapping rows crowd the margin,
-/// dual CD's exact finish on `4(n + 1)` rows and the primal route's stages both stall short of `10⁻¹⁰`
-/// (10⁶ × 100, λ = 10⁻⁵: a gap of 4·10⁻¹⁰ after 67 s).
+/// The working set of the QP route after another route, where `n ≪ ℓ`: the `50 (n + 1)` examples nearest
+/// the margin of the best point so far (at least 5,000), if that is at most half the examples and their
+/// rows fit [`QP_MAX_ENTRIES`]. Where 10⁶ overlapping rows crowd the margin, dual CD's exact finish on
+/// `4(n + 1)` rows and the primal route's stages both stall short of `10⁻¹⁰` (10⁶ × 100, λ = 10⁻⁵: a gap
+/// of 4·10⁻¹⁰ after 46 s), and the whole QP is too large; where it is not, the working set is still the
+/// cheaper (20,000 × 100 at λ = 10⁻⁷: 0.14 s, 1.07 s over every example).
 fn qp_working_set(x: &Features) -> Option<usize> {
     let (l, p) = (x.n_samples(), x.n_features() + 1);
     let working = (QP_ROWS_PER_COORDINATE * p).max(QP_MIN_WORKING);
@@ -433,8 +433,8 @@ impl LinearSvmParams {
     /// `settings.route` names one route to take alone. Otherwise the data choose the first, and a route
     /// that stalls (dual: the gap's progress projects too much work, [`DualCdSettings::detect_stall`];
     /// primal: its last stage did not certify) hands over to the QP route if the problem's size allows it
-    /// ([`qp_applies`], [`qp_working_set`]) and it has not run yet, else to the other iterative route, warm-started (after the QP:
-    /// dual CD from its multipliers), at most [`MAX_HANDOVERS`] times, each route chosen from the data
+    /// ([`qp_applies`], [`qp_working_set`]) and it has not run yet, else to the other iterative route,
+    /// warm-started (after the QP: dual CD from its multipliers), at most [`MAX_HANDOVERS`] times, each route chosen from the data
     /// leaving the QP route's iterations of `max_iter` to its successor; if none certifies, the smoothing
     /// continuation of [`exact`] finishes from the best point. The primal route and the smoothing are
     /// for `n + 1 ≤ ℓ` only ([`primal_applies`]); a route with no successor runs without a stall check.
@@ -487,7 +487,7 @@ impl LinearSvmParams {
                     // Every example from the origin, whatever the other routes found: the interior-point
                     // method takes only its slacks from a start, and an iterate with a large `w` (a stalled
                     // route at a tiny λ) gives a badly centred one, from which round-off ended the iteration
-                    // early. Too many examples for that: a working set nearest the best point's margin,
+                    // early. After another route on `ℓ ≫ n`: a working set nearest the best point's margin,
                     // certified at the first interior-point iterate that meets the gap (two passes each).
                     let working = best.as_ref().and_then(|b| Some((b, qp_working_set(x)?)));
                     let (start, working, accept) = match working {
