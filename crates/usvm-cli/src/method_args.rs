@@ -53,7 +53,7 @@ pub enum RouteKind {
     Dual,
     /// Newton on the smoothed hinge alone, with exact finishes (unaffected by feature scaling)
     Primal,
-    /// The primal QP over every example by an interior-point method, made exact (10-30 factorisations of an (n+1)-square matrix, whatever λ and the scaling)
+    /// The primal QP over every example by an interior-point method, certified at its first iterate that meets the gap, else made exact (10-30 factorisations of an (n+1)-square matrix, whatever λ and the scaling)
     Qp,
 }
 

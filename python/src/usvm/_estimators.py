@@ -88,8 +88,9 @@ class GSUClassifier(RegistryClassifier):
     route : {None, "dual", "primal", "qp"}, default=None
         The exact solver on zero covariances (the plain hinge): ``"dual"`` coordinate descent,
         ``"primal"`` Newton on the smoothed hinge (unaffected by feature scaling), each with exact
-        finishes, or ``"qp"``, the primal QP over every example by an interior-point method made exact
-        (10–30 factorisations of an ``(n + 1)``-square matrix, whatever ``lam`` and the scaling), taken
+        finishes, or ``"qp"``, the primal QP over every example by an interior-point method, certified
+        at its first iterate that meets ``gap_tol``, else made exact (10–30 factorisations of an
+        ``(n + 1)``-square matrix, whatever ``lam`` and the scaling), taken
         alone; ``None`` chooses from the data and hands a stalled route's iterate to another. Each entry
         of ``reports_`` lists its ``"routes"``.
     iterations : int, default=1000

@@ -39,7 +39,13 @@ fn exact_solver_reaches_the_relative_gradient_tolerance_for_every_form() {
         let fit = params(LinearMethod::Gsu, 0.01).fit(&data).unwrap();
         let r = &fit.reports[0];
         assert!(r.converged(), "{form}: {r:?}");
-        assert!(r.gradient_norm <= 1e-6 * r.initial_gradient_norm.unwrap(), "{form}: {r:?}");
+        if form == "none" {
+            // The plain hinge is certified by its duality gap (its sub-gradient need not vanish at a point
+            // optimal to within the gap, such as the QP route's interior-point iterate).
+            assert!(r.duality_gap.unwrap() <= 1e-10, "{form}: {r:?}");
+        } else {
+            assert!(r.gradient_norm <= 1e-6 * r.initial_gradient_norm.unwrap(), "{form}: {r:?}");
+        }
         assert!(r.objective.is_finite() && r.objective > 0.0);
     }
 }
