@@ -498,7 +498,8 @@ impl MarginSystem<'_> {
     /// `yᵀβ = -g_bias` by projecting onto `yᵀv = 0` (then `b = yᵀ(rhs - Kβ)/|M|`). Each product with `K`
     /// scatters `X_Mᵀ(Yp)` into one `n`-vector and clears it again (sparse rows: the touched entries):
     /// O(stored entries of the margin rows). From `start` (multipliers by example, e.g. the last active-set
-    /// pass'), else from the origin, either moved onto the constraint. `None` unless the residual falls below `accept · ‖rhs‖`.
+    /// pass'), else from the origin, either moved onto the constraint. `None` unless the residual falls
+    /// below `accept · ‖rhs‖`.
     fn solve_iteratively(&self, g: &[f64], g_bias: f64, start: Option<&[f64]>, accept: f64) -> Option<(Vec<f64>, f64)> {
         let (x, y, margin, lambda) = (self.x, self.y, self.margin, self.lambda);
         let m = margin.len();

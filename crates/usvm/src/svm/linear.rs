@@ -431,8 +431,8 @@ impl LinearSvmParams {
     /// that stalls (dual: the gap's progress projects too much work, [`DualCdSettings::detect_stall`];
     /// primal: its last stage did not certify) hands over to the QP route if the problem's size allows it
     /// ([`qp_applies`], [`qp_working_set`]) and it has not run yet, else to the other iterative route,
-    /// warm-started (after the QP: dual CD from its multipliers), at most [`MAX_HANDOVERS`] times, each route chosen from the data
-    /// leaving the QP route's iterations of `max_iter` to its successor; if none certifies, the smoothing
+    /// warm-started (after the QP: dual CD from its multipliers), at most [`MAX_HANDOVERS`] times, each
+    /// route chosen from the data leaving the QP route's iterations of `max_iter` to its successor; if none certifies, the smoothing
     /// continuation of [`exact`] finishes from the best point. The primal route and the smoothing are
     /// for `n + 1 ≤ ℓ` only ([`primal_applies`]); a route with no successor runs without a stall check.
     /// The report names every route taken (`routes`), and its termination is `Converged` only if the

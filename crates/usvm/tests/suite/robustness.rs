@@ -532,3 +532,15 @@ fn wide_dense_rows_with_thousands_on_the_margin_certify_by_conjugate_gradients()
         assert!(on_margin > 2000, "λ={lambda}: {on_margin} on the margin");
     }
 }
+
+#[test]
+fn the_qp_route_alone_certifies_columns_far_from_zero() {
+    // Every value offset by 10⁴: the interior-point iterates certify, where the exact finish on the last
+    // iterate's sides did not settle and the route named alone stalled.
+    let mut rng = common::rng(67);
+    let (x, labels) = common::overlapping_classes(&mut rng, 20_000, 10);
+    let data = Dataset::dense(x + 1e4, labels);
+    for lambda in [1e-5, 1e-7] {
+        certified(&params("hinge", &[("lambda", json!(lambda)), ("route", json!("qp"))]), &data, "offset, qp");
+    }
+}
