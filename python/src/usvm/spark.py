@@ -336,7 +336,8 @@ def _serve(params: str, rendezvous: str, read: Any) -> Any:
             while question := _receive(conn):  # none if any shard could not be built
                 started = time.perf_counter()
                 answer = shard.answer(question)
-                _send(conn, struct.pack("<d", time.perf_counter() - started) + answer)
+                _send(conn, struct.pack("<d", time.perf_counter() - started))
+                _send(conn, answer)
         return None
     peers: dict[int, socket.socket] = {}
     unbuilt = {0: built} if built else {}  # partition: why its shard could not be built
@@ -357,10 +358,10 @@ def _serve(params: str, rendezvous: str, read: Any) -> Any:
         computing = time.perf_counter()
         own = shard.answer(question)
         timed = [(own, time.perf_counter() - computing)]
-        # Each peer's answer comes after the seconds it took (8 bytes).
+        # Each peer's answer comes after the seconds it took, a message of its own (no copy of the answer).
         for conn in order:
-            reply = _receive(conn)
-            timed.append((reply[8:], struct.unpack("<d", reply[:8])[0]))
+            (seconds,) = struct.unpack("<d", _receive(conn))
+            timed.append((_receive(conn), seconds))
         return clock.round(started, timed)
 
     try:

@@ -57,7 +57,7 @@ use crate::progress::Monitor;
 use crate::report::{FitReport, Route, Termination};
 use crate::solver::dual_cd::{DualLoss, class_scales, dual_value, relative_gap};
 use crate::solver::exact::{Continuation, ExactSettings, continuation};
-use crate::solver::hinge_polish::reduced_solve;
+use crate::solver::hinge_polish::{reduced_solve, working_set_size};
 use crate::svm::{LinearMethod, LinearSvmParams, Solver};
 
 /// The smoothed start ([`ShardedObjective::smoothed_start_pays`]) stops at this floor on `σ_i` (its
@@ -86,9 +86,7 @@ pub const FIRST_TRY: u64 = 8;
 pub const FINISH_ATTEMPTS: usize = 6;
 /// Steps `τ = 2^-k`, `k = 1…`, of a finish's line search (with `τ = 1`).
 const LINE_STEPS: usize = 12;
-/// Rows gathered for a finish: about this many per coordinate of `[w; b]`, between the two limits below.
-const ROWS_PER_COORDINATE: usize = 50;
-const MIN_GATHER: usize = 5000;
+/// Rows gathered for a finish at most (else [`working_set_size`]).
 const MAX_GATHER: usize = 20_000;
 
 /// Interior-point iterations of a finish's working-set solve ([`reduced_solve`]), over its QPs.
@@ -606,9 +604,9 @@ impl ShardedObjective<'_, '_> {
     }
 }
 
-/// Rows gathered for a finish ([`ROWS_PER_COORDINATE`], [`MIN_GATHER`], [`MAX_GATHER`]).
+/// Rows gathered for a finish: the local working set's size ([`working_set_size`]), at most [`MAX_GATHER`].
 fn gather_target(dim: usize) -> usize {
-    (ROWS_PER_COORDINATE * dim).clamp(MIN_GATHER, MAX_GATHER)
+    working_set_size(dim).min(MAX_GATHER)
 }
 
 /// The dual value `D(α') = Σ α'_i - ½‖Σ α'_i y_i x_i‖²` (C-form) at the round's multipliers with the larger

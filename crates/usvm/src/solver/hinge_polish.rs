@@ -629,6 +629,19 @@ fn kkt_residual(
     if fit_intercept { (dot(&r, &r) + bias * bias).sqrt() } else { norm2(&r) }
 }
 
+/// Rows of a [`reduced_solve`] working set near an approximate solution where `n ≪ ℓ`: this many per
+/// coordinate of `[w; b]`, ...
+const WORKING_PER_COORDINATE: usize = 50;
+/// ... and at least this many.
+const MIN_WORKING: usize = 5000;
+
+/// The size of a [`reduced_solve`] working set near an approximate solution of `dim` coordinates `[w; b]`
+/// on `ℓ ≫ n` rows (the local QP route's, the sharded finish's): `50 dim`, at least 5,000. At 10⁶
+/// overlapping rows × 100, dual CD's finish on `4 dim` rows stalled short of a gap of 10⁻¹⁰.
+pub fn working_set_size(dim: usize) -> usize {
+    (WORKING_PER_COORDINATE * dim).max(MIN_WORKING)
+}
+
 /// Working-set QPs solved at most (each round adds the fixed examples that crossed the margin).
 const REDUCED_ROUNDS: usize = 4;
 

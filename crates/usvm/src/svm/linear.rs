@@ -123,11 +123,6 @@ fn qp_applies(x: &Features) -> bool {
         l <= QP_MAX_WIDE_EXAMPLES && nnz <= QP_MAX_ENTRIES
     }
 }
-/// Rows nearest the margin in the QP route's working set: this many per coordinate of `[w; b]`, ...
-const QP_ROWS_PER_COORDINATE: usize = 50;
-/// ... and at least this many (the finish of the sharded hinge gathers as many, [`crate::sharded`]).
-const QP_MIN_WORKING: usize = 5000;
-
 /// The working set of the QP route after another route, where `n ≪ ℓ`: the `50 (n + 1)` examples nearest
 /// the margin of the best point so far (at least 5,000), if that is at most half the examples and their
 /// rows fit [`QP_MAX_ENTRIES`]. Where 10⁶ overlapping rows crowd the margin, dual CD's exact finish on
@@ -136,7 +131,7 @@ const QP_MIN_WORKING: usize = 5000;
 /// cheaper (20,000 × 100 at λ = 10⁻⁷: 0.14 s, 1.07 s over every example).
 fn qp_working_set(x: &Features) -> Option<usize> {
     let (l, p) = (x.n_samples(), x.n_features() + 1);
-    let working = (QP_ROWS_PER_COORDINATE * p).max(QP_MIN_WORKING);
+    let working = hinge_polish::working_set_size(p);
     (2 * working <= l && working.saturating_mul(p) <= QP_MAX_ENTRIES).then_some(working)
 }
 
