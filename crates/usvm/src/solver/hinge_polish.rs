@@ -659,8 +659,8 @@ const REDUCED_ROUNDS: usize = 4;
 /// 4. [`polish_sides`] from the interior-point solution's sides (`|d_i| ≤ 1e-7` on the margin) makes it
 ///    exact to round-off.
 ///
-/// `None` if the rounds do not settle, a QP solve fails (or needs more than `max_qp_iterations`
-/// interior-point iterations in all), or the final active-set solve does not settle. With `working ≥ ℓ` it
+/// The interior-point iterations spent if the rounds do not settle, a QP solve fails (or needs more than
+/// `max_qp_iterations` iterations in all), or the final active-set solve does not settle. With `working ≥ ℓ` it
 /// is the exact solution of the whole problem, whatever `theta` is. Given `accept_gap`, the first
 /// interior-point iterate whose relative duality gap `(J - D)/J` meets it is returned as it is (`J` at its
 /// `[w; b]`, `D` at its multipliers `β` clipped into `[0, c_i/ℓ]`, the fixed examples' those of their
@@ -678,7 +678,7 @@ pub fn reduced_solve(
     working: usize,
     max_qp_iterations: usize,
     accept_gap: Option<f64>,
-) -> Option<Polished> {
+) -> Result<Polished, usize> {
     let (l, n) = (x.n_samples(), x.n_features());
     let upper = |i: usize| weights.map_or(1.0, |c| c[i]) / l as f64;
     let margin_of = |t: &[f64], i: usize| 1.0 - y[i] * (x.row_dot(i, &t[..n]) + if fit_intercept { t[n] } else { 0.0 });
@@ -756,11 +756,11 @@ pub fn reduced_solve(
         let accept: Option<Accept<'_>> = accept_gap.map(|_| &certifies as Accept<'_>);
         let set =
             WorkingSet { x, y, lambda, fit_intercept, u: &u, cols: &cols, position: &position, g: &g, g_bias, upper };
-        let budget = max_qp_iterations.checked_sub(qp_iterations)?;
+        let budget = max_qp_iterations.checked_sub(qp_iterations).ok_or(qp_iterations)?;
         let solution = if k + nb <= u.len().max(DENSE_NORMAL_MAX) {
-            set.interior_point(theta, budget, accept)?
+            set.interior_point(theta, budget, accept).map_err(|spent| qp_iterations + spent)?
         } else {
-            let (v, iterations) = set.clarabel(budget)?;
+            let (v, iterations) = set.clarabel(budget).ok_or(qp_iterations + budget)?;
             QpSolution { v, iterations, accepted: None }
         };
         qp_iterations += solution.iterations;
@@ -768,7 +768,7 @@ pub fn reduced_solve(
         if let Some(beta) = solution.accepted {
             let beta = full_beta(&beta);
             let residual = hinge_subgradient_norm(x, y, weights, lambda, fit_intercept, &theta);
-            return Some(Polished { theta, residual, beta, qp_iterations });
+            return Ok(Polished { theta, residual, beta, qp_iterations });
         }
         // Fixed examples that crossed join the working set, and the QP is solved again.
         // The margins are computed when needed, here and for the sides: no vector of ℓ margins (a fit of
@@ -787,16 +787,16 @@ pub fn reduced_solve(
         }
         if moved && round + 1 < REDUCED_ROUNDS {
             if in_u.iter().filter(|&&b| b).count() > MAX_MARGIN {
-                return None; // the fixed sides were far off
+                return Err(qp_iterations); // the fixed sides were far off
             }
             continue;
         }
         // The QP solution's sides, made exact by the active-set solve.
         let sides = sides_at(x, y, fit_intercept, &theta, 1e-7 * (1.0 + norm2(&theta)));
-        let polished = polish_sides(x, y, weights, lambda, fit_intercept, sides, true)?;
-        return Some(Polished { qp_iterations, ..polished });
+        let polished = polish_sides(x, y, weights, lambda, fit_intercept, sides, true).ok_or(qp_iterations)?;
+        return Ok(Polished { qp_iterations, ..polished });
     }
-    None
+    Err(qp_iterations)
 }
 
 /// The QP of one round of [`reduced_solve`]: the working rows `u`, the coordinates `cols` of `w` they touch
@@ -818,7 +818,12 @@ struct WorkingSet<'a, U> {
 impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
     /// `[w_cols; b]` by `hinge_qp::WorkingQp` (normal equations of size `k + 1`, for working sets of at least
     /// as many examples as coordinates), from `theta`, with its iterations (at most `max_iterations`).
-    fn interior_point(&self, theta: &[f64], max_iterations: usize, accept: Option<Accept<'_>>) -> Option<QpSolution> {
+    fn interior_point(
+        &self,
+        theta: &[f64],
+        max_iterations: usize,
+        accept: Option<Accept<'_>>,
+    ) -> Result<QpSolution, usize> {
         let &WorkingSet { x, y, lambda, fit_intercept, u, cols, position, g, g_bias, ref upper } = self;
         let (k, nb) = (cols.len(), usize::from(fit_intercept));
         // ã_i = y_i [x_i; 1] on the touched coordinates.

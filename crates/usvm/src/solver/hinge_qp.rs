@@ -81,12 +81,12 @@ struct Point {
 
 impl WorkingQp<'_> {
     /// The minimiser `v = [w; b]` and the iterations taken, from `start` (only the slacks' initial values
-    /// depend on it), within `max_iterations`, or the first iterate `accept` takes; `None` if the iteration
-    /// does not converge (not even to the loose tolerances before round-off ends it).
-    pub(crate) fn solve(&self, start: &[f64], max_iterations: usize) -> Option<QpSolution> {
+    /// depend on it), within `max_iterations`, or the first iterate `accept` takes; else (the iteration does
+    /// not converge, not even to the loose tolerances before round-off ends it) the iterations spent.
+    pub(crate) fn solve(&self, start: &[f64], max_iterations: usize) -> Result<QpSolution, usize> {
         let m = self.upper.len();
         if m == 0 {
-            return None;
+            return Err(0);
         }
         // A strictly interior start on the constraints: ξ - s = d = 1 - ãᵀv, both at least 1; β = η = u/2.
         let d: Vec<f64> = (0..m).map(|i| 1.0 - self.row_dot(i, start)).collect();
@@ -100,16 +100,17 @@ impl WorkingQp<'_> {
         let u_max = self.upper.iter().fold(0.0, |a: f64, &u| a.max(u));
         // The most stationary iterate within the loose tolerances, with its relative stationarity residual.
         let mut fallback: Option<(f64, Vec<f64>, usize)> = None;
+        let mut spent = max_iterations;
         for it in 0..max_iterations {
             let (r_v, v_scale) = self.stationarity(&p);
             let r_u: Vec<f64> = (0..m).map(|i| self.upper[i] - p.beta[i] - p.eta[i]).collect();
             let r_c: Vec<f64> = (0..m).map(|i| self.row_dot(i, &p.v) + p.xi[i] - p.s[i] - 1.0).collect();
             let mu = (dot(&p.beta, &p.s) + dot(&p.eta, &p.xi)) / (2 * m) as f64;
             if max_abs(&r_c) <= PRIMAL_TOL && max_abs(&r_v) <= DUAL_TOL * v_scale && mu <= MU_TOL * u_max {
-                return Some(QpSolution { v: p.v, iterations: it, accepted: None });
+                return Ok(QpSolution { v: p.v, iterations: it, accepted: None });
             }
             if it > 0 && self.accept.is_some_and(|accept| accept(&p.v, &p.beta)) {
-                return Some(QpSolution { v: p.v, iterations: it, accepted: Some(p.beta) });
+                return Ok(QpSolution { v: p.v, iterations: it, accepted: Some(p.beta) });
             }
             let stationarity = max_abs(&r_v) / v_scale;
             if max_abs(&r_c) <= LOOSE * PRIMAL_TOL
@@ -121,6 +122,7 @@ impl WorkingQp<'_> {
             }
             let theta: Vec<f64> = (0..m).map(|i| 1.0 / (p.xi[i] / p.eta[i] + p.s[i] / p.beta[i])).collect();
             let Some(normal) = Cholesky::normal(self.rows, &theta, self.ridge) else {
+                spent = it;
                 break;
             };
             let residuals = Residuals { r_v: &r_v, r_u: &r_u, r_c: &r_c, theta: &theta };
@@ -149,7 +151,7 @@ impl WorkingQp<'_> {
                 axpy(alpha, dx, x);
             }
         }
-        fallback.map(|(_, v, iterations)| QpSolution { v, iterations, accepted: None })
+        fallback.map(|(_, v, iterations)| QpSolution { v, iterations, accepted: None }).ok_or(spent)
     }
 
     /// `Δv` with `(R + ÃᵀΘÃ) Δv = rhs`, by the factorisation `normal` and one step of iterative refinement

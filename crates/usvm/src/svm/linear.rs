@@ -480,12 +480,11 @@ impl LinearSvmParams {
                     // method takes only its slacks from a start, and an iterate with a large `w` (a stalled
                     // route at a tiny λ) gives a badly centred one, from which round-off ended the iteration
                     // early. After another route on `ℓ ≫ n`: a working set nearest the best point's margin,
-                    // certified at the first interior-point iterate that meets the gap (two passes each).
-                    let working = best.as_ref().and_then(|b| Some((b, qp_working_set(x)?)));
-                    let (start, working) = match working {
-                        Some((b, working)) => (b.theta.clone(), working),
-                        None => (vec![0.0; objective.dim()], l),
-                    };
+                    // certified at the first interior-point iterate that meets the gap (two passes each);
+                    // should that fail, every example from the origin where it fits (20,000 × 20, columns
+                    // scaled 1e-3…1e3 and offset by 100: the fixed examples' linear term ended the working
+                    // set's iteration, where the whole QP certifies in 17 iterations).
+                    //
                     // Certified at the first interior-point iterate that meets the gap (two passes each, against
                     // a factorisation's `O(ℓ n²)`), else by the exact finish on the last iterate's sides. That
                     // finish alone failed on columns far from 0 (200,000 × 10, every value + 10⁴: the route
@@ -493,19 +492,25 @@ impl LinearSvmParams {
                     let accept = Some(tol);
                     let initial = best.as_ref().map_or_else(|| exact::initial_gradient_norm(&objective), |b| b.initial);
                     let qp_budget = budget.min(hinge_qp::MAX_ITERATIONS);
-                    let solved = hinge_polish::reduced_solve(
-                        x,
-                        y,
-                        c,
-                        lambda,
-                        self.fit_intercept,
-                        &start,
-                        working,
-                        qp_budget,
-                        accept,
-                    );
+                    let origin = vec![0.0; objective.dim()];
+                    let solve = |start: &[f64], working: usize, budget: usize| {
+                        hinge_polish::reduced_solve(x, y, c, lambda, self.fit_intercept, start, working, budget, accept)
+                    };
+                    let solved = match best.as_ref().and_then(|b| Some((b, qp_working_set(x)?))) {
+                        Some((b, working)) => solve(&b.theta, working, qp_budget).or_else(|spent| {
+                            let left = budget.saturating_sub(spent).min(hinge_qp::MAX_ITERATIONS);
+                            if qp_applies(x) && left > 0 {
+                                solve(&origin, l, left)
+                                    .map(|p| hinge_polish::Polished { qp_iterations: spent + p.qp_iterations, ..p })
+                                    .map_err(|more| spent + more)
+                            } else {
+                                Err(spent)
+                            }
+                        }),
+                        None => solve(&origin, l, qp_budget),
+                    };
                     match solved {
-                        Some(p) => Certified {
+                        Ok(p) => Certified {
                             value: objective.value(&p.theta),
                             dual: dual_cd::dual_value(x, y, c, lambda, DualLoss::Hinge, self.fit_intercept, &p.beta),
                             n_iter: p.qp_iterations.max(1),
@@ -515,16 +520,16 @@ impl LinearSvmParams {
                             beta: p.beta,
                         },
                         // Failed (round-off ended the iteration before it converged, or the margin set did
-                        // not settle): its iterations, at most `qp_budget`, are counted, and the next route
-                        // goes on from the best point so far.
-                        None => Certified {
-                            value: objective.value(&start),
+                        // not settle): its iterations are counted, and the next route goes on from the best
+                        // point so far (the origin, if none).
+                        Err(spent) => Certified {
+                            value: objective.value(&origin),
                             dual: f64::NEG_INFINITY,
                             beta: Vec::new(),
-                            n_iter: qp_budget,
+                            n_iter: spent.max(1),
                             residual: None,
                             initial,
-                            theta: start,
+                            theta: origin,
                         },
                     }
                 }

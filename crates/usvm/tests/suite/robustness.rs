@@ -544,3 +544,22 @@ fn the_qp_route_alone_certifies_columns_far_from_zero() {
         certified(&params("hinge", &[("lambda", json!(lambda)), ("route", json!("qp"))]), &data, "offset, qp");
     }
 }
+
+#[test]
+fn columns_spanning_six_decades_off_zero_certify_when_the_working_set_qp_fails() {
+    // 20,000 × 20, one positive in five, columns scaled 1e-3…1e3 and offset by 100: the working-set QP
+    // after the primal route did not converge (its fixed examples' linear term), and the fit stalled
+    // through `primal → qp → dual → primal → smoothing` at a gap of 1e-8; the whole QP from the origin
+    // certifies.
+    let mut rng = common::rng(71);
+    let (l, n) = (20_000, 20);
+    let z = Array2::from_shape_fn((l, n), |_| common::normal(&mut rng));
+    let labels: Vec<i64> = (0..l).map(|i| i64::from(z[[i, 0]] + 0.5 * common::normal(&mut rng) > 1.0)).collect();
+    let x =
+        Array2::from_shape_fn((l, n), |(i, j)| z[[i, j]] * 10f64.powf(-3.0 + 6.0 * j as f64 / (n - 1) as f64) + 100.0);
+    let data = Dataset::dense(x, labels);
+    for lambda in [1e-1, 1e-3] {
+        let fit = certified(&params("hinge", &[("lambda", json!(lambda))]), &data, "six decades off zero");
+        assert_eq!(fit.reports[0].routes, [usvm::Route::Primal, usvm::Route::Qp], "λ={lambda}");
+    }
+}
