@@ -497,13 +497,6 @@ fn run(
         let cert = certify(setup, &alpha, &mut w, &mut scratch, &mut margins, mu + rho * ya);
         estimate.recompute_norm(&w);
         let gap = relative_gap(cert.primal, cert.dual);
-            eprintln!(
-                "TRACE epoch {epochs} passes {:.1} active {active} eps {eps:.1e} P {:.9e} D {:.9e} gap {gap:.3e} solved {solved} attempt {attempt} check {check}",
-                work as f64 / total as f64,
-                cert.primal * lambda,
-                cert.dual * lambda
-            );
-        }
         if monitor.iteration(epochs, Quantity::DualityGap, || (cert.primal * lambda, gap)) {
             break;
         }
