@@ -481,6 +481,47 @@ pub fn norm2(a: &[f64]) -> f64 {
     dot(a, a).sqrt()
 }
 
+/// The blocks of rows whose products [`Cholesky::normal`] sums: two (in parallel where there are two
+/// threads) where the product costs at least 2²⁶ multiply-adds and a second `p × p` matrix at most 8 MB,
+/// else one. A fixed number, not one per thread, so that the sum is the same on every machine. (The QP
+/// route on 5,000 MNIST images, `p = 780`: 17 → 9 ms per product on two cores.)
+fn normal_blocks(m: usize, p: usize) -> usize {
+    if p * p <= 1 << 20 && m.saturating_mul(p * p) >= 1 << 26 { 2 } else { 1 }
+}
+
+/// The buffers of [`Cholesky::normal`]'s scaled rows, one per block, kept between calls.
+#[derive(Default)]
+pub(crate) struct NormalScratch(Vec<Array2<f64>>);
+
+/// The lower half of `Aᵀ diag(θ) A` (the upper half zero), by one sequential product of `diag(√θ) A`,
+/// formed in `scaled` (resized to `A`'s shape if it is not).
+fn lower_weighted_gram(a: ArrayView2<'_, f64>, theta: &[f64], scaled: &mut Array2<f64>) -> faer::Mat<f64> {
+    let _state = VectorState;
+    if scaled.dim() != a.dim() {
+        *scaled = Array2::zeros(a.dim());
+    }
+    for ((mut out, row), &t) in scaled.rows_mut().into_iter().zip(a.rows()).zip(theta) {
+        let root = t.sqrt();
+        out.zip_mut_with(&row, |o, &v| *o = root * v);
+    }
+    let view = scaled.view();
+    let b = faer_ref(&view);
+    // Only the lower half, which the factorisation reads: half the flops of the full product.
+    let mut matrix = faer::Mat::<f64>::zeros(b.ncols(), b.ncols());
+    faer::linalg::matmul::triangular::matmul(
+        matrix.as_mut(),
+        faer::linalg::matmul::triangular::BlockStructure::TriangularLower,
+        faer::Accum::Replace,
+        b.transpose(),
+        faer::linalg::matmul::triangular::BlockStructure::Rectangular,
+        b,
+        faer::linalg::matmul::triangular::BlockStructure::Rectangular,
+        1.0,
+        faer::Par::Seq,
+    );
+    matrix
+}
+
 /// Clears the upper halves of the vector registers (`vzeroupper`) when dropped, on x86-64 CPUs with AVX;
 /// a no-op elsewhere. Held by every function that calls faer (or another library with AVX kernels).
 pub(crate) struct VectorState;
@@ -612,33 +653,35 @@ pub(crate) struct Cholesky {
 
 impl Cholesky {
     /// Factors the normal matrix `diag(ridge) + Aᵀ diag(θ) A` of a row-major `A` (`m × p`, `θ_i ≥ 0`);
-    /// `None` if it is not numerically positive definite.
-    pub(crate) fn normal(a: ArrayView2<'_, f64>, theta: &[f64], ridge: &[f64]) -> Option<Self> {
-        let _state = VectorState;
-        let mut scaled = a.to_owned();
-        for (mut row, &t) in scaled.rows_mut().into_iter().zip(theta) {
-            row *= t.sqrt();
+    /// `None` if it is not numerically positive definite. The product is summed over [`normal_blocks`]
+    /// blocks of rows, in parallel and always in the same order: the same floats whatever the threads.
+    /// `scratch` keeps the scaled rows' buffers from one call to the next (a fresh 30 MB buffer per
+    /// call cost a fifth of an interior-point iteration in page faults).
+    pub(crate) fn normal(
+        a: ArrayView2<'_, f64>,
+        theta: &[f64],
+        ridge: &[f64],
+        scratch: &mut NormalScratch,
+    ) -> Option<Self> {
+        let (m, p) = a.dim();
+        let blocks = normal_blocks(m, p);
+        let ranges: Vec<std::ops::Range<usize>> = (0..blocks).map(|k| k * m / blocks..(k + 1) * m / blocks).collect();
+        scratch.0.resize_with(blocks, || Array2::zeros((0, 0)));
+        let parts: Vec<faer::Mat<f64>> = ranges
+            .into_par_iter()
+            .zip(scratch.0.par_iter_mut())
+            .map(|(rows, buffer)| lower_weighted_gram(a.slice(ndarray::s![rows.clone(), ..]), &theta[rows], buffer))
+            .collect();
+        let mut parts = parts.into_iter();
+        let mut matrix = parts.next()?;
+        for part in parts {
+            matrix += part;
         }
-        let view = scaled.view();
-        let b = faer_ref(&view);
-        // Only the lower half, which the factorisation reads: half the flops of the full product.
-        let mut matrix = faer::Mat::<f64>::zeros(b.ncols(), b.ncols());
-        faer::linalg::matmul::triangular::matmul(
-            matrix.as_mut(),
-            faer::linalg::matmul::triangular::BlockStructure::TriangularLower,
-            faer::Accum::Replace,
-            b.transpose(),
-            faer::linalg::matmul::triangular::BlockStructure::Rectangular,
-            b,
-            faer::linalg::matmul::triangular::BlockStructure::Rectangular,
-            1.0,
-            faer::get_global_parallelism(),
-        );
         for (j, &r) in ridge.iter().enumerate() {
             matrix[(j, j)] += r;
         }
-        let size = ridge.len();
-        Some(Cholesky { llt: matrix.llt(faer::Side::Lower).ok()?, size })
+        let _state = VectorState;
+        Some(Cholesky { llt: matrix.llt(faer::Side::Lower).ok()?, size: p })
     }
 
     /// `x` with `M x = r`.

@@ -21,7 +21,7 @@
 use ndarray::ArrayView2;
 
 use crate::data::dot;
-use crate::linalg::{Cholesky, axpy};
+use crate::linalg::{Cholesky, NormalScratch, axpy};
 
 /// Iterations before giving up (Mehrotra's method takes 10–30 on these problems).
 pub(crate) const MAX_ITERATIONS: usize = 100;
@@ -48,10 +48,52 @@ const STEP_BACK: f64 = 0.99;
 /// and the diagonal of `R` (`λ` on `w`, 0 on `b`); and optionally an early stop ([`Accept`]).
 pub(crate) struct WorkingQp<'a> {
     pub rows: ArrayView2<'a, f64>,
+    /// The same rows compressed, where they are mostly zeros: the passes over the rows read these, the
+    /// normal matrix's product the dense ones.
+    pub sparse: Option<&'a SparseRows>,
     pub upper: &'a [f64],
     pub q: &'a [f64],
     pub ridge: &'a [f64],
     pub accept: Option<Accept<'a>>,
+}
+
+/// Rows in compressed form: row `i` has the values `values[starts[i]..starts[i + 1]]` in the columns
+/// `columns[starts[i]..starts[i + 1]]`.
+pub(crate) struct SparseRows {
+    pub starts: Vec<usize>,
+    pub columns: Vec<u32>,
+    pub values: Vec<f64>,
+}
+
+impl SparseRows {
+    /// The compressed form of `rows` if at most a third of their entries are non-zero (a pass then reads
+    /// less than half the bytes), else `None`.
+    pub(crate) fn of(rows: ArrayView2<'_, f64>) -> Option<Self> {
+        let non_zeros = rows.iter().filter(|&&v| v != 0.0).count();
+        if 3 * non_zeros > rows.len() {
+            return None;
+        }
+        let mut sparse = SparseRows {
+            starts: Vec::with_capacity(rows.nrows() + 1),
+            columns: Vec::with_capacity(non_zeros),
+            values: Vec::with_capacity(non_zeros),
+        };
+        sparse.starts.push(0);
+        for row in rows.rows() {
+            for (j, &v) in row.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                sparse.columns.push(j as u32);
+                sparse.values.push(v);
+            }
+            sparse.starts.push(sparse.values.len());
+        }
+        Some(sparse)
+    }
+
+    /// Row `i`'s columns and values.
+    fn row(&self, i: usize) -> (&[u32], &[f64]) {
+        let range = self.starts[i]..self.starts[i + 1];
+        (&self.columns[range.clone()], &self.values[range])
+    }
 }
 
 /// An early stop of [`WorkingQp::solve`]: `takes(v, β)`, whether to take a point (e.g. whether a
@@ -106,6 +148,7 @@ impl WorkingQp<'_> {
         // The most stationary iterate within the loose tolerances, with its relative stationarity residual.
         let mut fallback: Option<(f64, Vec<f64>, usize)> = None;
         let mut spent = max_iterations;
+        let mut scratch = NormalScratch::default();
         for it in 0..max_iterations {
             let (r_v, v_scale) = self.stationarity(&p);
             let r_u: Vec<f64> = (0..m).map(|i| self.upper[i] - p.beta[i] - p.eta[i]).collect();
@@ -126,7 +169,7 @@ impl WorkingQp<'_> {
                 fallback = Some((stationarity, p.v.clone(), it));
             }
             let theta: Vec<f64> = (0..m).map(|i| 1.0 / (p.xi[i] / p.eta[i] + p.s[i] / p.beta[i])).collect();
-            let Some(normal) = Cholesky::normal(self.rows, &theta, self.ridge) else {
+            let Some(normal) = Cholesky::normal(self.rows, &theta, self.ridge, &mut scratch) else {
                 spent = it;
                 break;
             };
@@ -183,7 +226,13 @@ impl WorkingQp<'_> {
 
     /// `ã_iᵀv`.
     fn row_dot(&self, i: usize, v: &[f64]) -> f64 {
-        dot(self.rows.row(i).as_slice().expect("row-major rows"), v)
+        match self.sparse {
+            Some(sparse) => {
+                let (columns, values) = sparse.row(i);
+                columns.iter().zip(values).map(|(&j, &a)| a * v[j as usize]).sum()
+            }
+            None => dot(self.rows.row(i).as_slice().expect("row-major rows"), v),
+        }
     }
 
     /// `r_v = Rv + q - Ãᵀβ` and the size of its terms (`max(‖Rv‖_∞, ‖q‖_∞, ‖Ãᵀβ‖_∞)`, at least 1e-300).
@@ -198,9 +247,13 @@ impl WorkingQp<'_> {
 
     /// `out += Ãᵀz`.
     fn add_transposed(&self, z: &[f64], out: &mut [f64]) {
-        for (row, &zi) in self.rows.rows().into_iter().zip(z) {
-            if zi != 0.0 {
-                axpy(zi, row.as_slice().expect("row-major rows"), out);
+        for (i, &zi) in z.iter().enumerate().filter(|(_, zi)| **zi != 0.0) {
+            match self.sparse {
+                Some(sparse) => {
+                    let (columns, values) = sparse.row(i);
+                    columns.iter().zip(values).for_each(|(&j, &a)| out[j as usize] += zi * a);
+                }
+                None => axpy(zi, self.rows.row(i).as_slice().expect("row-major rows"), out),
             }
         }
     }
