@@ -342,6 +342,31 @@ fn a_looser_gap_tolerance_stops_early_with_a_valid_certificate() {
 }
 
 #[test]
+fn the_qp_route_certifies_loose_gaps_at_full_steps_with_valid_certificates() {
+    use usvm::svm::Solver;
+    // 600 × 100 overlapping classes at λ = 1e-6: fewer examples than 10·(n + 1), and a multiplier needs
+    // ~3·10⁵ coordinate steps to cross its box, so the fit starts on the QP route, which from a gap of
+    // 1e-2 also certifies at each affine direction's full step.
+    let mut rng = common::rng(29);
+    let (x, labels) = common::overlapping_classes(&mut rng, 600, 100);
+    let data = Dataset::dense(x, labels);
+    let lambda = 1e-6;
+    let optimum = hinge(lambda).fit(&data).unwrap().reports[0].objective;
+    for gap_tol in [0.45, 1e-2, 1e-4] {
+        let solver = Solver::Exact(ExactSettings { gap_tol, ..Default::default() });
+        let fit = LinearSvmParams { solver, ..hinge(lambda) }.fit(&data).unwrap();
+        let r = &fit.reports[0];
+        assert_eq!(r.routes, [usvm::Route::Qp], "gap_tol {gap_tol}");
+        let gap = r.duality_gap.unwrap();
+        assert!(r.converged() && gap <= gap_tol, "gap_tol {gap_tol}: {r:?}");
+        let value = hinge_objective(&data, lambda, &theta(&fit));
+        assert!(common::rel_diff(r.objective, value) <= 1e-14, "{} vs {value}", r.objective);
+        assert!(r.objective >= optimum * (1.0 - 1e-12), "{} below the optimum {optimum}", r.objective);
+        assert!(r.objective - optimum <= gap * r.objective + 1e-15, "gap_tol {gap_tol}: {r:?}");
+    }
+}
+
+#[test]
 fn the_smoothed_newton_certificate_brackets_the_optimum() {
     use usvm::solver::hinge_newton;
     let data = tall_dataset(13);

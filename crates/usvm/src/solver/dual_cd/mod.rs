@@ -758,6 +758,17 @@ mod tests {
 
     /// The projection behind `stalled`: with 1,000 examples the first check comes at 20 passes (20,000
     /// visits) and the allowance is 20 × max(work, 20,000, 200,000) visits, capped by the limit.
+    /// The penalty on `yᵀα`: all of `mean ‖x_i‖²` while `mean C c_i ‖x_i‖² ≤ 0.09`, a tenth of it from 9 on,
+    /// `0.3/√(C‖x‖²)` of it between, and 1 without rows to measure.
+    #[test]
+    fn the_bias_penalty_falls_from_the_mean_norm_to_a_tenth_of_it_as_c_grows() {
+        assert_eq!(bias_penalty(88.0, 0.05), 88.0);
+        assert!((bias_penalty(88.0, 1e4) - 8.8).abs() < 1e-12);
+        assert!((bias_penalty(4.0, 1.0) - 1.2).abs() < 1e-12);
+        assert_eq!(bias_penalty(0.0, 0.0), 1.0);
+        assert_eq!(bias_penalty(f64::INFINITY, f64::INFINITY), 1.0);
+    }
+
     #[test]
     fn the_gap_projection_calls_slow_progress_a_stall_and_fast_progress_not() {
         let (total, tol, limit) = (1000, 1e-10, usize::MAX);
