@@ -484,7 +484,8 @@ pub fn norm2(a: &[f64]) -> f64 {
 /// The blocks of rows whose products [`Cholesky::normal`] sums: two (in parallel where there are two
 /// threads) where the product costs at least 2²⁶ multiply-adds and a second `p × p` matrix at most 8 MB,
 /// else one. A fixed number, not one per thread, so that the sum is the same on every machine. (The QP
-/// route on 5,000 MNIST images, `p = 780`: 17 → 9 ms per product on two cores.)
+/// route on 5,000 MNIST images, `p = 780`: product and factorisation 26 → 17 ms per iteration on two
+/// cores, with the buffers of [`NormalScratch`].)
 fn normal_blocks(m: usize, p: usize) -> usize {
     if p * p <= 1 << 20 && m.saturating_mul(p * p) >= 1 << 26 { 2 } else { 1 }
 }

@@ -499,8 +499,7 @@ impl LinearSvmParams {
                     // Every example from the origin, whatever the other routes found: the interior-point
                     // method takes only its slacks from a start, and an iterate with a large `w` (a stalled
                     // route at a tiny λ) gives a badly centred one, from which round-off ended the iteration
-                    // early. After another route on `ℓ ≫ n`: a working set nearest the best point's margin,
-                    // certified at the first interior-point iterate that meets the gap (two passes each);
+                    // early. After another route on `ℓ ≫ n`: a working set nearest the best point's margin;
                     // should that fail, every example from the origin where it fits (20,000 × 20, columns
                     // scaled 1e-3…1e3 and offset by 100: the fixed examples' linear term ended the working
                     // set's iteration, where the whole QP certifies in 17 iterations).
