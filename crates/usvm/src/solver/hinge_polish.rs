@@ -20,7 +20,7 @@ use ndarray::{Array2, s};
 
 use crate::data::{Features, dot, norm2};
 use crate::solver::dual_cd::{DualLoss, dual_value, hinge_subgradient_norm, objective_value, relative_gap};
-use crate::solver::hinge_qp::{Accept, QpSolution, SparseRows, WorkingQp};
+use crate::solver::hinge_qp::{Accept, QpSolution, WorkingQp, passes_over};
 
 /// Where an example stands at the optimum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -857,8 +857,8 @@ impl<U: Fn(usize) -> f64> WorkingSet<'_, U> {
             ridge.push(0.0);
             start.push(theta[x.n_features()]);
         }
-        let sparse = if matches!(x, Features::Sparse(_)) { SparseRows::of(rows.view()) } else { None };
-        let qp = WorkingQp { rows: rows.view(), sparse: sparse.as_ref(), upper: &upper, q: &q, ridge: &ridge, accept };
+        let passes = passes_over(rows.view(), matches!(x, Features::Sparse(_)));
+        let qp = WorkingQp { rows: rows.view(), passes: &passes, upper: &upper, q: &q, ridge: &ridge, accept };
         qp.solve(&start, max_iterations)
     }
 

@@ -20,7 +20,8 @@
 
 use ndarray::ArrayView2;
 
-use crate::data::dot;
+use crate::data::{CsrMatrix, Features, dot};
+use crate::features::DenseMatrix;
 use crate::linalg::{Cholesky, NormalScratch, axpy};
 
 /// Iterations before giving up (Mehrotra's method takes 10–30 on these problems).
@@ -48,52 +49,33 @@ const STEP_BACK: f64 = 0.99;
 /// and the diagonal of `R` (`λ` on `w`, 0 on `b`); and optionally an early stop ([`Accept`]).
 pub(crate) struct WorkingQp<'a> {
     pub rows: ArrayView2<'a, f64>,
-    /// The same rows compressed, where they are mostly zeros: the passes over the rows read these, the
-    /// normal matrix's product the dense ones.
-    pub sparse: Option<&'a SparseRows>,
+    /// The same rows for the passes over them ([`passes_over`]); the normal matrix's product reads `rows`.
+    pub passes: &'a Features<'a>,
     pub upper: &'a [f64],
     pub q: &'a [f64],
     pub ridge: &'a [f64],
     pub accept: Option<Accept<'a>>,
 }
 
-/// Rows in compressed form: row `i` has the values `values[starts[i]..starts[i + 1]]` in the columns
-/// `columns[starts[i]..starts[i + 1]]`.
-pub(crate) struct SparseRows {
-    pub starts: Vec<usize>,
-    pub columns: Vec<u32>,
-    pub values: Vec<f64>,
-}
-
-impl SparseRows {
-    /// The compressed form of `rows` if at most a third of their entries are non-zero (a pass then reads
-    /// less than half the bytes), else `None`.
-    pub(crate) fn of(rows: ArrayView2<'_, f64>) -> Option<Self> {
-        let non_zeros = rows.iter().filter(|&&v| v != 0.0).count();
-        if 3 * non_zeros > rows.len() {
-            return None;
-        }
-        let mut sparse = SparseRows {
-            starts: Vec::with_capacity(rows.nrows() + 1),
-            columns: Vec::with_capacity(non_zeros),
-            values: Vec::with_capacity(non_zeros),
-        };
-        sparse.starts.push(0);
-        for row in rows.rows() {
-            for (j, &v) in row.iter().enumerate().filter(|(_, v)| **v != 0.0) {
-                sparse.columns.push(j as u32);
-                sparse.values.push(v);
-            }
-            sparse.starts.push(sparse.values.len());
-        }
-        Some(sparse)
+/// The rows `rows` as [`Features`] for the passes over them: compressed ([`CsrMatrix`]) if `compress` and
+/// at most a third of their entries are non-zero (a pass then reads less than half the bytes), else the
+/// dense rows themselves, borrowed.
+pub(crate) fn passes_over(rows: ArrayView2<'_, f64>, compress: bool) -> Features<'_> {
+    let non_zeros = if compress { rows.iter().filter(|&&v| v != 0.0).count() } else { rows.len() };
+    if 3 * non_zeros > rows.len() {
+        return Features::Dense(DenseMatrix::from_view(rows));
     }
-
-    /// Row `i`'s columns and values.
-    fn row(&self, i: usize) -> (&[u32], &[f64]) {
-        let range = self.starts[i]..self.starts[i + 1];
-        (&self.columns[range.clone()], &self.values[range])
+    let (mut indptr, mut indices, mut values) =
+        (Vec::with_capacity(rows.nrows() + 1), Vec::with_capacity(non_zeros), Vec::with_capacity(non_zeros));
+    indptr.push(0);
+    for row in rows.rows() {
+        for (j, &v) in row.iter().enumerate().filter(|(_, v)| **v != 0.0) {
+            indices.push(j as u32);
+            values.push(v);
+        }
+        indptr.push(values.len());
     }
+    Features::Sparse(CsrMatrix::new(rows.ncols(), indptr, indices, values))
 }
 
 /// An early stop of [`WorkingQp::solve`]: `takes(v, β)`, whether to take a point (e.g. whether a
@@ -226,13 +208,7 @@ impl WorkingQp<'_> {
 
     /// `ã_iᵀv`.
     fn row_dot(&self, i: usize, v: &[f64]) -> f64 {
-        match self.sparse {
-            Some(sparse) => {
-                let (columns, values) = sparse.row(i);
-                columns.iter().zip(values).map(|(&j, &a)| a * v[j as usize]).sum()
-            }
-            None => dot(self.rows.row(i).as_slice().expect("row-major rows"), v),
-        }
+        self.passes.row_dot(i, v)
     }
 
     /// `r_v = Rv + q - Ãᵀβ` and the size of its terms (`max(‖Rv‖_∞, ‖q‖_∞, ‖Ãᵀβ‖_∞)`, at least 1e-300).
@@ -248,13 +224,7 @@ impl WorkingQp<'_> {
     /// `out += Ãᵀz`.
     fn add_transposed(&self, z: &[f64], out: &mut [f64]) {
         for (i, &zi) in z.iter().enumerate().filter(|(_, zi)| **zi != 0.0) {
-            match self.sparse {
-                Some(sparse) => {
-                    let (columns, values) = sparse.row(i);
-                    columns.iter().zip(values).for_each(|(&j, &a)| out[j as usize] += zi * a);
-                }
-                None => axpy(zi, self.rows.row(i).as_slice().expect("row-major rows"), out),
-            }
+            self.passes.row_axpy(i, zi, out);
         }
     }
 

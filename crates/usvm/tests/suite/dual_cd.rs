@@ -352,6 +352,9 @@ fn the_qp_route_certifies_loose_gaps_at_full_steps_with_valid_certificates() {
     let data = Dataset::dense(x, labels);
     let lambda = 1e-6;
     let optimum = hinge(lambda).fit(&data).unwrap().reports[0].objective;
+    // The default fit (the same route, to a gap of 1e-10) against an independent solver.
+    let (_, _, reference) = common::hinge_svm_by_clarabel(&data.features, &common::labels_pm1(&data), None, lambda);
+    assert!(common::rel_diff(optimum, reference) <= 1e-7, "{optimum} vs Clarabel {reference}");
     for gap_tol in [0.45, 1e-2, 1e-4] {
         let solver = Solver::Exact(ExactSettings { gap_tol, ..Default::default() });
         let fit = LinearSvmParams { solver, ..hinge(lambda) }.fit(&data).unwrap();
