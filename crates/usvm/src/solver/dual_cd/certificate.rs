@@ -3,8 +3,13 @@
 //! multipliers made feasible by scaling the larger class, the gradient norms, and the λ-form values used
 //! outside the solver.
 
+use rayon::prelude::*;
+
 use super::{DualLoss, Setup};
 use crate::data::{Features, dot};
+
+/// Rows per block of the certificate's margins (a block is one task of the thread pool).
+const MARGIN_BLOCK: usize = 1024;
 
 /// The factors `(s₊, s₋) ≤ 1` on each class' multipliers that make `Σ_+ α = Σ_- α` (`yᵀα = 0`) by scaling
 /// the larger class down, from the classes' sums `Σ_+ α` and `Σ_- α`; `(1, 1)` without an intercept (no
@@ -39,8 +44,16 @@ pub(super) fn certify(
 ) -> Certificate {
     let (x, y) = (setup.x, setup.y);
     let dual = feasible_dual(setup, |i| alpha[i], w, scratch);
+    // `x_iᵀw` in blocks of rows on the pool's threads: each margin is one row's dot product, so the values
+    // do not depend on the thread count.
     margins.clear();
-    margins.extend((0..y.len()).map(|i| if setup.cost(i) > 0.0 { x.row_dot(i, w) } else { 0.0 }));
+    margins.resize(y.len(), 0.0);
+    let w = &*w;
+    margins.par_chunks_mut(MARGIN_BLOCK).enumerate().for_each(|(k, block)| {
+        for (i, m) in (k * MARGIN_BLOCK..).zip(block) {
+            *m = if setup.cost(i) > 0.0 { x.row_dot(i, w) } else { 0.0 };
+        }
+    });
     let xi = |d: f64| setup.loss_at(d);
     let (bias, risk) = if setup.fit_intercept {
         // d_i = 1 - y_i(f_i + b) = y_i(t_i - b) with t_i = y_i - f_i.
