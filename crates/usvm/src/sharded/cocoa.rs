@@ -566,10 +566,21 @@ impl ShardedObjective<'_, '_> {
         // solve does not settle first. Then, should it fail, the local solver.
         let (x, w) = (&features, Some(c.as_slice()));
         let gap = Some(settings.gap_tol);
-        let solved = reduced_solve(x, &y, w, self.lambda, self.fit_intercept, from, m.y.len(), REDUCED_QP, gap)
-            .ok()
-            .map(|p| (dual_value(x, &y, w, self.lambda, DualLoss::Hinge, self.fit_intercept, &p.beta), p))
-            .filter(|(dual, p)| dual.is_finite() && p.residual.is_finite() && p.theta.iter().all(|v| v.is_finite()));
+        let solved = reduced_solve(
+            x,
+            &y,
+            w,
+            self.lambda,
+            self.fit_intercept,
+            from,
+            m.y.len(),
+            REDUCED_QP,
+            gap,
+            Monitor::default(),
+        )
+        .ok()
+        .map(|p| (dual_value(x, &y, w, self.lambda, DualLoss::Hinge, self.fit_intercept, &p.beta), p))
+        .filter(|(dual, p)| dual.is_finite() && p.residual.is_finite() && p.theta.iter().all(|v| v.is_finite()));
         if let Some((dual, p)) = solved {
             return Some(Reduced { theta: p.theta, dual, residual: p.residual });
         }

@@ -19,6 +19,7 @@ use clarabel::solver::{DefaultSettingsBuilder, DefaultSolver, IPSolver, Nonnegat
 use ndarray::{Array2, s};
 
 use crate::data::{Features, dot, norm2};
+use crate::progress::{Monitor, Quantity};
 use crate::solver::dual_cd::{DualLoss, dual_value, hinge_subgradient_norm, objective_value, relative_gap};
 use crate::solver::hinge_qp::{Accept, QpSolution, WorkingQp, passes_over};
 
@@ -684,6 +685,7 @@ pub fn reduced_solve(
     working: usize,
     max_qp_iterations: usize,
     accept_gap: Option<f64>,
+    monitor: Monitor<'_>,
 ) -> Result<Polished, usize> {
     let (l, n) = (x.n_samples(), x.n_features());
     let upper = |i: usize| weights.map_or(1.0, |c| c[i]) / l as f64;
@@ -754,10 +756,15 @@ pub fn reduced_solve(
             }
             full
         };
-        let certifies = |v: &[f64], beta: &[f64]| {
+        // Each certificate is reported to `monitor`; a stop it asks for takes the point as it is (the fit
+        // is then interrupted, its result discarded).
+        let before = qp_iterations;
+        let certifies = |iterations: usize, v: &[f64], beta: &[f64]| {
             let primal = objective_value(x, y, weights, lambda, DualLoss::Hinge, fit_intercept, &full_theta(v));
             let dual = dual_value(x, y, weights, lambda, DualLoss::Hinge, fit_intercept, &full_beta(beta));
-            accept_gap.is_some_and(|tol| relative_gap(primal, dual) <= tol)
+            let gap = relative_gap(primal, dual);
+            let stop = monitor.iteration(before + iterations, Quantity::DualityGap, || (primal, gap));
+            stop || accept_gap.is_some_and(|tol| gap <= tol)
         };
         let accept = accept_gap.map(|tol| Accept { takes: &certifies, full_steps: tol >= FULL_STEP_GAP });
         let set =
@@ -975,9 +982,11 @@ mod tests {
         });
         let x = Features::dense(a);
         let lambda = 1e-4;
-        let whole = reduced_solve(&x, &y, None, lambda, true, &[0.0; 6], l, 100, None).expect("the whole QP");
+        let whole = reduced_solve(&x, &y, None, lambda, true, &[0.0; 6], l, 100, None, Monitor::default())
+            .expect("the whole QP");
         let start: Vec<f64> = whole.theta.iter().map(|v| 1.1 * v).collect();
-        let working = reduced_solve(&x, &y, None, lambda, true, &start, 2500, 100, None).expect("the working set");
+        let working = reduced_solve(&x, &y, None, lambda, true, &start, 2500, 100, None, Monitor::default())
+            .expect("the working set");
         let value = |t: &[f64]| objective_value(&x, &y, None, lambda, DualLoss::Hinge, true, t);
         let (f, f_whole) = (value(&working.theta), value(&whole.theta));
         assert!((f - f_whole).abs() <= 1e-12 * f_whole, "{f} vs {f_whole}");

@@ -78,13 +78,13 @@ pub(crate) fn passes_over(rows: ArrayView2<'_, f64>, compress: bool) -> Features
     Features::Sparse(CsrMatrix::new(rows.ncols(), indptr, indices, values))
 }
 
-/// An early stop of [`WorkingQp::solve`]: `takes(v, β)`, whether to take a point (e.g. whether a
-/// duality-gap certificate of the whole problem already meets a loose tolerance there), asked at every
-/// iterate and, with `full_steps`, also at the full step of each affine direction (`β` then may leave its
-/// box: `takes` clips it).
+/// An early stop of [`WorkingQp::solve`]: `takes(k, v, β)`, whether to take a point after `k` iterations
+/// (e.g. whether a duality-gap certificate of the whole problem already meets a loose tolerance there),
+/// asked at every iterate and, with `full_steps`, also at the full step of each affine direction (`β` then
+/// may leave its box: `takes` clips it).
 #[derive(Clone, Copy)]
 pub(crate) struct Accept<'a> {
-    pub takes: &'a dyn Fn(&[f64], &[f64]) -> bool,
+    pub takes: &'a dyn Fn(usize, &[f64], &[f64]) -> bool,
     pub full_steps: bool,
 }
 
@@ -139,7 +139,7 @@ impl WorkingQp<'_> {
             if max_abs(&r_c) <= PRIMAL_TOL && max_abs(&r_v) <= DUAL_TOL * v_scale && mu <= MU_TOL * u_max {
                 return Ok(QpSolution { v: p.v, iterations: it, accepted: None });
             }
-            if it > 0 && self.accept.is_some_and(|accept| (accept.takes)(&p.v, &p.beta)) {
+            if it > 0 && self.accept.is_some_and(|accept| (accept.takes)(it, &p.v, &p.beta)) {
                 return Ok(QpSolution { v: p.v, iterations: it, accepted: Some(p.beta) });
             }
             let stationarity = max_abs(&r_v) / v_scale;
@@ -166,7 +166,7 @@ impl WorkingQp<'_> {
             if let Some(accept) = self.accept.filter(|accept| accept.full_steps) {
                 let v: Vec<f64> = p.v.iter().zip(&affine.v).map(|(v, dv)| v + dv).collect();
                 let beta: Vec<f64> = p.beta.iter().zip(&affine.beta).map(|(b, db)| b + db).collect();
-                if (accept.takes)(&v, &beta) {
+                if (accept.takes)(it + 1, &v, &beta) {
                     return Ok(QpSolution { v, iterations: it + 1, accepted: Some(beta) });
                 }
             }

@@ -782,6 +782,7 @@ fn reduced(setup: &Setup<'_>, alpha: &[f64], lambda: f64, theta: &[f64]) -> Opti
         working,
         crate::solver::hinge_qp::MAX_ITERATIONS,
         None,
+        Monitor::default(),
     )
     .ok()?;
     Some(certified(setup, lambda, p))
