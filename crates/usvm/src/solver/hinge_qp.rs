@@ -78,13 +78,16 @@ pub(crate) fn passes_over(rows: ArrayView2<'_, f64>, compress: bool) -> Features
     Features::Sparse(CsrMatrix::new(rows.ncols(), indptr, indices, values))
 }
 
+/// `takes(k, v, β)` of [`Accept`].
+pub(crate) type Takes<'a> = dyn Fn(usize, &[f64], &[f64]) -> bool + 'a;
+
 /// An early stop of [`WorkingQp::solve`]: `takes(k, v, β)`, whether to take a point after `k` iterations
 /// (e.g. whether a duality-gap certificate of the whole problem already meets a loose tolerance there),
 /// asked at every iterate and, with `full_steps`, also at the full step of each affine direction (`β` then
 /// may leave its box: `takes` clips it).
 #[derive(Clone, Copy)]
 pub(crate) struct Accept<'a> {
-    pub takes: &'a dyn Fn(usize, &[f64], &[f64]) -> bool,
+    pub takes: &'a Takes<'a>,
     pub full_steps: bool,
 }
 
