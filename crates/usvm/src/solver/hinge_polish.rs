@@ -673,7 +673,9 @@ const REDUCED_ROUNDS: usize = 4;
 /// sides, made feasible as in [`crate::solver::dual_cd::dual_value`]; its `residual` is the hinge
 /// sub-gradient's norm): a loose tolerance costs a few factorisations, not the whole path, and a tight one
 /// certifies a QP solution whose sides the active-set solve would not settle. From a gap of
-/// [`FULL_STEP_GAP`] the full step of each affine direction is tried too ([`hinge_qp::Accept`]).
+/// [`FULL_STEP_GAP`] the full step of each affine direction is tried too ([`hinge_qp::Accept`]). Each such
+/// certificate is reported to `monitor` (the duality gap, iterations counted from the solve's start); a stop
+/// the observer asks for takes that point as it is.
 #[allow(clippy::too_many_arguments)]
 pub fn reduced_solve(
     x: &Features,

@@ -147,9 +147,9 @@ fn primal_applies(x: &Features) -> bool {
 /// The last smoothing floor of a first primal pass chosen from the data (see [`LinearSvmParams::plain_hinge`]).
 const FIRST_PRIMAL_FLOOR: f64 = 1e-2;
 
-/// The plain hinge goes to the primal when a dual multiplier needs at least this many coordinate steps
-/// (`C Q_ii`, on average) to cross its box, and there are at least this many times more examples than
-/// features.
+/// The plain hinge starts on the QP route (or, where it does not fit, the primal one) when a dual multiplier
+/// needs at least this many coordinate steps (`C Q_ii`, on average) to cross its box, and there are at least
+/// this many times more examples than features.
 const PRIMAL_ROUTE_STEPS: f64 = 10.0;
 
 /// ... and, with fewer examples than that but more than features, to the QP route when a multiplier needs
