@@ -169,16 +169,19 @@ fn crossing_steps(x: &Features, weights: Option<&[f64]>, lambda: f64) -> f64 {
 
 /// The route a fit without a named one starts on, for `n + 1 ≤ ℓ` (else dual coordinate descent): where
 /// `ℓ ≥ 10 (n + 1)` (the free multipliers' Gram matrix is rank-deficient, where coordinate descent crawls)
-/// and a multiplier needs at least [`PRIMAL_ROUTE_STEPS`] steps to cross its box, the QP if it applies
-/// ([`qp_applies`]), else the primal ([`hinge_newton`]); with fewer examples, the QP where it applies and a
-/// multiplier needs at least [`QP_ROUTE_STEPS`]; else dual coordinate descent.
+/// and a multiplier needs at least [`PRIMAL_ROUTE_STEPS`] steps to cross its box, the QP over every example
+/// if it fits ([`qp_applies`]) and no working set of it would be at most half the examples
+/// ([`qp_working_set`]), else the primal ([`hinge_newton`]), which hands over to that working set; with
+/// fewer examples, the QP where it applies and a multiplier needs at least [`QP_ROUTE_STEPS`]; else dual
+/// coordinate descent.
 ///
-/// The QP before the primal: its 10–30 factorisations cost the same whatever the data, where the primal's
-/// smoothing stages multiply on ill-conditioned rows (default fits at gaps of 1e-3 / 1e-10, primal → QP:
-/// 15,000 MNIST images (5,000 and two one-pixel shifts) at λ = 1e-7 24 / 25 s → 1.0 / 1.3 s, at λ = 1e-4
-/// 3.2 / 4.4 s → 0.8 / 1.1 s; the raw 8×8 digits and 20,000 rows of columns spanning six decades 4–12×
-/// faster). It is slower on well-conditioned dense rows far outnumbering the features (50,000 × 100 at
-/// λ = 1e-4: 0.11 / 0.19 s → 0.44 / 0.68 s), where its passes over the rows dominate.
+/// The QP before the primal where the whole QP is what would follow it: its 10–30 factorisations cost the
+/// same whatever the data, where the primal's smoothing stages multiply on ill-conditioned rows (default
+/// fits at gaps of 1e-3 / 1e-10, primal → QP: 15,000 MNIST images (5,000 and two one-pixel shifts) at
+/// λ = 1e-7 24 / 25 s → 1.0 / 1.3 s, at λ = 1e-4 3.2 / 4.4 s → 0.8 / 1.1 s; the raw 8×8 digits 4–8×
+/// faster). Where a working set applies, the whole QP's passes over every row cost more than the primal's
+/// stages and that working set (500,000 × 20 at λ = 1e-6: 5.6 s and 355 MB against 2.2 s and 179 MB;
+/// 50,000 × 100 at λ = 1e-5: 0.38 / 0.71 s against 0.14 / 0.23 s).
 fn first_route(x: &Features, weights: Option<&[f64]>, lambda: f64) -> Route {
     let (l, n) = (x.n_samples() as f64, x.n_features() as f64);
     if l < n + 1.0 {
@@ -186,7 +189,7 @@ fn first_route(x: &Features, weights: Option<&[f64]>, lambda: f64) -> Route {
     }
     let steps = crossing_steps(x, weights, lambda);
     if l >= PRIMAL_ROUTE_STEPS * (n + 1.0) && steps >= PRIMAL_ROUTE_STEPS {
-        if qp_applies(x) { Route::Qp } else { Route::Primal }
+        if qp_applies(x) && qp_working_set(x).is_none() { Route::Qp } else { Route::Primal }
     } else if qp_applies(x) && steps >= QP_ROUTE_STEPS {
         Route::Qp
     } else {
