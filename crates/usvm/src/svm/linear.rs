@@ -523,7 +523,8 @@ impl LinearSvmParams {
                     let initial = best.as_ref().map_or_else(|| exact::initial_gradient_norm(&objective), |b| b.initial);
                     let qp_budget = budget.min(hinge_qp::MAX_ITERATIONS);
                     let origin = vec![0.0; objective.dim()];
-                    let solve = |start: &[f64], working: usize, budget: usize| {
+                    // (`done`: interior-point iterations already spent, so that progress events keep rising.)
+                    let solve = |start: &[f64], working: usize, budget: usize, done: usize| {
                         hinge_polish::reduced_solve(
                             x,
                             y,
@@ -534,21 +535,21 @@ impl LinearSvmParams {
                             working,
                             budget,
                             accept,
-                            monitor.after(used),
+                            monitor.after(used + done),
                         )
                     };
                     let solved = match best.as_ref().and_then(|b| Some((b, qp_working_set(x)?))) {
-                        Some((b, working)) => solve(&b.theta, working, qp_budget).or_else(|spent| {
+                        Some((b, working)) => solve(&b.theta, working, qp_budget, 0).or_else(|spent| {
                             let left = budget.saturating_sub(spent).min(hinge_qp::MAX_ITERATIONS);
                             if qp_applies(x) && left > 0 {
-                                solve(&origin, l, left)
+                                solve(&origin, l, left, spent)
                                     .map(|p| hinge_polish::Polished { qp_iterations: spent + p.qp_iterations, ..p })
                                     .map_err(|more| spent + more)
                             } else {
                                 Err(spent)
                             }
                         }),
-                        None => solve(&origin, l, qp_budget),
+                        None => solve(&origin, l, qp_budget, 0),
                     };
                     match solved {
                         Ok(p) => Certified {

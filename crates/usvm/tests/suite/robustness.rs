@@ -561,5 +561,24 @@ fn columns_spanning_six_decades_off_zero_certify_when_the_working_set_qp_fails()
     for lambda in [1e-1, 1e-3] {
         let fit = certified(&params("hinge", &[("lambda", json!(lambda))]), &data, "six decades off zero");
         assert_eq!(fit.reports[0].routes, [usvm::Route::Primal, usvm::Route::Qp], "λ={lambda}");
+        // The fallback's progress events keep rising after the working set's and end at the report.
+        let record = Iterations::default();
+        let options = FitOptions { observer: Some(&record), ..FitOptions::default() };
+        let observed = usvm::fit(&params("hinge", &[("lambda", json!(lambda))]), &data, &options).unwrap();
+        let events = record.0.into_inner().unwrap();
+        assert!(events.windows(2).all(|w| w[0].0 <= w[1].0), "λ={lambda}: {events:?}");
+        assert_eq!(events.last().map(|e| e.0), Some(observed.reports[0].n_iter), "λ={lambda}");
+    }
+}
+
+/// The iteration numbers and residuals an observer is told.
+#[derive(Default)]
+struct Iterations(std::sync::Mutex<Vec<(usize, f64)>>);
+
+impl usvm::progress::Observer for Iterations {
+    fn observe(&self, event: usvm::progress::Progress<'_>) {
+        if let usvm::progress::Progress::Iteration(i) = event {
+            self.0.lock().unwrap().push((i.iteration, i.residual));
+        }
     }
 }

@@ -398,11 +398,10 @@ fn run(
     // Progress checks for `detect_stall`: the work of the next one, and the work and gap of the last one.
     let (mut next_check, mut last_check) = (STALL_FIRST * total, None::<(usize, f64)>);
     let mut stalled = false;
-    // The work and gap of the first certificate; at `α = 0` (`D = 0`) the relative gap is 1.
-    let mut first_certificate = if start.is_none() { Some((0, 1.0)) } else { None::<(usize, f64)> };
     let mut best_gap = f64::INFINITY;
-    // (work, best gap) at each certificate, and the work at which their recent rate projects `tol`.
-    let mut history: Vec<(usize, f64)> = first_certificate.into_iter().collect();
+    // (work, best gap) at each certificate, from a cold start first the origin's (at `α = 0`, `D = 0`: a
+    // relative gap of 1); and the work at which their recent rate projects `tol`.
+    let mut history: Vec<(usize, f64)> = if start.is_none() { vec![(0, 1.0)] } else { Vec::new() };
     let mut projected = usize::MAX;
     // (An epoch runs only if its row visits fit in the work limit.)
     while epochs < settings.max_epochs && work + active <= settings.max_passes.saturating_mul(total) {
@@ -534,10 +533,10 @@ fn run(
         // that stops falling makes it slower and slower): an exact finish is tried only where it costs less
         // (a loose `tol` is met by a few more epochs).
         best_gap = best_gap.min(gap);
-        let first = *first_certificate.get_or_insert((work, gap));
-        let remaining = remaining_visits(first, (work, best_gap), settings.tol);
         projected = next_certificate(&history, (work, best_gap), settings.tol, total);
         history.push((work, best_gap));
+        let first = history[0];
+        let remaining = remaining_visits(first, (work, best_gap), settings.tol);
         if check {
             let limit = settings.max_passes.saturating_mul(total).min(work + (settings.max_epochs - epochs) * active);
             // The first check, where another route may take over, measures the rate since the first
