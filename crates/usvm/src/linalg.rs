@@ -514,8 +514,9 @@ pub(crate) struct NormalPlan {
 
 /// The columns of a [`NormalPlan`] that splits them.
 struct Split {
-    /// The block's columns, ascending.
+    /// The block's columns, ascending, and their entries in every row (`m × t`).
     block: Vec<usize>,
+    block_rows: Array2<f64>,
     /// The others (those with non-zeros), ascending, and each column's number among them.
     others: Vec<usize>,
     number: Vec<usize>,
@@ -583,7 +584,15 @@ impl NormalPlan {
             entries.extend(idx.iter().zip(val).map(|(&j, &v)| (j as usize, v)).filter(|&(j, _)| !in_block[j]));
             indptr.push(entries.len());
         }
-        NormalPlan { split: Some(Split { block, others, number, indptr, entries }), buffers: Vec::new() }
+        let mut block_rows = Array2::zeros((m, block.len()));
+        for (i, mut out) in block_rows.rows_mut().into_iter().enumerate() {
+            let (idx, val) = rows.row(i);
+            for (&j, &v) in idx.iter().zip(val).filter(|(j, _)| in_block[**j as usize]) {
+                out[block.partition_point(|&k| k < j as usize)] = v;
+            }
+        }
+        let split = Split { block, block_rows, others, number, indptr, entries };
+        NormalPlan { split: Some(split), buffers: Vec::new() }
     }
 
     /// The lower half of `Aᵀ diag(θ) A` over the rows `rows` of `a` (the upper half zero), with `buffer`
@@ -595,12 +604,12 @@ impl NormalPlan {
         rows: std::ops::Range<usize>,
         buffer: &mut Array2<f64>,
     ) -> faer::Mat<f64> {
-        let part = a.slice(ndarray::s![rows.clone(), ..]);
         let Some(split) = &self.split else {
-            return lower_weighted_gram(part, None, &theta[rows], buffer);
+            return lower_weighted_gram(a.slice(ndarray::s![rows.clone(), ..]), &theta[rows], buffer);
         };
         let (p, t) = (a.ncols(), split.block.len());
-        let inner = lower_weighted_gram(part, Some(&split.block), &theta[rows.clone()], buffer);
+        let part = split.block_rows.slice(ndarray::s![rows.clone(), ..]);
+        let inner = lower_weighted_gram(part, &theta[rows.clone()], buffer);
         let mut matrix = faer::Mat::<f64>::zeros(p, p);
         for (c, &jc) in split.block.iter().enumerate() {
             let column = matrix.col_as_slice_mut(jc);
@@ -636,25 +645,16 @@ impl NormalPlan {
     }
 }
 
-/// The lower half of `Bᵀ diag(θ) B` (the upper half zero) for the columns `cols` of `A` (every column if
-/// `None`), by one sequential product of `diag(√θ) B`, formed in `scaled` (resized if it is not `B`'s shape).
-fn lower_weighted_gram(
-    a: ArrayView2<'_, f64>,
-    cols: Option<&[usize]>,
-    theta: &[f64],
-    scaled: &mut Array2<f64>,
-) -> faer::Mat<f64> {
+/// The lower half of `Aᵀ diag(θ) A` (the upper half zero), by one sequential product of `diag(√θ) A`,
+/// formed in `scaled` (resized to `A`'s shape if it is not).
+fn lower_weighted_gram(a: ArrayView2<'_, f64>, theta: &[f64], scaled: &mut Array2<f64>) -> faer::Mat<f64> {
     let _state = VectorState;
-    let shape = (a.nrows(), cols.map_or(a.ncols(), <[usize]>::len));
-    if scaled.dim() != shape {
-        *scaled = Array2::zeros(shape);
+    if scaled.dim() != a.dim() {
+        *scaled = Array2::zeros(a.dim());
     }
     for ((mut out, row), &t) in scaled.rows_mut().into_iter().zip(a.rows()).zip(theta) {
         let root = t.sqrt();
-        match cols {
-            None => out.zip_mut_with(&row, |o, &v| *o = root * v),
-            Some(cols) => out.iter_mut().zip(cols).for_each(|(o, &j)| *o = root * row[j]),
-        }
+        out.zip_mut_with(&row, |o, &v| *o = root * v);
     }
     let view = scaled.view();
     let b = faer_ref(&view);
@@ -941,11 +941,11 @@ mod tests {
     fn block_of_checked_plan(a: &Array2<f64>, theta: &[f64], plan: &NormalPlan) -> usize {
         let (m, p) = a.dim();
         let mut buffer = Array2::zeros((0, 0));
-        let whole = lower_weighted_gram(a.view(), None, theta, &mut buffer);
+        let whole = lower_weighted_gram(a.view(), theta, &mut buffer);
         for rows in [0..m, 0..m / 3, m / 3..m] {
             let split = plan.lower_gram(a.view(), theta, rows.clone(), &mut buffer);
             let part = a.slice(ndarray::s![rows.clone(), ..]);
-            let reference = lower_weighted_gram(part, None, &theta[rows], &mut Array2::zeros((0, 0)));
+            let reference = lower_weighted_gram(part, &theta[rows], &mut Array2::zeros((0, 0)));
             for c in 0..p {
                 for r in 0..p {
                     let scale = (whole[(r, r)] * whole[(c, c)]).sqrt().max(1e-300);
