@@ -404,6 +404,26 @@ impl<'a> DenseMatrix<'a> {
         ArrayViewMut2::from_shape(shape, self.values.to_mut()).expect("n_rows × n_cols values")
     }
 
+    /// The same rows compressed (CSR), if at most a third of the entries are non-zero (a pass over them
+    /// then reads less than half the bytes); else `None`.
+    pub fn compressed(&self) -> Option<CsrMatrix<'static>> {
+        let non_zeros = self.values.iter().filter(|&&v| v != 0.0).count();
+        if 3 * non_zeros > self.values.len() {
+            return None;
+        }
+        let (mut indptr, mut indices, mut values) =
+            (Vec::with_capacity(self.n_rows + 1), Vec::with_capacity(non_zeros), Vec::with_capacity(non_zeros));
+        indptr.push(0);
+        for i in 0..self.n_rows {
+            for (j, &v) in self.row(i).iter().enumerate().filter(|(_, v)| **v != 0.0) {
+                indices.push(j as u32);
+                values.push(v);
+            }
+            indptr.push(values.len());
+        }
+        Some(CsrMatrix::new(self.n_cols, indptr, indices, values))
+    }
+
     /// An owned row-major (standard layout) ndarray copy, whatever the layout.
     pub fn to_array(&self) -> Array2<f64> {
         self.view().as_standard_layout().into_owned()
@@ -780,6 +800,25 @@ mod tests {
         let mut columns = Array2::zeros((5, 19).f());
         columns.assign(&rows);
         (rows, columns)
+    }
+
+    /// Rows at most a third non-zero compress to the same rows, from either layout; denser ones do not.
+    #[test]
+    fn sparse_enough_dense_rows_compress_to_the_same_rows() {
+        let mut rows = Array2::<f64>::zeros((6, 9));
+        for (i, j) in [(0, 0), (0, 8), (2, 3), (3, 1), (3, 2), (3, 7), (5, 4)] {
+            rows[(i, j)] = 1.5 + (i * 9 + j) as f64;
+        }
+        let mut columns = Array2::zeros((6, 9).f());
+        columns.assign(&rows);
+        for dense in [DenseMatrix::from_view(rows.view()), DenseMatrix::from_view(columns.view())] {
+            let sparse = dense.compressed().expect("7 of 54 entries are non-zero");
+            assert_eq!(sparse.n_rows(), 6);
+            assert_eq!(sparse.to_dense(), rows);
+            assert_eq!(sparse.row(4).0.len(), 0);
+        }
+        rows.slice_mut(ndarray::s![..3, ..]).fill(2.0);
+        assert!(DenseMatrix::from_view(rows.view()).compressed().is_none(), "31 of 54 are non-zero");
     }
 
     #[test]

@@ -22,7 +22,7 @@
 
 use ndarray::ArrayView2;
 
-use crate::data::{CsrMatrix, Features, dot};
+use crate::data::{Features, dot};
 use crate::features::DenseMatrix;
 use crate::linalg::{Cholesky, NormalPlan, axpy};
 
@@ -66,25 +66,14 @@ pub(crate) struct WorkingQp<'a> {
     pub accept: Option<Accept<'a>>,
 }
 
-/// The rows `rows` as [`Features`] for the passes over them: compressed ([`CsrMatrix`]) if `compress` and
-/// at most a third of their entries are non-zero (a pass then reads less than half the bytes), else the
-/// dense rows themselves, borrowed.
+/// The rows `rows` as [`Features`] for the passes over them: compressed ([`DenseMatrix::compressed`]) if
+/// `compress` and at most a third of their entries are non-zero, else the dense rows themselves, borrowed.
 pub(crate) fn passes_over(rows: ArrayView2<'_, f64>, compress: bool) -> Features<'_> {
-    let non_zeros = if compress { rows.iter().filter(|&&v| v != 0.0).count() } else { rows.len() };
-    if 3 * non_zeros > rows.len() {
-        return Features::Dense(DenseMatrix::from_view(rows));
+    let dense = DenseMatrix::from_view(rows);
+    match compress.then(|| dense.compressed()).flatten() {
+        Some(sparse) => Features::Sparse(sparse),
+        None => Features::Dense(dense),
     }
-    let (mut indptr, mut indices, mut values) =
-        (Vec::with_capacity(rows.nrows() + 1), Vec::with_capacity(non_zeros), Vec::with_capacity(non_zeros));
-    indptr.push(0);
-    for row in rows.rows() {
-        for (j, &v) in row.iter().enumerate().filter(|(_, v)| **v != 0.0) {
-            indices.push(j as u32);
-            values.push(v);
-        }
-        indptr.push(values.len());
-    }
-    Features::Sparse(CsrMatrix::new(rows.ncols(), indptr, indices, values))
 }
 
 /// `takes(k, v, β)` of [`Accept`].

@@ -475,6 +475,14 @@ impl LinearSvmParams {
         settings: &ExactSettings,
         monitor: Monitor<'_>,
     ) -> (Vec<f64>, FitReport) {
+        // Dense rows at most a third non-zero are solved as their compressed copy (at most half their bytes):
+        // every route's passes then read only the non-zeros (5,000 MNIST images as a numpy array, 19 %
+        // non-zero, to LIBLINEAR's objective at λ = 1e-3 and 1e-7: 0.12 → 0.05 s and 0.48 → 0.19 s).
+        let compressed = match problem.features {
+            Features::Dense(rows) => rows.compressed().map(Features::Sparse),
+            Features::Sparse(_) => None,
+        };
+        let problem = Problem { features: compressed.as_ref().unwrap_or(problem.features), ..problem };
         let objective = self.objective(problem, ExpectedHinge, lambda);
         let (x, y, c) = (problem.features, problem.y, problem.weights);
         let (l, n) = (x.n_samples(), x.n_features());
