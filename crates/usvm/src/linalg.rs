@@ -503,7 +503,7 @@ const SCATTER_COST: usize = 32;
 /// cross product by one `axpy` (`t` each) and pairs with the row's other non-zeros outside the block by
 /// scattered multiply-adds (`s_i²/2` for `s_i` of them in row `i`); `t` minimises the sum of the three,
 /// weighted by [`AXPY_COST`] and [`SCATTER_COST`]. (MNIST images: 663 columns in use, 19 % non-zero,
-/// ~290 in the block.) Dense rows keep every column in the block. The plan also holds the buffers of the
+/// 314 in the block.) Dense rows keep every column in the block. The plan also holds the buffers of the
 /// block's scaled rows, one per [`normal_blocks`] block, kept between calls (a fresh 30 MB buffer per
 /// call cost a fifth of an interior-point iteration in page faults).
 #[derive(Default)]
@@ -959,9 +959,9 @@ mod tests {
     }
 
     /// A split [`NormalPlan`] (a dense block of the busiest columns, the others by their non-zeros) forms
-    /// the same normal matrix as one dense product: on rows whose columns run from every row non-zero to
-    /// one in a hundred thousand (a tenth of the rows only in the sparse columns, some weights zero), and on
-    /// rows of two non-zeros each, where the block is empty.
+    /// the same normal matrix as one dense product: on rows whose columns run from non-zero in every row to
+    /// a few in a million (a tenth of the rows only in the sparsest 80, some weights zero), and on rows of
+    /// two non-zeros each, where the block is empty.
     #[test]
     fn a_split_normal_matrix_is_the_dense_product() {
         let (m, p) = (3000, 120);
