@@ -310,12 +310,27 @@ impl LinearSvmParams {
     ) -> Result<LinearFit> {
         self.validate()?;
         data.validate()?;
-        let prepared = self.prepare(data)?;
+        let mut prepared = self.prepare(data)?;
         let (classes, n) = (data.classes(), data.n_features());
         let start = start.filter(|m| m.classes == classes && m.n_features() == n);
+        // Dense rows at most a third non-zero reach the plain hinge (the exact solver, every Σ_i = 0) as their
+        // compressed copy, made once for every binary problem (at most half their bytes): every route's
+        // passes then read only the non-zeros (5,000 MNIST images as a numpy array, 19 % non-zero, to
+        // LIBLINEAR's objective at λ = 1e-3 and 1e-7: 0.12 → 0.05 s and 0.48 → 0.19 s, as from CSR).
+        let plain_hinge = matches!(self.solver, Solver::Exact(_)) && prepared.covariances.as_dyn().is_zero();
+        let copy = match &*prepared.features {
+            Features::Dense(rows) if plain_hinge => rows.compressed(),
+            _ => None,
+        };
+        let compressed = copy.is_some();
+        if let Some(sparse) = copy {
+            prepared.features = Cow::Owned(Features::Sparse(sparse));
+        }
         // On wide sparse data the exact solvers see only the used columns, once for every binary problem,
         // and the model stores only those: every other coefficient is 0 at the optimum (`solver::columns`).
+        // (Not on a compressed copy of dense rows: its model keeps every column, as the data did.)
         let used = match (self.solver, &self.method) {
+            _ if compressed => None,
             (Solver::Exact(_), LinearMethod::Power { .. }) | (Solver::Sgd(_), _) => None,
             (Solver::Exact(_), _) => UsedColumns::of_parts(&prepared.features, prepared.covariances.as_dyn()),
         };
@@ -475,14 +490,6 @@ impl LinearSvmParams {
         settings: &ExactSettings,
         monitor: Monitor<'_>,
     ) -> (Vec<f64>, FitReport) {
-        // Dense rows at most a third non-zero are solved as their compressed copy (at most half their bytes):
-        // every route's passes then read only the non-zeros (5,000 MNIST images as a numpy array, 19 %
-        // non-zero, to LIBLINEAR's objective at λ = 1e-3 and 1e-7: 0.12 → 0.05 s and 0.48 → 0.19 s).
-        let compressed = match problem.features {
-            Features::Dense(rows) => rows.compressed().map(Features::Sparse),
-            Features::Sparse(_) => None,
-        };
-        let problem = Problem { features: compressed.as_ref().unwrap_or(problem.features), ..problem };
         let objective = self.objective(problem, ExpectedHinge, lambda);
         let (x, y, c) = (problem.features, problem.y, problem.weights);
         let (l, n) = (x.n_samples(), x.n_features());
