@@ -9,6 +9,7 @@
 use std::borrow::Cow;
 
 use ndarray::{Array2, ArrayView1, ArrayView2, ArrayViewMut2, ShapeBuilder};
+use rayon::prelude::*;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
@@ -115,10 +116,16 @@ impl<'a> CsrMatrix<'a> {
     /// stored column must be in `kept`; see [`Self::mark_columns`]). Only the column indices are new: the
     /// row pointers and values are borrowed from `self`.
     pub fn restrict_columns(&self, kept: &ColumnSet) -> CsrMatrix<'_> {
+        // In blocks on the pool's threads (each rank is a popcount: 1.7·10⁶ of them took 6 ms on one core).
+        const BLOCK: usize = 1 << 16;
+        let mut indices = vec![0u32; self.indices.len()];
+        indices.par_chunks_mut(BLOCK).zip(self.indices.par_chunks(BLOCK)).for_each(|(out, columns)| {
+            out.iter_mut().zip(columns).for_each(|(o, &j)| *o = kept.rank(j));
+        });
         CsrMatrix {
             n_cols: kept.len(),
             indptr: Cow::Borrowed(&self.indptr),
-            indices: self.indices.iter().map(|&j| kept.rank(j)).collect::<Vec<u32>>().into(),
+            indices: indices.into(),
             values: Cow::Borrowed(&self.values),
         }
     }

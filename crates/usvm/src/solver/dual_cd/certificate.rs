@@ -54,17 +54,45 @@ pub(super) fn certify(
             *m = if setup.cost(i) > 0.0 { x.row_dot(i, w) } else { 0.0 };
         }
     });
-    let xi = |d: f64| setup.loss_at(d);
-    let (bias, risk) = if setup.fit_intercept {
-        // d_i = 1 - y_i(f_i + b) = y_i(t_i - b) with t_i = y_i - f_i.
-        let points = Breakpoints::new(setup, |i| margins[i]);
-        let bias = best_bias(setup, &points, hint);
-        (bias, points.iter(setup).map(|(t, u, yi)| u * xi(yi * (t - bias))).sum::<f64>())
-    } else {
-        let risk = (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| setup.cost(i) * xi(1.0 - y[i] * margins[i]));
-        (0.0, risk.sum())
-    };
+    let bias = if setup.fit_intercept { optimal_bias(setup, |i| margins[i], hint) } else { 0.0 };
+    let risk: f64 = (0..y.len())
+        .filter(|&i| setup.cost(i) > 0.0)
+        .map(|i| setup.cost(i) * setup.loss_at(1.0 - y[i] * (margins[i] + bias)))
+        .sum();
     Certificate { primal: 0.5 * dot(w, w) + risk, dual, bias }
+}
+
+/// `argmin_b Σ C c_i ξ(1 - y_i(f_i + b))` over the examples with `c_i > 0`; on a flat stretch the point of it
+/// nearest to `hint`.
+fn optimal_bias(setup: &Setup<'_>, f: impl Fn(usize) -> f64, hint: f64) -> f64 {
+    if setup.loss == DualLoss::Hinge && setup.weights.is_none() {
+        hinge_order_statistic(setup, f, hint)
+    } else {
+        best_bias(setup, &Breakpoints::new(setup, f), hint)
+    }
+}
+
+/// The hinge's optimal bias with equal weights, by selection instead of a sort (a certificate over 24,177
+/// documents spent a fifth of its time sorting). With the breakpoints `t_i = y_i - f_i` (`d_i = y_i(t_i - b)`),
+/// `P'(b) = C(#{t_i < b} - k)` for `k` positive examples: `P` is smallest on `[t_(k), t_(k+1)]`, the `k`-th
+/// and `k+1`-th smallest breakpoints (below `t_(1)` if `k = 0`, above `t_(ℓ)` if `k = ℓ`).
+fn hinge_order_statistic(setup: &Setup<'_>, f: impl Fn(usize) -> f64, hint: f64) -> f64 {
+    let y = setup.y;
+    let mut t: Vec<f64> = (0..y.len()).map(|i| y[i] - f(i)).collect();
+    let k = y.iter().filter(|&&v| v > 0.0).count();
+    let order = |a: &f64, b: &f64| a.total_cmp(b);
+    let smallest = |t: &[f64]| t.iter().copied().min_by(order);
+    let (low, high) = if k == 0 {
+        (None, smallest(&t))
+    } else {
+        let (_, &mut kth, above) = t.select_nth_unstable_by(k - 1, order);
+        (Some(kth), smallest(above))
+    };
+    match (low, high) {
+        (Some(low), high) => hint.max(low).min(high.unwrap_or(f64::INFINITY)),
+        (None, Some(high)) => hint.min(high),
+        (None, None) => hint,
+    }
 }
 
 /// Calls `take(j)` for every column `j` that the rows `rows` may store: all `n` of dense rows, the stored
@@ -411,7 +439,7 @@ mod tests {
                 let s = setup(&x, &y, &cost, loss);
                 let unweighted = Setup { weights: None, ..setup(&x, &y, &cost, loss) };
                 for s in [s, unweighted] {
-                    let b = best_bias(&s, &Breakpoints::new(&s, |i| f[i]), 0.3);
+                    let b = optimal_bias(&s, |i| f[i], 0.3);
                     let value: f64 = (0..l)
                         .map(|i| {
                             let d = (1.0 - y[i] * (f[i] + b)).max(0.0);
