@@ -28,8 +28,7 @@
 //! clipped Newton step `α_i ← clip(α_i - G_i/(‖x_i‖² + ρ + D_ii), 0, U_i)` with `w` and `yᵀα` updated in
 //! place, and shrinking of bounded coordinates whose gradient lies beyond the previous epoch's extremes of
 //! the projected gradient `PG`. A subproblem is solved when `max PG - min PG ≤ ε` over all examples; then the
-//! multiplier moves (also when it is solved on the shrunk set, before every example is checked again),
-//! unless its step `|ρ yᵀα|` is below `ε` too, in which case `ε` falls by the factor
+//! multiplier moves, unless its step `|ρ yᵀα|` is below `ε` too, in which case `ε` falls by the factor
 //! that would bring the last gap (or its guess) to `tol/2` if the gap fell in proportion to `ε`, at least
 //! a decade and at most two, and it goes on. After an epoch that visited every example (none shrunk) the
 //! multiplier moves whether or not the subproblem is solved. A certificate costs about an epoch:
@@ -479,15 +478,8 @@ fn run(
         if solved {
             (pg_max_old, pg_min_old) = (f64::INFINITY, f64::NEG_INFINITY);
             if active < total {
-                // Converged on the shrunk set: check every example once more, with the multiplier's step
-                // taken first if it is due (that epoch then also solves the next subproblem: text at
-                // λ = 1e-3 certified 8e-6 after 10 passes, not 11).
+                // Converged on the shrunk set: check every example once more.
                 active = total;
-                let step = rho * ya;
-                if step.abs() > eps {
-                    mu += step;
-                    bias_updates += 1;
-                }
                 continue;
             }
             let step = rho * ya;
