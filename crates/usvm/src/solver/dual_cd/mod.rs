@@ -516,7 +516,7 @@ fn run(
             || work >= projected;
         // The gap falls about in proportion to ε: lower ε by the factor that would bring the gap to half of
         // `tol`, between one decade and two (text at λ = 1e-3 and a `tol` of 8e-6: ε 0.1 → 0.0017 at a gap
-        // of 2.3e-4 certified after 10 passes, not 0.1 → 0.01 → 0.001 after 12).
+        // of 2.3e-4 certified after 10.3 passes, not 0.1 → 0.01 → 0.001 after 12.4).
         let lower = |eps: f64, gap: f64| (eps * (0.5 * settings.tol / gap).clamp(0.01, 0.1)).max(MIN_EPS);
         if !worth {
             if solved {
