@@ -96,6 +96,22 @@ pub fn all_finite(values: &[f64]) -> bool {
 /// 30-entry row: 30 dependent additions). Panics if an index is out of `w`'s range.
 #[inline]
 pub fn gather_dot(indices: &[u32], values: &[f64], w: &[f64]) -> f64 {
+    gather_dot_with(indices, values, |j| w[j])
+}
+
+/// [`gather_dot`] without a bounds check per entry.
+///
+/// # Safety
+/// Every index must be below `w.len()`.
+#[inline]
+pub(crate) unsafe fn gather_dot_unchecked(indices: &[u32], values: &[f64], w: &[f64]) -> f64 {
+    // SAFETY: the caller's promise.
+    gather_dot_with(indices, values, |j| unsafe { *w.get_unchecked(j) })
+}
+
+/// `Σ_k values_k · w(indices_k)` with four accumulators.
+#[inline(always)]
+fn gather_dot_with(indices: &[u32], values: &[f64], w: impl Fn(usize) -> f64) -> f64 {
     let n = indices.len().min(values.len());
     let (indices, values) = (&indices[..n], &values[..n]);
     let mut acc = [0.0; 4];
@@ -103,14 +119,26 @@ pub fn gather_dot(indices: &[u32], values: &[f64], w: &[f64]) -> f64 {
     let (val4, val_tail) = values.as_chunks::<4>();
     for (i, v) in idx4.iter().zip(val4) {
         for l in 0..4 {
-            acc[l] += v[l] * w[i[l] as usize];
+            acc[l] += v[l] * w(i[l] as usize);
         }
     }
     let mut tail = 0.0;
     for (&j, &v) in idx_tail.iter().zip(val_tail) {
-        tail += v * w[j as usize];
+        tail += v * w(j as usize);
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+/// `out[indices_k] += alpha · values_k` without a bounds check per entry.
+///
+/// # Safety
+/// Every index must be below `out.len()`.
+#[inline]
+pub(crate) unsafe fn scatter_axpy_unchecked(indices: &[u32], values: &[f64], alpha: f64, out: &mut [f64]) {
+    for (&j, &v) in indices.iter().zip(values) {
+        // SAFETY: the caller's promise.
+        unsafe { *out.get_unchecked_mut(j as usize) += alpha * v };
+    }
 }
 
 /// `(aᵀb, aᵀa)` over the common length in one pass over `a`; each equal to [`dot`]'s value bit for bit.

@@ -42,7 +42,7 @@ pub(super) fn certify(
     margins: &mut Vec<f64>,
     hint: f64,
 ) -> Certificate {
-    let (x, y) = (setup.x, setup.y);
+    let y = setup.y;
     let dual = feasible_dual(setup, |i| alpha[i], w, scratch);
     // `x_iᵀw` in blocks of rows on the pool's threads: each margin is one row's dot product, so the values
     // do not depend on the thread count.
@@ -51,7 +51,7 @@ pub(super) fn certify(
     let w = &*w;
     margins.par_chunks_mut(MARGIN_BLOCK).enumerate().for_each(|(k, block)| {
         for (i, m) in (k * MARGIN_BLOCK..).zip(block) {
-            *m = if setup.cost(i) > 0.0 { x.row_dot(i, w) } else { 0.0 };
+            *m = if setup.cost(i) > 0.0 { setup.rows.dot(i, w) } else { 0.0 };
         }
     });
     let bias = if setup.fit_intercept { optimal_bias(setup, |i| margins[i], hint) } else { 0.0 };
@@ -170,7 +170,7 @@ pub(super) fn feasible_dual(
         // `u` and `v` are 10⁴ times larger than `u + t v`, and that expansion cancelled to a dual off by 10⁻⁸.)
         scratch.resize(n, 0.0);
         for (i, a) in positive() {
-            x.row_axpy(i, a * y[i], if y[i] == class { &mut *scratch } else { &mut *w });
+            setup.rows.axpy(i, a * y[i], if y[i] == class { &mut *scratch } else { &mut *w });
         }
         let mut quad = 0.0;
         for (u, v) in w.iter_mut().zip(scratch.iter_mut()) {
@@ -182,7 +182,7 @@ pub(super) fn feasible_dual(
         quad
     } else {
         for (i, a) in positive() {
-            x.row_axpy(i, a * y[i], w);
+            setup.rows.axpy(i, a * y[i], w);
         }
         dot(w, w)
     };
@@ -404,9 +404,10 @@ mod tests {
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     use super::*;
+    use crate::features::RowProducts;
 
     fn setup<'a>(x: &'a Features, y: &'a [f64], cost: &'a [f64], loss: DualLoss) -> Setup<'a> {
-        Setup { x, y, weights: Some(cost), big_c: 1.0, loss, fit_intercept: true }
+        Setup { x, rows: RowProducts::new(x), y, weights: Some(cost), big_c: 1.0, loss, fit_intercept: true }
     }
 
     /// Brute force: the best of a fine grid plus every breakpoint.

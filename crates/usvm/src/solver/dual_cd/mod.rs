@@ -79,6 +79,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
 use crate::data::{Features, dot};
+use crate::features::RowProducts;
 use crate::progress::{Monitor, Quantity};
 use crate::solver::hinge_polish::{self, Side};
 
@@ -210,6 +211,8 @@ pub const STALL_MIN_VISITS: usize = 200_000;
 /// stored: three fewer vectors of `ℓ` values.
 struct Setup<'a> {
     x: &'a Features<'a>,
+    /// The products of `x`'s rows in the inner loops.
+    rows: RowProducts<'a, 'a>,
     y: &'a [f64],
     /// `c_i` (`None`: all 1).
     weights: Option<&'a [f64]>,
@@ -229,7 +232,7 @@ impl<'a> Setup<'a> {
         loss: DualLoss,
         fit_intercept: bool,
     ) -> Self {
-        Setup { x, y, weights, big_c: 1.0 / (lambda * y.len() as f64), loss, fit_intercept }
+        Setup { x, rows: RowProducts::new(x), y, weights, big_c: 1.0 / (lambda * y.len() as f64), loss, fit_intercept }
     }
 
     /// `C c_i`.
@@ -370,6 +373,7 @@ fn run(
         0.0
     };
 
+    let rows = setup.rows;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(settings.seed);
     let mut alpha = vec![0.0; l];
     let mut scratch = Vec::new();
@@ -421,7 +425,7 @@ fn run(
             let i = index[s] as usize;
             let (yi, a, u) = (y[i], alpha[i], setup.upper(i));
             let (f, norm) = match norm2.get(i) {
-                Some(&norm) => (x.row_dot(i, &w), norm),
+                Some(&norm) => (rows.dot(i, &w), norm),
                 None => x.row_dot_norm2(i, &w),
             };
             let margin = yi * (f + mu + rho * ya);
@@ -459,7 +463,7 @@ fn run(
                 let delta = (new - a) * yi;
                 if delta != 0.0 {
                     alpha[i] = new;
-                    x.row_axpy(i, delta, &mut w);
+                    rows.axpy(i, delta, &mut w);
                     ya += delta;
                     estimate.step(a, new, delta, f, norm, setup.diag(i));
                 }
