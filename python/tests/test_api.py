@@ -273,6 +273,19 @@ def test_bad_covariances_are_value_errors(X_cov, match):
         GSUClassifier().fit(X, [1, 1, 0, 0], X_cov=X_cov(4, 2))
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_non_finite_features_are_refused_by_the_core_naming_the_example(bad, sparse):
+    # GSUClassifier leaves the check to the core (one pass over X, not two): still a ValueError, now naming
+    # the example.
+    X = np.array([[0.0, 1.0], [1.0, 2.0], [0.0, -1.0], [1.0, -2.0]])
+    X[2, 1] = bad
+    X = sp.csr_matrix(X) if sparse else X
+    for method in ("gsu", "hinge"):
+        with pytest.raises(ValueError, match=rf"non-finite value -?(NaN|inf) in features \(example 2\)"):
+            GSUClassifier(method=method).fit(X, [1, 1, 0, 0])
+
+
 def test_errors():
     X = np.array([[0.0, 1.0], [1.0, 2.0], [0.0, -1.0], [1.0, -2.0]])
     y = [1, 1, 0, 0]

@@ -57,6 +57,10 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
 
     # Whether fit and predict take CSR matrices.
     _sparse = True
+    # Whether every method the estimator fits checks its X for NaN and infinity in the core (naming the
+    # example, as a ValueError): then fit skips scikit-learn's own pass over X, a second one (2 ms of a
+    # 55 ms fit on 5,000 MNIST images as a dense array).
+    _core_checks_finite = False
 
     # Progress (every estimator's ``verbose`` and ``callback`` parameters; these defaults serve estimators
     # built without them).
@@ -102,6 +106,7 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
             dtype=_FLOATS,
             order=None,
             ensure_min_samples=ensure_min_samples,
+            ensure_all_finite=not self._core_checks_finite,
         )
         check_classification_targets(y)
         n, d = X.shape

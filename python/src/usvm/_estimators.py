@@ -182,6 +182,8 @@ class GSUClassifier(RegistryClassifier):
     True
     """
 
+    _core_checks_finite = True
+
     def __init__(
         self,
         *,
