@@ -539,6 +539,32 @@ impl<'m, 'a> RowProducts<'m, 'a> {
         }
     }
 
+    /// Asks the cache for the start of row `i` (the next row to visit).
+    #[inline]
+    pub(crate) fn prefetch(&self, i: usize) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            // SAFETY (both): SSE is part of x86_64, and a prefetch only hints (it never faults).
+            match self.x {
+                Features::Sparse(m) => {
+                    let start = m.indptr[i];
+                    if let (Some(j), Some(v)) = (m.indices.get(start), m.values.get(start)) {
+                        unsafe {
+                            _mm_prefetch::<_MM_HINT_T0>((j as *const u32).cast());
+                            _mm_prefetch::<_MM_HINT_T0>((v as *const f64).cast());
+                        }
+                    }
+                }
+                Features::Dense(a) => {
+                    if let Some(v) = a.as_slice().and_then(|all| all.get(i * a.n_cols)) {
+                        unsafe { _mm_prefetch::<_MM_HINT_T0>((v as *const f64).cast()) };
+                    }
+                }
+            }
+        }
+    }
+
     /// `out += alpha · x_i`, as [`Features::row_axpy`].
     #[inline]
     pub(crate) fn axpy(&self, i: usize, alpha: f64, out: &mut [f64]) {

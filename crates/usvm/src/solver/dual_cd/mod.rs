@@ -423,6 +423,9 @@ fn run(
         let mut s = 0;
         while s < active {
             let i = index[s] as usize;
+            if let Some(&next) = index.get(s + 1) {
+                rows.prefetch(next as usize);
+            }
             let (yi, a, u) = (y[i], alpha[i], setup.upper(i));
             let (f, norm) = match norm2.get(i) {
                 Some(&norm) => (rows.dot(i, &w), norm),
