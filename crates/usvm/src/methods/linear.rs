@@ -29,7 +29,7 @@ impl Default for Linear {
 }
 
 impl Linear {
-    /// Fits `method` (its `max_rounds` for Power SVM) on `data`.
+    /// Fits `method` (its `max_rounds` for Power SVM) on `data`, which [`crate::fit()`] has validated.
     pub(crate) fn fit_as(
         &self,
         method: LinearMethod,
@@ -48,7 +48,7 @@ impl Linear {
             Some(Model::Linear(m)) => Some(m),
             _ => None,
         };
-        let fit = params.fit_monitored(data, start, opts.monitor())?;
+        let fit = params.fit_validated(data, start, opts.monitor())?;
         Ok(Fit::new(Model::Linear(fit.model), fit.reports))
     }
 
