@@ -54,8 +54,8 @@
 //! `10⁻²` (above it, the attempt's certificate waits until the gap's recent rate projects `10⁻²`: MNIST
 //! images at λ = 1e-3 certified 4 fewer times on the way to a gap of 1e-3, 5 % of the fit), but
 //! only where it costs fewer row visits than the epochs it would save at the best gap's mean rate so far,
-//! and whatever it costs when a progress check finds the gap stalled (with another route to follow, only
-//! below a gap of 10⁻²); and for `n ≪ ℓ` and `tol ≤ 10⁻⁴` the
+//! and whatever it costs when a progress check finds the gap stalled (with another route to follow, only once
+//! the best gap so far is below 10⁻², as for the attempts); and for `n ≪ ℓ` and `tol ≤ 10⁻⁴` the
 //! primal QP on a working set of the examples nearest the margin followed by the same active-set solve
 //! ([`hinge_polish::reduced_solve`]). Either is accepted only if its own duality gap (its multipliers as the
 //! dual point) meets `tol`; it is exact to round-off.
@@ -117,7 +117,7 @@ pub struct DualCdSettings {
     /// Hinge only: try the exact solve of the optimality conditions on the margin set of the current
     /// multipliers ([`crate::solver::hinge_polish`]) where it costs fewer row visits than the epochs it
     /// would save, and whatever it costs when the gap's progress stalls (the checks of `detect_stall`) where
-    /// no other route follows (`detect_stall` off) or the gap is below 10⁻²; stop if it certifies.
+    /// no other route follows (`detect_stall` off) or the best gap so far is below 10⁻²; stop if it certifies.
     pub polish: bool,
     /// Stop early, as stalled, when the gap's progress between certificates at doubling amounts of work
     /// (from [`STALL_FIRST`] passes) projects more than [`STALL_FACTOR`] times the work done so far to
@@ -569,7 +569,7 @@ fn run(
                 // with another route to follow it is futile and dear (MNIST images at λ ≤ 1e-4, gap
                 // 0.77–0.99: 0.09–0.35 s of conjugate gradients on dense margin rows before the QP route).
                 if can_polish
-                    && (!settings.detect_stall || gap <= ATTEMPT_GAP)
+                    && (!settings.detect_stall || best_gap <= ATTEMPT_GAP)
                     && let Some(p) = polish(setup, &alpha, &margins, cert.bias, lambda, f64::INFINITY)
                     && relative_gap(p.primal, p.dual) <= settings.tol
                 {
