@@ -527,12 +527,13 @@ impl<'de> Deserialize<'de> for DenseMatrix<'_> {
 /// The row products of [`Features`] for the solvers' inner loops, without a bounds check per stored entry of
 /// sparse rows (the checks were 6 % of a dual coordinate descent fit on MNIST rows): the column indices are
 /// checked once, all below `n_cols`, when this is made, and each product checks that its vector has
-/// `n_cols` entries. Rows with an index out of range (not validated) and dense rows take [`Features`]'
-/// own products.
+/// `n_cols` entries. Only indices the matrix owns (read from a file, compressed from dense rows, renumbered
+/// to the used columns): borrowed ones, e.g. a numpy array's, could be changed by another thread during the
+/// fit. Other rows (borrowed or not validated indices) and dense rows take [`Features`]' own products.
 #[derive(Clone, Copy)]
 pub(crate) struct RowProducts<'m, 'a> {
     x: &'m Features<'a>,
-    /// Every column index of the sparse rows is below `n_cols`.
+    /// The sparse rows own their column indices, and every one is below `n_cols`.
     in_range: bool,
 }
 
@@ -540,7 +541,10 @@ impl<'m, 'a> RowProducts<'m, 'a> {
     /// The products of the rows of `x` (one pass over the column indices of sparse rows).
     pub(crate) fn new(x: &'m Features<'a>) -> Self {
         let in_range = match x {
-            Features::Sparse(m) => m.indices.iter().copied().max().is_none_or(|j| (j as usize) < m.n_cols),
+            Features::Sparse(m) => {
+                matches!(m.indices, Cow::Owned(_))
+                    && m.indices.iter().copied().max().is_none_or(|j| (j as usize) < m.n_cols)
+            }
             Features::Dense(_) => false,
         };
         RowProducts { x, in_range }
@@ -930,10 +934,11 @@ mod tests {
         (rows, columns)
     }
 
-    /// The inner loops' row products equal [`Features`]' own bit for bit: unchecked on rows whose indices are
-    /// all in range, checked on rows with an index beyond `n_cols` (a matrix not validated) or a short vector.
+    /// The inner loops' row products equal [`Features`]' own bit for bit: unchecked on rows that own their
+    /// indices, all in range; checked on borrowed indices, on rows with an index beyond `n_cols` (a matrix not
+    /// validated), or for a short vector.
     #[test]
-    fn row_products_equal_the_checked_ones_and_fall_back_on_indices_out_of_range() {
+    fn row_products_equal_the_checked_ones_and_fall_back_on_indices_out_of_range_or_borrowed() {
         let rows = vec![
             vec![(0, 1.5), (3, -2.0), (4, 0.25)],
             vec![],
@@ -941,8 +946,10 @@ mod tests {
         ];
         let valid = Features::Sparse(CsrMatrix::from_rows(5, &rows).unwrap());
         let beyond = Features::Sparse(CsrMatrix::new(3, vec![0, 2], vec![0, 4], vec![1.0, 2.0]));
+        let Features::Sparse(m) = &valid else { unreachable!() };
+        let borrowed = Features::Sparse(CsrMatrix::borrowed(5, &m.indptr, &m.indices, &m.values));
         let w = [0.5, -1.0, 2.0, 0.125, 3.0];
-        for x in [&valid, &beyond] {
+        for x in [&valid, &beyond, &borrowed] {
             let products = RowProducts::new(x);
             for i in 0..x.n_samples() {
                 assert_eq!(products.dot(i, &w).to_bits(), x.row_dot(i, &w).to_bits());
@@ -952,7 +959,8 @@ mod tests {
                 assert_eq!(a, b);
             }
         }
-        assert!(RowProducts::new(&valid).in_range && !RowProducts::new(&beyond).in_range);
+        assert!(RowProducts::new(&valid).in_range);
+        assert!(!RowProducts::new(&beyond).in_range && !RowProducts::new(&borrowed).in_range);
         // A vector shorter than `n_cols` takes the checked product, which panics past its end.
         let short = std::panic::catch_unwind(|| RowProducts::new(&valid).dot(0, &w[..4]));
         assert!(short.is_err());
