@@ -513,8 +513,7 @@ fn run(
                 skipped_check = skip;
                 if skip {
                     eps = lower(eps, guess);
-                    pg_max_old = if pg_max <= 0.0 { f64::INFINITY } else { pg_max };
-                    pg_min_old = if pg_min >= 0.0 { f64::NEG_INFINITY } else { pg_min };
+                    (pg_max_old, pg_min_old) = shrinking_bounds(pg_max, pg_min);
                 } else {
                     // Check every example once more.
                     active = total;
@@ -528,8 +527,7 @@ fn run(
                 continue;
             }
         } else {
-            pg_max_old = if pg_max <= 0.0 { f64::INFINITY } else { pg_max };
-            pg_min_old = if pg_min >= 0.0 { f64::NEG_INFINITY } else { pg_min };
+            (pg_max_old, pg_min_old) = shrinking_bounds(pg_max, pg_min);
         }
         // Slow convergence on the free set (large C, n ≪ ℓ): try the exact solve at doubling amounts of work.
         let attempt = can_polish && work >= next_attempt.max(attempt_reach);
@@ -676,6 +674,13 @@ fn run(
         gradient_norm,
         initial_gradient_norm,
     }
+}
+
+/// The next epoch's shrinking bounds from this epoch's extremes of the projected gradient (LIBLINEAR's
+/// `PGmax_old`, `PGmin_old`): a bounded coordinate whose gradient lies beyond them is shrunk; an extreme on
+/// the wrong side of 0 shrinks nothing on its side.
+fn shrinking_bounds(pg_max: f64, pg_min: f64) -> (f64, f64) {
+    (if pg_max <= 0.0 { f64::INFINITY } else { pg_max }, if pg_min >= 0.0 { f64::NEG_INFINITY } else { pg_min })
 }
 
 /// The penalty `ρ` of the method of multipliers on `yᵀα = 0`, from the mean `‖x_i‖²` and the mean
