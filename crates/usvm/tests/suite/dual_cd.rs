@@ -166,6 +166,36 @@ fn the_duality_gap_certifies_the_solution_with_and_without_the_exact_finish() {
     }
 }
 
+/// Shrinking leaves examples out of the epochs, and a subproblem solved on the shrunk set is checked over
+/// every example from a certificate's margins (no epoch over every example): the same optimum as without
+/// shrinking, both losses, with and without intercept, dense and sparse rows, without the exact finish.
+#[test]
+fn shrinking_and_its_checks_at_the_certificates_reach_the_optimum_without_shrinking() {
+    let dense = common::random_dataset(12, "none", 600, 10);
+    let sparse = sparse_dataset(13, 500, 2000);
+    for data in [&dense, &sparse] {
+        let y = common::labels_pm1(data);
+        for loss in [DualLoss::Hinge, DualLoss::SquaredHinge] {
+            for (lambda, fit_intercept) in [(1e-2, true), (1e-3, true), (1e-2, false)] {
+                let run = |shrinking| {
+                    let settings = DualCdSettings { shrinking, polish: false, tol: 1e-10, ..Default::default() };
+                    dual_cd::solve(&data.features, &y, None, lambda, loss, fit_intercept, &settings)
+                };
+                let (shrunk, plain) = (run(true), run(false));
+                let what = format!("{loss:?} λ {lambda} intercept {fit_intercept}");
+                assert!(shrunk.converged && shrunk.relative_gap() <= 1e-10, "{what}: {shrunk:?}");
+                assert!(plain.converged && plain.relative_gap() <= 1e-10, "{what}: {plain:?}");
+                assert!(
+                    common::rel_diff(shrunk.primal, plain.primal) <= 2e-10,
+                    "{what}: {} vs {}",
+                    shrunk.primal,
+                    plain.primal
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn same_seed_same_bits_and_other_seeds_the_same_optimum() {
     let data = common::random_dataset(7, "none", 300, 6);

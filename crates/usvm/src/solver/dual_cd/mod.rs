@@ -27,16 +27,20 @@
 //! Coordinate steps are LIBLINEAR's: one seeded random permutation of the active examples per epoch, the
 //! clipped Newton step `α_i ← clip(α_i - G_i/(‖x_i‖² + ρ + D_ii), 0, U_i)` with `w` and `yᵀα` updated in
 //! place, and shrinking of bounded coordinates whose gradient lies beyond the previous epoch's extremes of
-//! the projected gradient `PG`. A subproblem is solved when `max PG - min PG ≤ ε` over all examples. The
-//! epoch that checks this visits every example and, unlike LIBLINEAR's, goes on shrinking with the last
-//! epoch's extremes (a shrunk coordinate's `PG` is 0, which the check counts): LIBLINEAR's check shrinks
-//! nothing, so the epoch after it visits every example once more to shrink them (text at λ = 1e-3, to a gap
-//! of 8e-6: 9 → 7 passes; its `-B 1` problem to 6.4e-7: 11 → 9). Once solved, the
+//! the projected gradient `PG`. A subproblem is solved when `max PG - min PG ≤ ε` over all examples (a
+//! shrunk coordinate's `PG` is 0). Solved on the shrunk set, it is checked over every example not by an
+//! epoch, as LIBLINEAR does, but by a certificate (below), which computes every margin anyway: each
+//! example's `PG` at those margins, and the shrinking of the next epochs by the same rule
+//! ([`check_at_certificate`]). LIBLINEAR's check is an epoch that shrinks nothing, so the epoch after it
+//! visits every example once more to shrink them, and a solved check was followed by a certificate: two
+//! passes and a certificate where this costs one certificate (text at λ = 1e-3, to a gap of 8e-6: 9 → 6
+//! passes; its `-B 1` problem to 6.4e-7: 11 → 7; to 1e-10: 19 → 10). Once solved, the
 //! multiplier moves, unless its step `|ρ yᵀα|` is below `ε` too, in which case `ε` falls by the factor
 //! that would bring the last gap (or its guess) to `tol/2` if the gap fell in proportion to `ε`, at least
 //! a decade and at most two, and it goes on (early in the run and far from `tol`, a subproblem solved on
 //! the shrunk set goes on to the next `ε` without that check over every example, [`SKIP_CHECK_GAP`]).
-//! After an epoch that visited every example the multiplier moves whether or not the subproblem is solved. A certificate costs about an epoch:
+//! After an epoch or a check that visited every example the multiplier moves whether or not the subproblem
+//! is solved. A certificate costs about an epoch:
 //!
 //! - the primal `P(w, b*)` at `w = Σ α_i y_i x_i` (recomputed from `α`, which also removes the drift of the
 //!   in-place updates) with the bias `b*` that minimises `P(w, ·)` exactly (a weighted median of the
@@ -204,11 +208,11 @@ const FIRST_CALIBRATION: f64 = 0.25;
 /// `ε` is not lowered below this: the projected gradients are then at round-off.
 const MIN_EPS: f64 = 1e-14;
 /// A subproblem solved on the shrunk set within [`STALL_FIRST`] passes, while the gap's guess exceeds this
-/// many times `tol`, goes on to the next `ε` without the epoch over every example that would check it (not
-/// twice in a row). Paired runs on text (24,177 hashed documents), λ = 1e-3: to 8e-6 11 → 9 passes (0.80
-/// of the time), to 1e-10 22 → 19 (0.91), its `-B 1` problem to 6.4e-7 13 → 11 (0.84); but λ = 1e-5: to
-/// 1.4e-5 29 → 38 (1.12), to 1e-10 103 → 112 (1.06). MNIST images never solve a shrunk subproblem that
-/// early.
+/// many times `tol`, goes on to the next `ε` without the certificate that would check it over every example
+/// (not twice in a row). Text (24,177 hashed documents), passes + certificates without → with the skip:
+/// its `-B 1` problem at λ = 1e-3 to 6.4e-7 7 + 4 → 7 + 3, at λ = 1e-5 to 1.4e-5 45 + 12 → 44 + 8 and to
+/// 1e-10 157 + 18 → 154 + 16; but with intercept at λ = 1e-5 to 1.4e-5 28 + 10 → 34 + 9 (a certificate
+/// costs about half a pass there). MNIST images never solve a shrunk subproblem that early.
 const SKIP_CHECK_GAP: f64 = 100.0;
 /// The first progress check of [`DualCdSettings::detect_stall`] comes after this many passes' worth of row
 /// visits, the next ones at each doubling.
@@ -455,26 +459,12 @@ fn run(
             let margin = yi * (f + mu + rho * ya);
             estimate.visit(i, setup.cost(i) * setup.loss_at(1.0 - margin));
             let g = margin - 1.0 + setup.diag(i) * a;
-            let pg;
-            if a == 0.0 {
-                if settings.shrinking && g > pg_max_old {
-                    shrunk = true;
-                    active -= 1;
-                    index.swap(s, active);
-                    continue;
-                }
-                pg = g.min(0.0);
-            } else if a == u {
-                if settings.shrinking && g < pg_min_old {
-                    shrunk = true;
-                    active -= 1;
-                    index.swap(s, active);
-                    continue;
-                }
-                pg = g.max(0.0);
-            } else {
-                pg = g;
-            }
+            let Some(pg) = projected_gradient(a, u, g, (pg_max_old, pg_min_old), settings.shrinking) else {
+                shrunk = true;
+                active -= 1;
+                index.swap(s, active);
+                continue;
+            };
             pg_max = pg_max.max(pg);
             pg_min = pg_min.min(pg);
             if pg.abs() > 1e-12 {
@@ -498,7 +488,7 @@ fn run(
         }
         // (A coordinate shrunk in an epoch over every example has a projected gradient of 0: the check
         // counts it.)
-        let solved = if full && shrunk { pg_max.max(0.0) - pg_min.min(0.0) } else { pg_max - pg_min } <= eps;
+        let mut solved = if full && shrunk { pg_max.max(0.0) - pg_min.min(0.0) } else { pg_max - pg_min } <= eps;
         if !solved && full && fit_intercept {
             // An epoch over every example: the multiplier takes its step without waiting for
             // the subproblem (an inexact step of the method of multipliers). Waiting, the bias estimate lags
@@ -508,33 +498,28 @@ fn run(
             bias_updates += 1;
         }
         (pg_max_old, pg_min_old) = shrinking_bounds(pg_max, pg_min);
-        if solved {
-            if !full {
-                // Converged on the shrunk set. Early in the run (within STALL_FIRST passes) and far from
-                // `tol` (the gap's guess above SKIP_CHECK_GAP · tol), the epoch over every example that
-                // would check it can neither stop the run nor tell much: ε falls at once and the shrunk set
-                // goes on, the next time round checked again.
-                let guess = estimate.gap(ya, fit_intercept);
-                let skip = !skipped_check
-                    && work < STALL_FIRST * total
-                    && guess.is_finite()
-                    && guess > SKIP_CHECK_GAP * settings.tol
-                    && eps > MIN_EPS;
-                skipped_check = skip;
-                if skip {
-                    eps = lower(eps, guess);
-                } else {
-                    // Check every example once more.
-                    active = total;
-                }
+        // Solved on the shrunk set: the certificate, which computes every margin, checks every example
+        // (`check_at_certificate`), unless the check is skipped.
+        let verify = solved && !full;
+        if verify {
+            // Early in the run (within STALL_FIRST passes) and far from `tol` (the gap's guess above
+            // SKIP_CHECK_GAP · tol), the check over every example can neither stop the run nor tell much: ε
+            // falls at once and the shrunk set goes on, the next time round checked again.
+            let guess = estimate.gap(ya, fit_intercept);
+            let skip = !skipped_check
+                && work < STALL_FIRST * total
+                && guess.is_finite()
+                && guess > SKIP_CHECK_GAP * settings.tol
+                && eps > MIN_EPS;
+            skipped_check = skip;
+            if skip {
+                eps = lower(eps, guess);
                 continue;
             }
-            let step = rho * ya;
-            if step.abs() > eps {
-                mu += step;
-                bias_updates += 1;
-                continue;
-            }
+        } else if solved && (rho * ya).abs() > eps {
+            mu += rho * ya;
+            bias_updates += 1;
+            continue;
         }
         // Slow convergence on the free set (large C, n ≪ ℓ): try the exact solve at doubling amounts of work.
         let attempt = can_polish && work >= next_attempt.max(attempt_reach);
@@ -552,7 +537,8 @@ fn run(
         if check {
             next_check = 2 * work;
         }
-        let worth = (full && guess <= settings.tol)
+        let worth = verify
+            || (full && guess <= settings.tol)
             || (solved && (can_polish || eps <= MIN_EPS || guess <= 10.0 * settings.tol))
             || attempt
             || check
@@ -566,6 +552,26 @@ fn run(
         let cert = certify(setup, &alpha, &mut w, &mut scratch, &mut margins, mu + rho * ya);
         estimate.recompute_norm(&w);
         let gap = relative_gap(cert.primal, cert.dual);
+        if verify {
+            let (all_max, all_min, kept) = check_at_certificate(
+                setup,
+                &alpha,
+                &margins,
+                mu + rho * ya,
+                &mut index,
+                (pg_max_old, pg_min_old),
+                settings.shrinking,
+                &mut estimate,
+            );
+            active = kept;
+            solved = all_max - all_min <= eps;
+            (pg_max_old, pg_min_old) = shrinking_bounds(all_max, all_min);
+            if !solved && fit_intercept {
+                // As after an epoch over every example.
+                mu += rho * ya;
+                bias_updates += 1;
+            }
+        }
         if monitor.iteration(epochs, Quantity::DualityGap, || (cert.primal * lambda, gap)) {
             break;
         }
@@ -637,7 +643,13 @@ fn run(
             }
         }
         if solved {
-            eps = lower(eps, gap);
+            let step = rho * ya;
+            if verify && step.abs() > eps {
+                mu += step;
+                bias_updates += 1;
+            } else {
+                eps = lower(eps, gap);
+            }
         }
     }
     if let Some(p) = polished {
@@ -680,6 +692,62 @@ fn run(
         gradient_norm,
         initial_gradient_norm,
     }
+}
+
+/// The projected gradient `PG` of a coordinate at `a ∈ [0, u]` with gradient `g`, or `None` where it is
+/// shrunk: at a bound with its gradient beyond the extremes `bounds` ([`shrinking_bounds`]) of the last
+/// epoch (LIBLINEAR's rule), if `shrinking`.
+#[inline]
+fn projected_gradient(a: f64, u: f64, g: f64, bounds: (f64, f64), shrinking: bool) -> Option<f64> {
+    if a == 0.0 {
+        if shrinking && g > bounds.0 { None } else { Some(g.min(0.0)) }
+    } else if a == u {
+        if shrinking && g < bounds.1 { None } else { Some(g.max(0.0)) }
+    } else {
+        Some(g)
+    }
+}
+
+/// A subproblem solved on the shrunk set, checked over every example from a certificate's margins
+/// `f_i = x_iᵀw` at the bias estimate `bias`, in place of an epoch over every example (no step is taken):
+/// each example's loss for the `estimate`, and its projected gradient with the shrinking `bounds` of the
+/// next epochs. The examples kept active come first in `index`. Returns the extremes of the projected
+/// gradient over every example (a shrunk one counts 0) and how many are kept.
+#[allow(clippy::too_many_arguments)]
+fn check_at_certificate(
+    setup: &Setup<'_>,
+    alpha: &[f64],
+    margins: &[f64],
+    bias: f64,
+    index: &mut [u32],
+    bounds: (f64, f64),
+    shrinking: bool,
+    estimate: &mut GapEstimate,
+) -> (f64, f64, usize) {
+    let y = setup.y;
+    let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
+    let mut active = index.len();
+    let mut s = 0;
+    while s < active {
+        let i = index[s] as usize;
+        let margin = y[i] * (margins[i] + bias);
+        estimate.visit(i, setup.cost(i) * setup.loss_at(1.0 - margin));
+        let g = margin - 1.0 + setup.diag(i) * alpha[i];
+        let pg = match projected_gradient(alpha[i], setup.upper(i), g, bounds, shrinking) {
+            Some(pg) => {
+                s += 1;
+                pg
+            }
+            None => {
+                active -= 1;
+                index.swap(s, active);
+                0.0
+            }
+        };
+        pg_max = pg_max.max(pg);
+        pg_min = pg_min.min(pg);
+    }
+    (pg_max, pg_min, active)
 }
 
 /// The next epoch's shrinking bounds from this epoch's extremes of the projected gradient (LIBLINEAR's
