@@ -93,13 +93,19 @@ const TYPICAL_CG: f64 = 500.0;
 /// than [`MAX_MARGIN`] and than `n + 1`. (Measured on MNIST, 492 free of 5,000: 0.09 s, about 2·10⁵ visits
 /// by this count and 10⁶ by the clock.)
 pub fn margin_solve_visits(x: &Features, m: usize) -> Option<f64> {
-    let r = (x.stored_entries() as f64 / x.n_samples().max(1) as f64).max(1.0);
+    let r = entries_per_row(x);
     let mf = m as f64;
     match x {
         Features::Dense(_) if m > MAX_MARGIN && m > x.n_features() + 1 => None,
         _ if solved_iteratively(x, m) => Some(4.0 * TYPICAL_CG * mf),
         _ => Some(4.0 * (mf * mf * r + mf.powi(3) / 3.0) / (2.0 * r)),
     }
+}
+
+/// The mean number of stored entries of a row (at least 1): a first-order method's row visit costs `2 r`
+/// flops.
+fn entries_per_row(x: &Features) -> f64 {
+    (x.stored_entries() as f64 / x.n_samples().max(1) as f64).max(1.0)
 }
 
 /// Interior-point iterations a working-set QP typically takes, for [`reduced_solve_visits`].
@@ -112,7 +118,7 @@ const TYPICAL_IPM: f64 = 25.0;
 /// about ten epochs by the clock. MNIST's 5,000 images (151 stored pixels a row) with 2,000: 3,400 passes by
 /// this count and 160 by the clock, where dual CD at λ = 1e-2 needed 13 more passes.
 pub fn reduced_solve_visits(x: &Features, k: usize) -> f64 {
-    let r = (x.stored_entries() as f64 / x.n_samples().max(1) as f64).max(1.0);
+    let r = entries_per_row(x);
     let kf = k as f64;
     let p = (x.n_features() as f64).min(kf * r) + 1.0;
     TYPICAL_IPM * (kf * r * r + p.powi(3) / 3.0) / (2.0 * r)

@@ -444,7 +444,6 @@ fn run(
         // An epoch over every example (the first ones, until some are shrunk, and all without shrinking)
         // checks the subproblem over all of them, and shrinks as it goes.
         let full = active == total;
-        let mut shrunk = false;
         for j in 0..active {
             let k = j + rng.random_range(0..active - j);
             index.swap(j, k);
@@ -465,7 +464,12 @@ fn run(
             estimate.visit(i, setup.cost(i) * setup.loss_at(1.0 - margin));
             let g = margin - 1.0 + setup.diag(i) * a;
             let Some(pg) = projected_gradient(a, u, g, (pg_max_old, pg_min_old), settings.shrinking) else {
-                shrunk = true;
+                if full {
+                    // The check over every example counts a shrunk coordinate's projected gradient, 0 (as
+                    // `check_at_certificate` does; the next bounds are the same with or without it).
+                    pg_max = pg_max.max(0.0);
+                    pg_min = pg_min.min(0.0);
+                }
                 active -= 1;
                 index.swap(s, active);
                 continue;
@@ -491,9 +495,7 @@ fn run(
             }
             s += 1;
         }
-        // (A coordinate shrunk in an epoch over every example has a projected gradient of 0: the check
-        // counts it.)
-        let mut solved = if full && shrunk { pg_max.max(0.0) - pg_min.min(0.0) } else { pg_max - pg_min } <= eps;
+        let mut solved = pg_max - pg_min <= eps;
         if !solved && full && fit_intercept {
             // An epoch over every example: the multiplier takes its step without waiting for
             // the subproblem (an inexact step of the method of multipliers). Waiting, the bias estimate lags
