@@ -798,7 +798,8 @@ impl<'a> Features<'a> {
 
     /// The Gram matrix `G_rc = x_{rows[r]}ᵀ x_{rows[c]}` of the rows `rows`, row-major `m × m`. Sparse rows
     /// are multiplied column by column (each stored column `j` adds `x_rj x_cj` for every pair of the
-    /// rows that store it), which costs `Σ_j m_j²` for `m_j` rows storing column `j` — never O(m·n).
+    /// rows that store it), which costs `Σ_j m_j(m_j + 1)/2` for `m_j` rows storing column `j` — never
+    /// O(m·n). Only the upper triangle is computed, then mirrored.
     pub fn gram(&self, rows: &[usize]) -> Vec<f64> {
         let m = rows.len();
         let mut g = vec![0.0; m * m];
@@ -810,7 +811,7 @@ impl<'a> Features<'a> {
                     .map(|&i| a.row_slice(i).map_or_else(|| a.row(i).to_vec().into(), Cow::Borrowed))
                     .collect();
                 for r in 0..m {
-                    for c in 0..m {
+                    for c in r..m {
                         g[r * m + c] = dot(&rows[r], &rows[c]);
                     }
                 }
@@ -823,13 +824,22 @@ impl<'a> Features<'a> {
                     entries.extend(idx.iter().zip(val).map(|(&j, &v)| (j, r, v)));
                 }
                 entries.sort_by_key(|&(j, r, _)| (j, r));
+                // The upper triangle (`r ≤ c`: a group is in row order). A row that stores a column twice (a
+                // non-canonical CSR matrix may) pairs those entries both ways.
                 for group in entries.chunk_by(|a, b| a.0 == b.0) {
-                    for &(_, r, u) in group {
-                        for &(_, c, v) in group {
-                            g[r * m + c] += u * v;
+                    for (k, &(_, r, u)) in group.iter().enumerate() {
+                        g[r * m + r] += u * u;
+                        for &(_, c, v) in &group[k + 1..] {
+                            g[r * m + c] += if c == r { 2.0 * u * v } else { u * v };
                         }
                     }
                 }
+            }
+        }
+        // The lower triangle mirrors the upper one (the same products, so the same values).
+        for r in 0..m {
+            for c in r + 1..m {
+                g[c * m + r] = g[r * m + c];
             }
         }
         g
@@ -993,6 +1003,21 @@ mod tests {
         assert_eq!(DenseMatrix::from_view(third.view()).compressed().expect("18 of 54").to_dense(), third);
         third[(0, 0)] = 3.0;
         assert!(DenseMatrix::from_view(third.view()).compressed().is_none(), "19 of 54 are non-zero");
+    }
+
+    /// The Gram matrix of sparse rows, an example repeated and a row storing a column twice (a non-canonical
+    /// CSR matrix) included, is that of the same rows dense, and symmetric.
+    #[test]
+    fn sparse_gram_matches_the_dense_one() {
+        let rows = vec![vec![(0, 1.5), (3, -2.0)], vec![], vec![(1, 0.5), (3, 4.0), (4, 1.0)], vec![(0, -1.0), (4, 2.5)]];
+        let sparse = Features::Sparse(CsrMatrix::from_rows(5, &rows).unwrap());
+        let dense = Features::dense(sparse.to_dense());
+        let pick = [2, 0, 3, 1, 2];
+        let (g, d) = (sparse.gram(&pick), dense.gram(&pick));
+        assert!(g.iter().zip(&d).all(|(a, b)| (a - b).abs() <= 1e-14 * b.abs().max(1.0)), "{g:?} against {d:?}");
+        // Row 0 stores column 3 twice: x_0 = (1.5, 0, 0, -2 + 3, 0).
+        let twice = Features::Sparse(CsrMatrix::new(5, vec![0, 3, 5], vec![0, 3, 3, 1, 3], vec![1.5, -2.0, 3.0, 0.5, 4.0]));
+        assert_eq!(twice.gram(&[0, 1]), vec![1.5 * 1.5 + 1.0, 4.0, 4.0, 0.25 + 16.0]);
     }
 
     #[test]
