@@ -1009,14 +1009,16 @@ mod tests {
     /// CSR matrix) included, is that of the same rows dense, and symmetric.
     #[test]
     fn sparse_gram_matches_the_dense_one() {
-        let rows = vec![vec![(0, 1.5), (3, -2.0)], vec![], vec![(1, 0.5), (3, 4.0), (4, 1.0)], vec![(0, -1.0), (4, 2.5)]];
+        let rows =
+            vec![vec![(0, 1.5), (3, -2.0)], vec![], vec![(1, 0.5), (3, 4.0), (4, 1.0)], vec![(0, -1.0), (4, 2.5)]];
         let sparse = Features::Sparse(CsrMatrix::from_rows(5, &rows).unwrap());
         let dense = Features::dense(sparse.to_dense());
         let pick = [2, 0, 3, 1, 2];
         let (g, d) = (sparse.gram(&pick), dense.gram(&pick));
         assert!(g.iter().zip(&d).all(|(a, b)| (a - b).abs() <= 1e-14 * b.abs().max(1.0)), "{g:?} against {d:?}");
         // Row 0 stores column 3 twice: x_0 = (1.5, 0, 0, -2 + 3, 0).
-        let twice = Features::Sparse(CsrMatrix::new(5, vec![0, 3, 5], vec![0, 3, 3, 1, 3], vec![1.5, -2.0, 3.0, 0.5, 4.0]));
+        let twice =
+            Features::Sparse(CsrMatrix::new(5, vec![0, 3, 5], vec![0, 3, 3, 1, 3], vec![1.5, -2.0, 3.0, 0.5, 4.0]));
         assert_eq!(twice.gram(&[0, 1]), vec![1.5 * 1.5 + 1.0, 4.0, 4.0, 0.25 + 16.0]);
     }
 

@@ -61,7 +61,8 @@
 //! then found from the current multipliers instead: the optimality conditions solved on the free set
 //! ([`hinge_polish::polish_sides`], damped exchanges; dense rows: at most [`hinge_polish::MAX_MARGIN`] free
 //! examples; sparse rows: any number, by conjugate gradients above a few hundred),
-//! tried at solved subproblems and after doubling (×1.5) amounts of work once the best gap so far is below
+//! tried at solved subproblems and (for a `tol` of at most `10⁻⁴`) after doubling (×1.5) amounts of work
+//! once the best gap so far is below
 //! `10⁻²` (above it, the attempt's certificate waits until the gap's recent rate projects `10⁻²`: MNIST
 //! images at λ = 1e-3 certified 4 fewer times on the way to a gap of 1e-3, 5 % of the fit), but
 //! only where it costs fewer row visits than the epochs it would save at the best gap's mean rate so far,
@@ -202,6 +203,10 @@ const FIRST_EPS: f64 = 0.1;
 const FIRST_ATTEMPT: usize = 5;
 /// Exact solves are tried only once the relative duality gap is below this (the sides are roughly known).
 const ATTEMPT_GAP: f64 = 1e-2;
+/// ... and the attempts at growing amounts of work only for tolerances at least this tight: a looser one is
+/// met by a few more epochs, and each attempt costs a certificate (MNIST images at λ = 1e-2 to a gap of
+/// 8.1e-4: 3 certificates → 1, the same 14 passes; at λ = 1e-3 to 8.5e-4: 62 passes → 64, 7 certificates).
+const ATTEMPT_MAX_TOL: f64 = 1e-4;
 /// The working-set QP ([`reduced`]) costs about as much as ten epochs (dense 50,000 × 100: 13 epochs then
 /// the QP, where coordinate descent alone takes 250 epochs to a relative gap of 4·10⁻⁶); it is tried only
 /// for tolerances at least this tight.
@@ -538,7 +543,8 @@ fn run(
         // 19.6, 19.8 and 20.0 passes, each costing as much as the 200 epochs before them).
         let spaced = work >= certified_at + total / 2;
         // Slow convergence on the free set (large C, n ≪ ℓ): try the exact solve at doubling amounts of work.
-        let attempt = can_polish && spaced && work >= next_attempt.max(attempt_reach);
+        let attempt =
+            can_polish && settings.tol <= ATTEMPT_MAX_TOL && spaced && work >= next_attempt.max(attempt_reach);
         if attempt {
             next_attempt = work + work / 2;
         }
