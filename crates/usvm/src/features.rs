@@ -432,7 +432,7 @@ impl<'a> DenseMatrix<'a> {
     }
 
     /// The same rows compressed (CSR), if at most a third of the entries are non-zero (a pass over them
-    /// then reads less than half the bytes); else `None`.
+    /// then reads less than half the bytes) and the copy's memory can be reserved; else `None`.
     ///
     /// One pass over the rows: each row's non-zeros are gathered into a row-sized buffer, which stays in
     /// the L1 cache, without a branch per entry (every entry is written at the next free slot, which
@@ -442,7 +442,11 @@ impl<'a> DenseMatrix<'a> {
     /// straight into the copy took 5.2 ms.
     pub fn compressed(&self) -> Option<CsrMatrix<'static>> {
         let most = self.values.len() / 3;
-        let (mut indices, mut values) = (Vec::with_capacity(most), Vec::with_capacity(most));
+        let (mut indices, mut values) = (Vec::<u32>::new(), Vec::<f64>::new());
+        // (Where the memory for the copy cannot be reserved, the rows are read as they are.)
+        if indices.try_reserve_exact(most).is_err() || values.try_reserve_exact(most).is_err() {
+            return None;
+        }
         let mut indptr = Vec::with_capacity(self.n_rows + 1);
         indptr.push(0);
         // (A slot more than a row, for the trailing zeros' writes.)
