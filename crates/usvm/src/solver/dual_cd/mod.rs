@@ -53,7 +53,8 @@
 //! latter half of the work so far projects `tol` ([`next_certificate`]); at a solved subproblem when the
 //! guess is within `10 tol` or an exact finish may be tried (below); and once `ε` reaches round-off. Those
 //! of the exact finish and of the progress checks wait for half a pass of row visits since the last
-//! certificate (MNIST images at λ = 1e-3 to a gap of 8.5e-4: 66 passes and 12 certificates → 62 and 7). The
+//! certificate (MNIST images at λ = 1e-3 to a gap of 8.5e-4: 66 passes and 12 certificates → 62 and 7;
+//! with the attempts' `tol` limit below, 64 and 7). The
 //! run stops when the relative duality gap `(P - D(α'))/P ≤ tol`.
 //!
 //! **Exact finish.** On the hinge coordinate descent converges slowly once the free set is larger than the
@@ -62,9 +63,9 @@
 //! ([`hinge_polish::polish_sides`], damped exchanges; dense rows: at most [`hinge_polish::MAX_MARGIN`] free
 //! examples; sparse rows: any number, by conjugate gradients above a few hundred),
 //! tried at solved subproblems and (for a `tol` of at most `10⁻⁴`) after doubling (×1.5) amounts of work
-//! once the best gap so far is below
-//! `10⁻²` (above it, the attempt's certificate waits until the gap's recent rate projects `10⁻²`: MNIST
-//! images at λ = 1e-3 certified 4 fewer times on the way to a gap of 1e-3, 5 % of the fit), but
+//! once the best gap so far is below `10⁻²` (above it, the attempt's certificate waits until the gap's
+//! recent rate projects `10⁻²`: MNIST images at λ = 1e-3 certified 4 fewer times on the way to a gap of
+//! 1e-3, 5 % of the fit), but
 //! only where it costs fewer row visits than the epochs it would save at the best gap's mean rate so far,
 //! and whatever it costs when a progress check finds the gap stalled (with another route to follow, only once
 //! the best gap so far is below 10⁻², as for the attempts); and for `n ≪ ℓ` and `tol ≤ 10⁻⁴` the
@@ -540,7 +541,7 @@ fn run(
         // A certificate costs about a pass over every example. Those of the exact finish and of the progress
         // checks wait for half a pass of row visits since the last one: on a small shrunk set their triggers
         // come a few cheap epochs apart (MNIST images at λ = 1e-2, `-B 1`, 180 active: certificates at 19.4,
-        // 19.6, 19.8 and 20.0 passes, each costing as much as the 200 epochs before them).
+        // 19.6, 19.8 and 20.0 passes, each costing about a pass, some 30 of those epochs).
         let spaced = work >= certified_at + total / 2;
         // Slow convergence on the free set (large C, n ≪ ℓ): try the exact solve at doubling amounts of work.
         let attempt =
