@@ -890,15 +890,10 @@ impl<'a> Features<'a> {
     /// [`Features::validate`] naming the matrix `what` in errors: the structure, finite values, and no
     /// magnitude beyond [`MAX_MAGNITUDE`] (an [`Error::OutOfRange`] that names the feature to rescale).
     pub(crate) fn validate_as(&self, what: &'static str) -> Result<()> {
-        let values: &[f64] = match self {
-            Features::Dense(a) => &a.values,
-            Features::Sparse(m) => {
-                m.validate_structure(what)?;
-                &m.values
-            }
-        };
-        // (Within ±MAX_MAGNITUDE is also finite: one pass over the values.)
-        if crate::linalg::all_within(values, MAX_MAGNITUDE) {
+        if let Features::Sparse(m) = self {
+            m.validate_structure(what)?;
+        }
+        if self.values_in_range() {
             return Ok(());
         }
         for i in 0..self.n_samples() {
@@ -913,6 +908,15 @@ impl<'a> Features<'a> {
             fault?;
         }
         Ok(())
+    }
+
+    /// Whether every stored value is within `±MAX_MAGNITUDE` (so finite): one pass over them.
+    pub(crate) fn values_in_range(&self) -> bool {
+        let values = match self {
+            Features::Dense(a) => &a.values,
+            Features::Sparse(m) => &m.values,
+        };
+        crate::linalg::all_within(values, MAX_MAGNITUDE)
     }
 
     /// Calls `f(j, x_ij)` for the stored entries of row `i`.

@@ -15,7 +15,7 @@ use crate::progress::{Iteration, Quantity};
 /// changes nothing); given as `C`, it is the weighted sum `C Σ c_i L_i` (LIBSVM's and LIBLINEAR's).
 pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Result<Fit> {
     options.emit(Progress::Phase("validating"));
-    data.validate()?;
+    data.validate_checking(!params.checks_dense_values(data))?;
     params.validate(data.n_samples())?;
     let reweighted = match params.regularization() {
         Regularization::Lambda(_) => data.mean_one_weights().map(|w| data.reweighted(w)),

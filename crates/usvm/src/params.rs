@@ -14,6 +14,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::methods::Regularization;
 use crate::methods::besvm::Besvm;
@@ -23,6 +24,7 @@ use crate::methods::logistic::Logistic;
 use crate::methods::lupi::{L2SvmPlus, RsvmPlus, SvmPlus};
 use crate::methods::sqhinge::SqhingeGsu;
 use crate::methods::tsvc::Tsvc;
+use crate::svm::LinearMethod;
 
 /// One method and its parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -149,6 +151,17 @@ impl MethodParams {
     /// The JSON object (every field, defaults included).
     pub fn to_json(&self) -> Value {
         serde_json::to_value(self).expect("parameters serialise")
+    }
+
+    /// Whether the method's fit checks the values of `data`'s dense features itself, so that [`crate::fit()`]
+    /// leaves them unchecked (the plain hinge's compressed copy: [`crate::svm::LinearSvmParams`]).
+    pub(crate) fn checks_dense_values(&self, data: &Dataset) -> bool {
+        match self {
+            MethodParams::Gsu(p) => p.checks_values(data),
+            MethodParams::Hinge(p) => p.checks_values(LinearMethod::Hinge, data),
+            MethodParams::Iso(p) => p.checks_values(LinearMethod::Iso, data),
+            _ => false,
+        }
     }
 
     /// The weight of the regulariser, as given (`λ` or `C`).

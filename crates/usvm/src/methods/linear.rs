@@ -52,6 +52,12 @@ impl Linear {
         Ok(Fit::new(Model::Linear(fit.model), fit.reports))
     }
 
+    /// Whether the fit of `method` checks the values of `data`'s dense features itself
+    /// ([`LinearSvmParams::checks_values`]).
+    pub(crate) fn checks_values(&self, method: LinearMethod, data: &Dataset) -> bool {
+        LinearSvmParams::checks_values(&method, matches!(self.solver, LinearSolver::Exact(_)), data)
+    }
+
     pub(crate) fn validate(&self, n_samples: usize) -> Result<()> {
         self.regularization.lambda(n_samples)?;
         match self.solver {
@@ -122,12 +128,20 @@ impl Gsu {
         self.linear().validate(n_samples)
     }
 
-    pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
-        let method = match self.subspace_variance {
+    fn method(&self) -> LinearMethod {
+        match self.subspace_variance {
             Some(p) => LinearMethod::GsuSubspace { variance_fraction: p },
             None => LinearMethod::Gsu,
-        };
-        self.linear().fit_as(method, 0, data, opts)
+        }
+    }
+
+    pub(crate) fn fit(&self, data: &Dataset, opts: &FitOptions) -> Result<Fit> {
+        self.linear().fit_as(self.method(), 0, data, opts)
+    }
+
+    /// Whether the fit checks the values of `data`'s dense features itself ([`LinearSvmParams::checks_values`]).
+    pub(crate) fn checks_values(&self, data: &Dataset) -> bool {
+        self.linear().checks_values(self.method(), data)
     }
 }
 

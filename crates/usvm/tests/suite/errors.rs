@@ -52,6 +52,43 @@ fn non_finite_features() {
     assert!(matches!(fit(&d), Err(Error::NonFinite { index: 1, .. })));
 }
 
+/// The plain hinge checks the values of dense rows on their compressed copy (`usvm::fit` leaves them to it):
+/// NaN, ±∞ and a value beyond the range are named as `Dataset::validate` names them (the first in row order),
+/// whether the rows compress (a tenth non-zero) or not (all non-zero), through every method that compresses.
+#[test]
+fn bad_dense_values_are_named_whether_or_not_the_rows_compress() {
+    use usvm::{FitOptions, MethodParams};
+    let (l, n) = (40, 10);
+    for fill in [1, n] {
+        let mut x = Array2::zeros((l, n));
+        for i in 0..l {
+            for j in (i % n..n).step_by(n / fill).take(fill) {
+                x[[i, j]] = (i + j) as f64 / 7.0 - 2.0;
+            }
+        }
+        let y: Vec<i64> = (0..l as i64).map(|i| i % 2).collect();
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e160] {
+            for (i, j) in [(7, 3), (0, 0), (l - 1, n - 1)] {
+                let mut rows = x.clone();
+                rows[[i, j]] = bad;
+                rows[[l - 1, 0]] = f64::NAN; // a later fault: the first is named
+                let data = Dataset::dense(rows, y.clone());
+                let expected = data.validate().unwrap_err();
+                for method in ["hinge", "gsu", "iso"] {
+                    let params = MethodParams::default_for(method).unwrap();
+                    let got = usvm::fit(&params, &data, &FitOptions::default()).unwrap_err();
+                    // (As text: NaN is not equal to itself.)
+                    assert_eq!(
+                        got.to_string(),
+                        expected.to_string(),
+                        "{method}, {fill} of {n} filled, {bad} at ({i}, {j})"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// A malformed covariance and the error it must produce.
 type CovarianceCase = (Covariances, fn(&Error) -> bool);
 
