@@ -20,6 +20,8 @@ pub(super) struct GapEstimate {
     loss_sum: f64,
     /// The last certificate's gap over its raw guess, in `[0.01, 100]` (before any, `FIRST_CALIBRATION`).
     calibration: f64,
+    /// Whether the last certificate's gap was within a factor 2 of the guess (none yet: false).
+    agreed: bool,
 }
 
 impl GapEstimate {
@@ -28,7 +30,15 @@ impl GapEstimate {
         let alpha_sum = alpha.iter().sum();
         let diag_sum = (0..alpha.len()).filter(|&i| alpha[i] > 0.0).map(|i| setup.diag(i) * alpha[i] * alpha[i]).sum();
         let calibration = FIRST_CALIBRATION;
-        GapEstimate { w_norm2: dot(w, w), alpha_sum, diag_sum, loss_sum: losses.iter().sum(), losses, calibration }
+        GapEstimate {
+            w_norm2: dot(w, w),
+            alpha_sum,
+            diag_sum,
+            loss_sum: losses.iter().sum(),
+            losses,
+            calibration,
+            agreed: false,
+        }
     }
 
     /// Example `i` was visited and has loss `loss` now.
@@ -63,8 +73,15 @@ impl GapEstimate {
         if raw > 0.0 { self.calibration * raw } else { f64::INFINITY }
     }
 
+    /// Whether the last certificate found the gap within a factor 2 of the guess: then the guess is trusted
+    /// after epochs over the shrunk set too (whose losses at shrunk examples are from older visits).
+    pub(super) fn agreed(&self) -> bool {
+        self.agreed
+    }
+
     /// A certificate found `gap` where the guess was `guess`.
     pub(super) fn calibrate(&mut self, guess: f64, gap: f64) {
+        self.agreed = (0.5 * guess..=2.0 * guess).contains(&gap);
         if guess.is_finite() {
             self.calibration = (gap / (guess / self.calibration)).clamp(0.01, 100.0);
         }
