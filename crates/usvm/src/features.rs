@@ -1024,6 +1024,31 @@ mod tests {
         assert!(DenseMatrix::from_view(third.view()).compressed().is_none(), "19 of 54 are non-zero");
     }
 
+    /// The copy sized by a sample that misses the rows' density still compresses them exactly (it grows),
+    /// and gives up where the rows it did not sample bring them past a third.
+    #[test]
+    fn compressed_rows_outgrow_their_sample() {
+        // 200 rows: every 4th is sampled (empty here); 40 % of the others' entries are non-zero.
+        let (l, n) = (200, 10);
+        let mut rows = Array2::<f64>::zeros((l, n));
+        for i in (0..l).filter(|i| i % 4 != 0) {
+            for j in (i % 3..n).step_by(3).take(4) {
+                rows[(i, j)] = (i * n + j) as f64 / 13.0 - 5.0;
+            }
+        }
+        let non_zeros = rows.iter().filter(|&&v| v != 0.0).count();
+        assert!(3 * non_zeros <= l * n, "{non_zeros} of {}", l * n);
+        let sparse = DenseMatrix::from_view(rows.view()).compressed().expect("at most a third non-zero");
+        assert_eq!(sparse.to_dense(), rows);
+        // Two more non-zeros per unsampled row: past a third, and no copy.
+        for i in (0..l).filter(|i| i % 4 != 0) {
+            rows[(i, (i + 1) % n)] = 1.0;
+            rows[(i, (i + 2) % n)] = 1.0;
+        }
+        assert!(3 * rows.iter().filter(|&&v| v != 0.0).count() > l * n);
+        assert!(DenseMatrix::from_view(rows.view()).compressed().is_none());
+    }
+
     /// The Gram matrix of sparse rows, an example repeated and a row storing a column twice (a non-canonical
     /// CSR matrix) included, is that of the same rows dense, and symmetric.
     #[test]
