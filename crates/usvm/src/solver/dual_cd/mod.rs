@@ -49,8 +49,10 @@
 //!   (feasible, inside the box), a lower bound on the optimum.
 //!
 //! It is computed when a running guess of the gap, kept in O(1) per coordinate step ([`GapEstimate`]),
-//! says that `tol` may be met after an epoch over every example; where the gap's rate of decrease over the
-//! latter half of the work so far projects `tol` ([`next_certificate`]); at a solved subproblem when the
+//! says that `tol` may be met after an epoch over every example, or after any epoch half a pass after a
+//! certificate whose gap was within a factor 2 of its guess ([`GapEstimate::agreed`]); where the gap's
+//! rate of decrease over the latter half of the work so far projects `tol` ([`next_certificate`]); at a
+//! solved subproblem when the
 //! guess is within `10 tol` or an exact finish may be tried (below); and once `ε` reaches round-off. Those
 //! of the exact finish and of the progress checks wait for half a pass of row visits since the last
 //! certificate (MNIST images at λ = 1e-3 to a gap of 8.5e-4: 66 passes and 12 certificates → 62 and 7;
