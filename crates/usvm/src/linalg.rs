@@ -91,6 +91,38 @@ pub fn all_finite(values: &[f64]) -> bool {
     values.chunks(64).all(|block| block.iter().fold(true, |ok, v| ok & v.is_finite()))
 }
 
+/// Writes the non-zeros of `row` (every `v != 0`: NaN kept, `±0` left out) and their columns, in order, to
+/// the front of `indices` and `values`, and returns how many: a dense row compressed. Both need room for
+/// `row.len() + 4` entries (the vector kernel stores 4 at a time); `row` has at most 2³² entries.
+///
+/// With AVX2 (see [`simd_level`]) 4 entries at a time, without a branch: the non-zero lanes' mask picks
+/// a permutation that moves them to the front, stored whole at the next free slot, which then advances by
+/// the mask's count. 5,000 MNIST rows (784 entries, 19 % non-zero): 3.1 → 2.6 ms, where a pass that only
+/// reads them takes 1.9 ms.
+pub(crate) fn compact_nonzeros(row: &[f64], indices: &mut [u32], values: &mut [f64]) -> usize {
+    let n = row.len();
+    assert!(indices.len() >= n + 4 && values.len() >= n + 4, "room for the row and 4 more");
+    assert!(n as u64 <= 1 << 32, "column indices are u32");
+    #[cfg(target_arch = "x86_64")]
+    if simd_level() != SimdLevel::Portable {
+        // SAFETY: AVX2 is present at both vector levels (checked at run time); the buffers' room is asserted.
+        return unsafe { avx2::compact_nonzeros(row, indices, values) };
+    }
+    compact_tail(row, 0, indices, values, 0)
+}
+
+/// [`compact_nonzeros`] from entry `j` of `row` and slot `k`, one entry at a time without a branch: every
+/// entry is written at the next free slot, which advances only past a non-zero (a branch on `v != 0`
+/// mispredicts at every other entry of 19 %-filled rows). Returns the next free slot.
+fn compact_tail(row: &[f64], from: usize, indices: &mut [u32], values: &mut [f64], mut k: usize) -> usize {
+    for (j, &v) in row.iter().enumerate().skip(from) {
+        indices[k] = j as u32;
+        values[k] = v;
+        k += usize::from(v != 0.0);
+    }
+    k
+}
+
 /// `Σ_k values_k · w[indices_k]`, a sparse row times a dense vector, with four independent accumulators: the
 /// gathers are independent, and one running sum would chain every addition behind the previous one (a
 /// 30-entry row: 30 dependent additions). Panics if an index is out of `w`'s range.
@@ -269,8 +301,8 @@ fn choose_simd_level(requested: Option<&str>, avx2: bool, avx512: bool) -> (Simd
     }
 }
 
-/// AVX2 + FMA kernels for [`dot`], [`dot_norm2`] and [`axpy`]. LLVM ends each with `vzeroupper` (see the
-/// module documentation on the vector state).
+/// AVX2 + FMA kernels for [`dot`], [`dot_norm2`], [`axpy`] and [`compact_nonzeros`]. LLVM ends each with
+/// `vzeroupper` (see the module documentation on the vector state).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
@@ -394,6 +426,61 @@ mod avx2 {
         for j in k..n {
             y[j] = alpha.mul_add(x[j], y[j]);
         }
+    }
+
+    /// For each mask `m` of 4 lanes: the `u32` lanes that move its set `f64` lanes to the front, in order
+    /// (`_mm256_permutevar8x32_epi32`), those lanes' offsets, and their count.
+    struct Compaction {
+        permutations: [[u32; 8]; 16],
+        offsets: [[u32; 4]; 16],
+        counts: [u8; 16],
+    }
+
+    const COMPACTION: Compaction = {
+        let mut t = Compaction { permutations: [[0; 8]; 16], offsets: [[0; 4]; 16], counts: [0; 16] };
+        let mut m = 0;
+        while m < 16 {
+            let (mut front, mut lane) = (0, 0);
+            while lane < 4 {
+                if m & (1 << lane) != 0 {
+                    t.permutations[m][2 * front] = 2 * lane as u32;
+                    t.permutations[m][2 * front + 1] = 2 * lane as u32 + 1;
+                    t.offsets[m][front] = lane as u32;
+                    front += 1;
+                }
+                lane += 1;
+            }
+            t.counts[m] = front as u8;
+            m += 1;
+        }
+        t
+    };
+
+    /// [`super::compact_nonzeros`], 4 entries at a time (the buffers have room for `row.len() + 4`).
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn compact_nonzeros(row: &[f64], indices: &mut [u32], values: &mut [f64]) -> usize {
+        static TABLE: Compaction = COMPACTION;
+        let n = row.len();
+        let (pr, pi, pv) = (row.as_ptr(), indices.as_mut_ptr(), values.as_mut_ptr());
+        let (mut j, mut k) = (0, 0);
+        // SAFETY: every load reads row[j..j + 4] with j + 4 ≤ n; every store writes slots k..k + 4 with
+        // k ≤ j ≤ n - 4 (k counts kept entries), within the n + 4 slots of each buffer; the tables are
+        // indexed by a 4-bit mask.
+        unsafe {
+            while j + 4 <= n {
+                let v = _mm256_loadu_pd(pr.add(j));
+                // `v != 0` lane-wise, true for NaN (unordered), as `f64`'s `!=`.
+                let m = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_NEQ_UQ>(v, _mm256_setzero_pd())) as usize;
+                let permutation = _mm256_loadu_si256(TABLE.permutations[m].as_ptr().cast());
+                _mm256_storeu_si256(pv.add(k).cast(), _mm256_permutevar8x32_epi32(_mm256_castpd_si256(v), permutation));
+                let offsets = _mm_loadu_si128(TABLE.offsets[m].as_ptr().cast());
+                // (Wrapping add: the columns, below 2³², are the same bits as i32.)
+                _mm_storeu_si128(pi.add(k).cast(), _mm_add_epi32(offsets, _mm_set1_epi32(j as i32)));
+                k += TABLE.counts[m] as usize;
+                j += 4;
+            }
+        }
+        super::compact_tail(row, j, indices, values, k)
     }
 }
 
@@ -1007,6 +1094,41 @@ mod tests {
         let x_dense = Cholesky::normal(a.view(), &theta, &ridge, &mut NormalPlan::default()).unwrap().solve(&rhs);
         let size = x_dense.iter().fold(0.0f64, |s, v| s.max(v.abs()));
         assert!(x_split.iter().zip(&x_dense).all(|(u, v)| (u - v).abs() <= 1e-9 * size));
+    }
+
+    /// The vector compaction keeps exactly the entries `!= 0` (NaN and ±∞ kept, ±0 left out) with their
+    /// columns, in order, as the scalar one, for every length around its blocks of 4.
+    #[test]
+    fn compaction_keeps_the_non_zeros_in_order() {
+        let special = [0.0, -0.0, f64::NAN, f64::INFINITY, -1e-300, 5e-324, 1e300, -2.5];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for n in 0..=21 {
+            for round in 0..40 {
+                let row: Vec<f64> = (0..n)
+                    .map(|_| {
+                        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                        let pick = (state >> 33) as usize;
+                        if round % 3 == 0 || pick % 3 == 0 { special[pick % special.len()] } else { 0.0 }
+                    })
+                    .collect();
+                let expected: Vec<(u32, u64)> =
+                    (0..n).filter(|&j| row[j] != 0.0).map(|j| (j as u32, row[j].to_bits())).collect();
+                let (mut idx, mut val) = (vec![u32::MAX; n + 4], vec![7.0; n + 4]);
+                let got = |m: usize, idx: &[u32], val: &[f64]| -> Vec<(u32, u64)> {
+                    (0..m).map(|k| (idx[k], val[k].to_bits())).collect()
+                };
+                let m = compact_nonzeros(&row, &mut idx, &mut val);
+                assert_eq!(got(m, &idx, &val), expected, "{row:?}");
+                let m = compact_tail(&row, 0, &mut idx, &mut val, 0);
+                assert_eq!(got(m, &idx, &val), expected, "{row:?}");
+                #[cfg(target_arch = "x86_64")]
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: AVX2 is present; the buffers have n + 4 slots.
+                    let m = unsafe { avx2::compact_nonzeros(&row, &mut idx, &mut val) };
+                    assert_eq!(got(m, &idx, &val), expected, "{row:?}");
+                }
+            }
+        }
     }
 
     /// `USVM_SIMD`: unset gives the best default level; a level the CPU lacks, or a value that is not a

@@ -385,7 +385,7 @@ fn run(
         norms += norm;
         scaled_norms += setup.cost(i) * norm;
         let s = setup.cost(i) * setup.slope(1.0) * y[i];
-        x.row_axpy(i, s, &mut w);
+        setup.rows.axpy(i, s, &mut w);
         bias_part += s;
     }
     let bias_part = if fit_intercept { bias_part } else { 0.0 };
