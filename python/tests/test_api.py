@@ -310,6 +310,25 @@ def test_errors():
         _usvm.fit('{"method": "gsu"}', X, np.zeros(4, dtype=np.int64))
 
 
+
+@pytest.mark.parametrize("labels", [[0.5, 0.5, 1.5, 1.5], [1e20, 1e20, 1.0, 1.0]])
+def test_continuous_labels_are_refused_as_scikit_learn_refuses_them(labels):
+    """Float labels that are not integers (or not their int cast: 1e20) get scikit-learn's own error; the
+    check's shortcut takes only the labels it accepts."""
+    X = np.array([[0.0, 1.0], [1.0, 2.0], [0.0, -1.0], [1.0, -2.0]])
+    with pytest.raises(ValueError, match="Unknown label type"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's on casting 1e20 to int, in scikit-learn's check
+        GSUClassifier().fit(X, np.array(labels))
+
+
+def test_integer_bool_and_integral_float_labels_fit_the_same_model():
+    X = np.array([[0.0, 1.0], [1.0, 2.0], [0.0, -1.0], [1.0, -2.0], [0.5, 0.1]])
+    labels = ([1, 1, 0, 0, 1], [True, True, False, False, True], [1.0, 1.0, 0.0, 0.0, 1.0])
+    fits = [GSUClassifier().fit(X, y) for y in labels]
+    for fit in fits[1:]:
+        np.testing.assert_array_equal(fit.coef_, fits[0].coef_)
+        np.testing.assert_array_equal(fit.predict(X).astype(int), fits[0].predict(X).astype(int))
+
 # ------------------------------------------------------------------------------------------ GIL
 
 

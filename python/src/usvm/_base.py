@@ -14,12 +14,11 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from . import _usvm
 from ._checks import FLOATS as _FLOATS
-from ._checks import checked_sample_weight, encode_classes, seed_of, threads_of
+from ._checks import check_class_labels, checked_sample_weight, encode_classes, seed_of, threads_of
 from ._covariance import _as_cov
 from ._persist import CoreState
 from ._progress import watch
@@ -108,7 +107,7 @@ class RegistryClassifier(CoreState, ClassifierMixin, BaseEstimator):
             ensure_min_samples=ensure_min_samples,
             ensure_all_finite=not self._core_checks_finite,
         )
-        check_classification_targets(y)
+        check_class_labels(y)
         n, d = X.shape
         classes, y_enc = encode_classes(self, y)
         del y  # a copy validate_data made is not needed beside y_enc during the fit
