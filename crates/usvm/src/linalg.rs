@@ -1108,7 +1108,7 @@ mod tests {
                     .map(|_| {
                         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                         let pick = (state >> 33) as usize;
-                        if round % 3 == 0 || pick % 3 == 0 { special[pick % special.len()] } else { 0.0 }
+                        if round % 3 == 0 || pick.is_multiple_of(3) { special[pick % special.len()] } else { 0.0 }
                     })
                     .collect();
                 let expected: Vec<(u32, u64)> =
