@@ -1,6 +1,8 @@
-"""``n_jobs``: a fit runs on at most ``n_jobs`` threads of its own (one pool per fit), and ``None`` follows
-``OMP_NUM_THREADS`` (which joblib's process workers set), so parallel grid searches do not oversubscribe."""
+"""``n_jobs``: a fit runs on at most ``n_jobs`` threads of its own (a pool kept for the next fit from the same
+thread, never one from before a fork), and ``None`` follows ``OMP_NUM_THREADS`` (which joblib's process workers
+set), so parallel grid searches do not oversubscribe."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -46,6 +48,27 @@ def test_a_fit_uses_at_most_n_jobs_threads():
     assert extra_threads("n_jobs=2") <= 2
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     assert extra_threads("n_jobs=None", env) <= 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_fits_on_a_pool_of_its_own():
+    """The parent's fit keeps its pool for its next fit; a child forked after it has none of that pool's
+    threads, and must not wait for them."""
+    script = textwrap.dedent(
+        """
+        import multiprocessing as mp, numpy as np
+        from usvm import GSUClassifier
+        X = np.random.default_rng(0).normal(size=(200, 5)); y = (X[:, 0] > 0).astype(int)
+        fit = lambda: GSUClassifier(method="hinge", n_jobs=1).fit(X, y).coef_.tolist()
+        before = fit()
+        def child(q): q.put(fit())
+        ctx = mp.get_context("fork"); q = ctx.Queue(); p = ctx.Process(target=child, args=(q,)); p.start()
+        in_child = q.get(timeout=60); p.join(60)
+        print(in_child == before == fit())
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=180)
+    assert out.stdout.strip() == "True", out.stderr
 
 
 def test_threads_of():

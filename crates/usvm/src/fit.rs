@@ -2,6 +2,11 @@
 //! method: validation once, at the top, then the method's own fit on the requested thread pool; a model
 //! with a non-finite coefficient is an error, never a result.
 
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use rayon::ThreadPool;
+
 use crate::data::Dataset;
 use crate::error::{Error, Result};
 use crate::methods::{Fit, FitOptions, Progress, Regularization};
@@ -74,11 +79,64 @@ pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Resul
         Ok(fit)
     };
     match options.threads {
-        Some(threads) => rayon::ThreadPoolBuilder::new()
+        Some(threads) => pool(threads)?.install(run),
+        None => run(),
+    }
+}
+
+/// A pool of `threads` threads for a fit from this thread: the one its last fit used if that had as many,
+/// else a new one, kept in its place. A pool built per fit cost 0.3 ms of thread starts and joins (2 % of a
+/// 17 ms fit of the 5,000 MNIST images, most of a fit of WDBC). One per calling thread, so that fits from
+/// several threads still run side by side; never one made before a `fork` (in another process), whose
+/// threads the child does not have.
+fn pool(threads: usize) -> Result<Arc<ThreadPool>> {
+    thread_local! {
+        /// (process id, threads, pool) of this thread's last fit.
+        static LAST: RefCell<Option<(u32, usize, Arc<ThreadPool>)>> = const { RefCell::new(None) };
+    }
+    let pid = std::process::id();
+    LAST.with_borrow_mut(|last| {
+        if let Some((p, t, pool)) = last.as_ref()
+            && (*p, *t) == (pid, threads)
+        {
+            return Ok(Arc::clone(pool));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
-            .map_err(|_| crate::error::invalid("threads", threads, "could not start a thread pool of this size"))?
-            .install(run),
-        None => run(),
+            .map_err(|_| crate::error::invalid("threads", threads, "could not start a thread pool of this size"))?;
+        let pool = Arc::new(pool);
+        if let Some((p, _, inherited)) = last.replace((pid, threads, Arc::clone(&pool)))
+            && p != pid
+        {
+            // Its threads stayed in the parent: nothing here to stop.
+            std::mem::forget(inherited);
+        }
+        Ok(pool)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A thread's fits share a pool while they ask for as many threads; another size replaces it; another
+    /// thread has its own, so that fits from two threads do not queue on one pool.
+    #[test]
+    fn a_thread_keeps_its_last_pool() {
+        let two = pool(2).unwrap();
+        assert_eq!(two.current_num_threads(), 2);
+        assert!(Arc::ptr_eq(&two, &pool(2).unwrap()));
+        let three = pool(3).unwrap();
+        assert_eq!(three.current_num_threads(), 3);
+        assert!(!Arc::ptr_eq(&two, &three));
+        assert!(!Arc::ptr_eq(&two, &pool(2).unwrap()), "the size changed twice: a new pool");
+        let here = pool(1).unwrap();
+        let there = std::thread::spawn(|| pool(1).unwrap()).join().unwrap();
+        assert!(!Arc::ptr_eq(&here, &there));
+        // A pool runs work while a pool of the same size runs on another thread's behalf.
+        let outer = pool(1).unwrap();
+        let inner = outer.install(|| std::thread::spawn(|| pool(1).unwrap().install(|| 7)).join().unwrap());
+        assert_eq!(inner, 7);
     }
 }

@@ -44,7 +44,7 @@ class RescaledHingeSVMClassifier(RegistryClassifier):
         ``eta``, so the rounds can stay at the constant classifier), or both, keeping the lower objective.
         A fit that predicts one class on its training set warns (``DegenerateFitWarning``).
     n_jobs : int or None, default=None
-        Threads of the fit (one pool per fit).
+        Threads of the fit (a pool of its own, kept for the next fit from the same thread).
     verbose : int, default=0
         0: silent; 1: a progress bar (tqdm, when installed and standard error is a terminal) or a line on
         standard error about once a second, with the iteration, the objective and the stopping residual.

@@ -50,8 +50,9 @@ class SVMPlusClassifier(RegistryClassifier):
         Bound on the SMO's KKT violation.
 
     n_jobs : int or None, default=None
-        Threads of the fit (one pool per fit). ``None``: ``OMP_NUM_THREADS`` when set (joblib's process
-        workers set it to their share of the cores), else every core; ``-1``: every core.
+        Threads of the fit (a pool of its own, kept for the next fit from the same thread). ``None``:
+        ``OMP_NUM_THREADS`` when set (joblib's process workers set it to their share of the cores), else every
+        core; ``-1``: every core.
     verbose : int, default=0
         0: silent; 1: a progress bar (tqdm, when installed and standard error is a terminal) or a line on
         standard error about once a second, with the iteration, the objective and the stopping residual.
