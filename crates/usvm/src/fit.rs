@@ -86,10 +86,10 @@ pub fn fit(params: &MethodParams, data: &Dataset, options: &FitOptions) -> Resul
 
 /// A pool of `threads` threads for a fit from this thread: the one its last fit used if that had as many,
 /// else a new one, kept in its place. Building a pool for each fit cost 0.10–0.15 ms of thread starts and
-/// joins (0.3 ms on a loaded machine), where handing the fit to a kept pool costs 5–15 µs: a whole fit of 40
-/// rows through Python now takes 0.09 ms. One pool per calling thread, so that fits from several threads
-/// still run side by side; never one made before a `fork` (in another process), whose threads the child
-/// does not have.
+/// joins (0.3 ms on a loaded machine), where handing work to a kept pool costs 5–15 µs: a fit of 40 rows on
+/// 2 threads through Python, 0.26–0.28 → 0.11–0.16 ms (on 1 thread no gain shows: its one worker sleeps
+/// between fits). One pool per calling thread, so that fits from several threads still run side by side;
+/// never one made before a `fork` (in another process), whose threads the child does not have.
 fn pool(threads: usize) -> Result<Arc<ThreadPool>> {
     thread_local! {
         /// (process id, threads, pool) of this thread's last fit.
