@@ -310,7 +310,6 @@ def test_errors():
         _usvm.fit('{"method": "gsu"}', X, np.zeros(4, dtype=np.int64))
 
 
-
 @pytest.mark.parametrize("labels", [[0.5, 0.5, 1.5, 1.5], [1e20, 1e20, 1.0, 1.0]])
 def test_continuous_labels_are_refused_as_scikit_learn_refuses_them(labels):
     """Float labels that are not integers (or not their int cast: 1e20) get scikit-learn's own error; the
@@ -328,6 +327,7 @@ def test_integer_bool_and_integral_float_labels_fit_the_same_model():
     for fit in fits[1:]:
         np.testing.assert_array_equal(fit.coef_, fits[0].coef_)
         np.testing.assert_array_equal(fit.predict(X).astype(int), fits[0].predict(X).astype(int))
+
 
 # ------------------------------------------------------------------------------------------ GIL
 

@@ -52,12 +52,11 @@
 //! says that `tol` may be met after an epoch over every example, or after any epoch half a pass after a
 //! certificate whose gap was within a factor 2 of its guess ([`GapEstimate::agreed`]); where the gap's
 //! rate of decrease over the latter half of the work so far projects `tol` ([`next_certificate`]); at a
-//! solved subproblem when the
-//! guess is within `10 tol` or an exact finish may be tried (below); and once `ε` reaches round-off. Those
-//! of the exact finish and of the progress checks wait for half a pass of row visits since the last
-//! certificate (MNIST images at λ = 1e-3 to a gap of 8.5e-4: 66 passes and 12 certificates → 62 and 7;
-//! with the attempts' `tol` limit below, 64 and 7). The
-//! run stops when the relative duality gap `(P - D(α'))/P ≤ tol`.
+//! solved subproblem when the guess is within `10 tol` or an exact finish may be tried (below); and once
+//! `ε` reaches round-off. Those of the exact finish and of the progress checks wait for half a pass of row
+//! visits since the last certificate (MNIST images at λ = 1e-3 to a gap of 8.5e-4: 66 passes and 12
+//! certificates → 62 and 7; with the attempts' `tol` limit below, 64 and 7). The run stops when the
+//! relative duality gap `(P - D(α'))/P ≤ tol`.
 //!
 //! **Exact finish.** On the hinge coordinate descent converges slowly once the free set is larger than the
 //! rank of its Gram matrix (`n ≪ ℓ` and a large C, or repeated rows whatever `n` is); the exact optimum is
