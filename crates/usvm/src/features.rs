@@ -713,6 +713,58 @@ impl<'a> Features<'a> {
         out
     }
 
+    /// A column `j` holding one non-zero value `B` in every row of `rows` (e.g. LIBLINEAR's `-B` bias feature,
+    /// or a user's column of ones), as `(j, B)`; of several, the largest `|B|` (the first such column on a
+    /// tie). `None` for no rows. The first row's non-zeros are the candidates, each looked for in the next
+    /// rows at its offset from the end of the previous one (a sparse row's stored entries need not be
+    /// sorted): O(1) per row for a column at a fixed offset from either end, as a bias feature is.
+    pub fn constant_column(&self, mut rows: impl Iterator<Item = usize>) -> Option<(usize, f64)> {
+        // (column, value, stored position in the last row, measured from its end)
+        let first = rows.next()?;
+        let mut candidates: Vec<(u32, f64, usize)> = match self {
+            Features::Dense(a) => {
+                let n = a.ncols();
+                a.row(first)
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &v)| v != 0.0)
+                    .map(|(j, &v)| (j as u32, v, n - j))
+                    .collect()
+            }
+            Features::Sparse(m) => {
+                let (idx, val) = m.row(first);
+                let n = idx.len();
+                idx.iter().zip(val).enumerate().filter(|(_, (_, v))| **v != 0.0).map(|(k, (&j, &v))| (j, v, n - k)).collect()
+            }
+        };
+        for i in rows {
+            if candidates.is_empty() {
+                return None;
+            }
+            match self {
+                Features::Dense(a) => match a.row_slice(i) {
+                    Some(row) => candidates.retain(|&(j, v, _)| row[j as usize] == v),
+                    None => candidates.retain(|&(j, v, _)| a.row(i)[j as usize] == v),
+                },
+                Features::Sparse(m) => {
+                    let (idx, val) = m.row(i);
+                    let n = idx.len();
+                    candidates.retain_mut(|(j, v, from_end)| {
+                        let at = n.checked_sub(*from_end).filter(|&k| idx[k] == *j).or_else(|| idx.iter().position(|c| c == j));
+                        at.is_some_and(|k| {
+                            *from_end = n - k;
+                            val[k] == *v
+                        })
+                    });
+                }
+            }
+        }
+        candidates.iter().fold(None, |best: Option<(usize, f64)>, &(j, v, _)| match best {
+            Some((_, b)) if b.abs() >= v.abs() => best,
+            _ => Some((j as usize, v)),
+        })
+    }
+
     /// Stored entries of row `i` (`n_features` for dense rows).
     #[inline]
     pub fn row_entries(&self, i: usize) -> usize {
@@ -1102,6 +1154,40 @@ mod tests {
         let every_other = rows.slice(ndarray::s![.., ..;2]);
         let Features::Dense(m) = Features::dense_view(every_other) else { unreachable!() };
         assert!(!m.is_view() && !m.is_column_major() && m.view() == every_other);
+    }
+
+    /// The constant column is found wherever it sits in dense, column-major and sparse rows (unsorted
+    /// entries too), the largest `|B|` of several; a column broken in one row, zero, or NaN is none.
+    #[test]
+    fn a_constant_column_is_found_in_any_layout() {
+        let dense = ndarray::array![[1.0, 2.0, 0.5, -3.0], [1.0, 0.0, 0.5, -3.0], [1.0, 7.0, 0.5, -3.0]];
+        let all = || 0..3;
+        assert_eq!(Features::dense(dense.clone()).constant_column(all()), Some((3, -3.0)));
+        let transposed = dense.t().as_standard_layout().into_owned();
+        let fortran = Features::dense_view(transposed.t());
+        assert!(matches!(&fortran, Features::Dense(a) if a.is_column_major()));
+        assert_eq!(fortran.constant_column(all()), Some((3, -3.0)));
+        let mut broken = dense.clone();
+        broken[[2, 3]] = -3.0 + 1e-15;
+        assert_eq!(Features::dense(broken.clone()).constant_column(all()), Some((0, 1.0)));
+        broken[[1, 0]] = 0.0;
+        assert_eq!(Features::dense(broken.clone()).constant_column(all()), Some((2, 0.5)));
+        broken[[1, 2]] = f64::NAN;
+        assert_eq!(Features::dense(broken).constant_column(all()), None);
+        // Only the rows given count: row 1 lacks column 1's 2.0.
+        assert_eq!(Features::dense(ndarray::array![[0.0, 2.0], [0.0, 1.0]]).constant_column([0].into_iter()), Some((1, 2.0)));
+        assert_eq!(Features::dense(ndarray::array![[0.0, 2.0]]).constant_column(std::iter::empty()), None);
+        // Sparse rows of different lengths, the constant stored last, first, or in between (unsorted).
+        let sparse = CsrMatrix::new(
+            6,
+            vec![0, 3, 5, 9, 10],
+            vec![0, 4, 5, 5, 2, 1, 5, 3, 0, 5],
+            vec![0.3, 0.2, 1.0, 1.0, 0.7, 0.1, 1.0, 0.4, 0.9, 1.0],
+        );
+        assert_eq!(Features::Sparse(sparse).constant_column(0..4), Some((5, 1.0)));
+        let missing = CsrMatrix::new(6, vec![0, 2, 3], vec![0, 5, 0], vec![0.3, 1.0, 0.3]);
+        assert_eq!(Features::Sparse(missing.clone()).constant_column(0..2), Some((0, 0.3)));
+        assert_eq!(Features::Sparse(missing).constant_column([0].into_iter()), Some((5, 1.0)));
     }
 
     #[test]

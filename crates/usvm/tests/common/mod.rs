@@ -111,6 +111,17 @@ pub fn clarabel_settings(tol: f64) -> clarabel::solver::DefaultSettings<f64> {
 }
 
 pub fn hinge_svm_by_clarabel(x: &Features, y: &[f64], c: Option<&[f64]>, lambda: f64) -> (Vec<f64>, f64, f64) {
+    hinge_svm_by_clarabel_with(x, y, c, lambda, true)
+}
+
+/// [`hinge_svm_by_clarabel`], with the bias held at 0 unless `intercept`.
+pub fn hinge_svm_by_clarabel_with(
+    x: &Features,
+    y: &[f64],
+    c: Option<&[f64]>,
+    lambda: f64,
+    intercept: bool,
+) -> (Vec<f64>, f64, f64) {
     use clarabel::algebra::CscMatrix;
     use clarabel::solver::*;
     let (l, n) = (x.n_samples(), x.n_features());
@@ -135,9 +146,17 @@ pub fn hinge_svm_by_clarabel(x: &Features, y: &[f64], c: Option<&[f64]>, lambda:
         b[i] = -1.0;
         a[l + i][n + 1 + i] = -1.0;
     }
+    let mut cones = vec![NonnegativeConeT(2 * l)];
+    if !intercept {
+        // b = 0, in a zero cone.
+        let mut zero = vec![0.0; dim];
+        zero[n] = 1.0;
+        a.push(zero);
+        b.push(0.0);
+        cones.push(ZeroConeT(1));
+    }
     let settings = clarabel_settings(1e-12);
     let (pm, am) = (CscMatrix::from(&p), CscMatrix::from(&a));
-    let cones = [NonnegativeConeT(2 * l)];
     let mut solver = DefaultSolver::new(&pm, &q, &am, &b, &cones, settings).unwrap();
     solver.solve();
     let sol = &solver.solution;

@@ -477,3 +477,57 @@ fn the_reported_gradient_norms_equal_a_direct_evaluation() {
         }
     }
 }
+
+/// The rows with a constant column `B` appended at `at` (as LIBLINEAR's `-B` does last).
+fn with_constant_column(x: &Features<'static>, at: usize, b: f64) -> Features<'static> {
+    let dense = x.to_dense();
+    let (l, n) = dense.dim();
+    let mut out = ndarray::Array2::zeros((l, n + 1));
+    for i in 0..l {
+        let mut k = 0;
+        for j in 0..=n {
+            out[[i, j]] = if j == at {
+                b
+            } else {
+                k += 1;
+                dense[[i, k - 1]]
+            };
+        }
+    }
+    Features::dense(out)
+}
+
+/// Without intercept, a constant column `B` is a bias regularised by `b²/(2B²)`, which dual CD solves by the
+/// method of multipliers where `B²` outweighs its penalty (at a large C; `bias_updates > 0`) and as any
+/// other column where not: either way the optimum of the problem as given (Clarabel's, the bias held at
+/// 0), certified to 1e-10, from dense and sparse rows, the column first or last, with and without weights.
+#[test]
+fn a_constant_column_without_intercept_is_a_regularised_bias_solved_exactly() {
+    let settings = DualCdSettings::default();
+    // (.., whether `B²` exceeds the penalty `ρ`: a tenth of the other columns' mean `‖x_i‖²` at a large C,
+    // all of it at a small one)
+    for (seed, lambda, b, at_end, weighted, regularised) in [
+        (11, 1e-3, 1.0, true, false, true),
+        (12, 1e-4, 3.0, false, true, true),
+        (13, 1e-3, 0.5, true, false, false),
+        (14, 1.0, 1.0, true, false, false),
+    ] {
+        let data = common::random_dataset(seed, "none", 150, 4);
+        let y = common::labels_pm1(&data);
+        let x = with_constant_column(&data.features, if at_end { 4 } else { 0 }, b);
+        let weights: Option<Vec<f64>> = weighted.then(|| (0..150).map(|i| [0.5, 1.0, 0.0, 2.0][i % 4]).collect());
+        let (w_ref, _, reference) = common::hinge_svm_by_clarabel_with(&x, &y, weights.as_deref(), lambda, false);
+        for rows in [x.clone(), to_sparse(&x)] {
+            let fit = dual_cd::solve(&rows, &y, weights.as_deref(), lambda, DualLoss::Hinge, false, &settings);
+            let case = format!("seed {seed}, B = {b}, sparse {}", matches!(rows, Features::Sparse(_)));
+            assert!(fit.converged && fit.relative_gap() <= 1e-10, "{case}: gap {}", fit.relative_gap());
+            assert_eq!(fit.bias_updates > 0, regularised, "{case}: {} multiplier steps", fit.bias_updates);
+            let objective =
+                dual_cd::objective_value(&rows, &y, weights.as_deref(), lambda, DualLoss::Hinge, false, &fit.theta);
+            assert!(common::rel_diff(objective, fit.primal) <= 1e-13, "{case}: J(θ) {objective} vs {}", fit.primal);
+            assert!(fit.primal <= reference * (1.0 + 1e-10), "{case}: {} vs Clarabel {reference}", fit.primal);
+            assert!(common::rel_diff(fit.primal, reference) <= 1e-8, "{case}: {} vs Clarabel {reference}", fit.primal);
+            assert_close(&fit.theta, &w_ref, 1e-4, &case);
+        }
+    }
+}
