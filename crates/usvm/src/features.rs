@@ -734,7 +734,12 @@ impl<'a> Features<'a> {
             Features::Sparse(m) => {
                 let (idx, val) = m.row(first);
                 let n = idx.len();
-                idx.iter().zip(val).enumerate().filter(|(_, (_, v))| **v != 0.0).map(|(k, (&j, &v))| (j, v, n - k)).collect()
+                idx.iter()
+                    .zip(val)
+                    .enumerate()
+                    .filter(|(_, (_, v))| **v != 0.0)
+                    .map(|(k, (&j, &v))| (j, v, n - k))
+                    .collect()
             }
         };
         for i in rows {
@@ -750,7 +755,10 @@ impl<'a> Features<'a> {
                     let (idx, val) = m.row(i);
                     let n = idx.len();
                     candidates.retain_mut(|(j, v, from_end)| {
-                        let at = n.checked_sub(*from_end).filter(|&k| idx[k] == *j).or_else(|| idx.iter().position(|c| c == j));
+                        let at = n
+                            .checked_sub(*from_end)
+                            .filter(|&k| idx[k] == *j)
+                            .or_else(|| idx.iter().position(|c| c == j));
                         at.is_some_and(|k| {
                             *from_end = n - k;
                             val[k] == *v
@@ -1175,7 +1183,10 @@ mod tests {
         broken[[1, 2]] = f64::NAN;
         assert_eq!(Features::dense(broken).constant_column(all()), None);
         // Only the rows given count: row 1 lacks column 1's 2.0.
-        assert_eq!(Features::dense(ndarray::array![[0.0, 2.0], [0.0, 1.0]]).constant_column([0].into_iter()), Some((1, 2.0)));
+        assert_eq!(
+            Features::dense(ndarray::array![[0.0, 2.0], [0.0, 1.0]]).constant_column([0].into_iter()),
+            Some((1, 2.0))
+        );
         assert_eq!(Features::dense(ndarray::array![[0.0, 2.0]]).constant_column(std::iter::empty()), None);
         // Sparse rows of different lengths, the constant stored last, first, or in between (unsorted).
         let sparse = CsrMatrix::new(

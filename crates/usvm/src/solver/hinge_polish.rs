@@ -9,7 +9,9 @@
 //!
 //! Given the sets, eliminating `w` leaves a linear system in `(β, b)` of size `|M| + 1` with the Gram matrix
 //! of `M`. The sets are guessed from a smoothed solution and corrected until every condition holds to
-//! round-off; then `(w, b)` is optimal and the minimum-norm subgradient is zero (up to round-off).
+//! round-off; then `(w, b)` is optimal and the minimum-norm subgradient is zero (up to round-off). Solved
+//! by conjugate gradients, the final sets' margins are refined once against the `w` actually formed
+//! ([`refine_margins`]).
 
 use std::collections::BinaryHeap;
 

@@ -423,7 +423,16 @@ mod tests {
     use crate::features::RowProducts;
 
     fn setup<'a>(x: &'a Features, y: &'a [f64], cost: &'a [f64], loss: DualLoss) -> Setup<'a> {
-        Setup { x, rows: RowProducts::new(x), y, weights: Some(cost), big_c: 1.0, loss, fit_intercept: true, constant: None }
+        Setup {
+            x,
+            rows: RowProducts::new(x),
+            y,
+            weights: Some(cost),
+            big_c: 1.0,
+            loss,
+            fit_intercept: true,
+            constant: None,
+        }
     }
 
     /// Brute force: the best of a fine grid plus every breakpoint.
