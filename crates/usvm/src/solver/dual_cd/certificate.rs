@@ -122,7 +122,8 @@ fn drain_columns(x: &Features, rows: impl Iterator<Item = usize>, mut take: impl
 }
 
 /// The C-form gradient norm `‖w - Σ C c_i ξ'(d_i) y_i [x_i; 1]‖` at `w = Σ α_i y_i x_i`, the margins `f_i`
-/// of [`certify`] and the bias `b` (`d_i = 1 - y_i(f_i + b)`; without intercept the bias part is left out).
+/// of [`certify`] and the bias `b` (`d_i = 1 - y_i(f_i + b)`; without intercept the bias part is left out,
+/// and a constant column's coefficient `w_j` is moved by `b/B` as in [`certify`]).
 /// As `w - Σ C c_i ξ'(d_i) y_i x_i = Σ κ_i y_i x_i` with `κ_i = α_i - C c_i ξ'(d_i)`, only the rows where the
 /// multiplier and the loss' slope disagree are read (near the optimum, the margin set). `scratch` is a
 /// zero vector of `n` floats, or empty (then it is allocated), and is left zero.
@@ -142,12 +143,21 @@ pub(super) fn gradient_norm(
     for i in mismatched() {
         x.row_axpy(i, kappa(i) * y[i], scratch);
     }
+    let moved = setup.constant.filter(|_| !setup.fit_intercept).map(|(j, b)| (j, bias / b));
+    if let Some((j, step)) = moved {
+        scratch[j] += step;
+    }
     let mut squares = 0.0;
     let take = |j: usize| {
         squares += scratch[j] * scratch[j];
         scratch[j] = 0.0;
     };
     drain_columns(x, mismatched(), take);
+    if let Some((j, _)) = moved {
+        // (Not drained without a mismatched row.)
+        squares += scratch[j] * scratch[j];
+        scratch[j] = 0.0;
+    }
     if setup.fit_intercept {
         let bias_part: f64 = (0..y.len()).filter(|&i| setup.cost(i) > 0.0).map(|i| slope(i) * y[i]).sum();
         squares += bias_part * bias_part;
