@@ -536,7 +536,7 @@ fn run(
             s += 1;
         }
         let mut solved = pg_max - pg_min <= eps;
-        if !solved && full && bias.rho > 0.0 {
+        if !solved && full && bias.steps() {
             // An epoch over every example: the multiplier takes its step without waiting for
             // the subproblem (an inexact step of the method of multipliers). Waiting, the bias estimate lags
             // and `yᵀα` stays off zero, which the dual certificate pays for: MNIST images at λ = 1e-3 spent
@@ -605,7 +605,7 @@ fn run(
             }
             continue;
         }
-        let cert = certify(setup, &alpha, &mut w, &mut scratch, &mut margins, mu + bias.rho * ya);
+        let cert = certify(setup, &alpha, &mut w, &mut scratch, &mut margins, bias.estimate(mu, ya));
         certified_at = work;
         estimate.recompute_norm(&w);
         let gap = relative_gap(cert.primal, cert.dual);
@@ -623,7 +623,7 @@ fn run(
             active = kept;
             solved = all_max - all_min <= eps;
             (pg_max_old, pg_min_old) = shrinking_bounds(all_max, all_min);
-            if !solved && bias.rho > 0.0 {
+            if !solved && bias.steps() {
                 // As after an epoch over every example.
                 mu += bias.step(mu, ya);
                 bias_updates += 1;
@@ -729,7 +729,7 @@ fn run(
     }
     drop(index);
     let cert =
-        finished.unwrap_or_else(|| certify(setup, &alpha, &mut w, &mut scratch, &mut margins, mu + bias.rho * ya));
+        finished.unwrap_or_else(|| certify(setup, &alpha, &mut w, &mut scratch, &mut margins, bias.estimate(mu, ya)));
     let converged = relative_gap(cert.primal, cert.dual) <= settings.tol;
     let gradient_norm = lambda * gradient_norm(setup, &alpha, &margins, cert.bias, &mut scratch);
     let mut theta = w;
@@ -846,22 +846,34 @@ impl Multipliers {
         Multipliers { rho, kappa: 0.0, own: 0.0 }
     }
 
-    /// For a constant column `B` (`own = B²`), with the penalty `rho` where it is below `B²`; else none (the
-    /// column's own curvature is then no larger than the penalty would be).
+    /// For a constant column `B` (`own = B²`), with the penalty `rho` where it is below `B²`; else with
+    /// `ρ = B²`, where `μ` stays 0 and the column is coordinate descent's like any other (its own curvature
+    /// is then no larger than the penalty would be).
     fn regularised(rho: f64, own: f64) -> Self {
-        if rho < own { Multipliers { rho, kappa: 1.0 / own, own } } else { Multipliers::NONE }
+        Multipliers { rho: rho.min(own), kappa: 1.0 / own, own }
     }
 
-    /// What coordinate descent adds to `x_iᵀw`: the bias estimate `μ + ρ yᵀα` less the column's `B² yᵀα`.
+    /// Whether the multiplier moves: a penalty, and below a constant column's own `B²`.
+    fn steps(&self) -> bool {
+        self.rho > 0.0 && (self.own == 0.0 || self.rho < self.own)
+    }
+
+    /// The bias estimate `μ + ρ yᵀα` (the constant column's `B² yᵀα` where `μ` stays 0).
+    #[inline]
+    fn estimate(&self, mu: f64, ya: f64) -> f64 {
+        mu + self.rho * ya
+    }
+
+    /// What coordinate descent adds to `x_iᵀw`: the bias estimate less the column's `B² yᵀα`.
     #[inline]
     fn shift(&self, mu: f64, ya: f64) -> f64 {
-        mu + (self.rho - self.own) * ya
+        self.estimate(mu, ya) - self.own * ya
     }
 
     /// The multiplier's step `ρ (yᵀα - κ b)` at the bias estimate `b = μ + ρ yᵀα`.
     #[inline]
     fn step(&self, mu: f64, ya: f64) -> f64 {
-        self.rho * (ya - self.kappa * (mu + self.rho * ya))
+        self.rho * (ya - self.kappa * self.estimate(mu, ya))
     }
 }
 
