@@ -568,7 +568,8 @@ impl MarginSystem<'_> {
         self.solve_rhs_iteratively(self.rhs(g), g_bias, start, accept, 1e-14)
     }
 
-    /// [`Self::solve_iteratively`] for the right-hand side `rhs` in place of `1 - y_i x_iᵀg/λ`.
+    /// [`Self::solve_iteratively`] for the right-hand side `rhs` in place of `1 - y_i x_iᵀg/λ`, conjugate
+    /// gradients aiming at a residual of `target · ‖rhs‖` (there `1e-14`).
     fn solve_rhs_iteratively(
         &self,
         rhs: Vec<f64>,

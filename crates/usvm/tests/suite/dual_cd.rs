@@ -478,23 +478,12 @@ fn the_reported_gradient_norms_equal_a_direct_evaluation() {
     }
 }
 
-/// The rows with a constant column `B` appended at `at` (as LIBLINEAR's `-B` does last).
-fn with_constant_column(x: &Features<'static>, at: usize, b: f64) -> Features<'static> {
+/// The rows with a constant column `B` appended last (as LIBLINEAR's `-B` does) or first.
+fn with_constant_column(x: &Features<'static>, last: bool, b: f64) -> Features<'static> {
     let dense = x.to_dense();
-    let (l, n) = dense.dim();
-    let mut out = ndarray::Array2::zeros((l, n + 1));
-    for i in 0..l {
-        let mut k = 0;
-        for j in 0..=n {
-            out[[i, j]] = if j == at {
-                b
-            } else {
-                k += 1;
-                dense[[i, k - 1]]
-            };
-        }
-    }
-    Features::dense(out)
+    let column = ndarray::Array2::from_elem((dense.nrows(), 1), b);
+    let parts = if last { [dense.view(), column.view()] } else { [column.view(), dense.view()] };
+    Features::dense(ndarray::concatenate(ndarray::Axis(1), &parts).unwrap())
 }
 
 /// Without intercept, a constant column `B` is a bias regularised by `b²/(2B²)`, which dual CD solves by the
@@ -514,7 +503,7 @@ fn a_constant_column_without_intercept_is_a_regularised_bias_solved_exactly() {
     ] {
         let data = common::random_dataset(seed, "none", 150, 4);
         let y = common::labels_pm1(&data);
-        let x = with_constant_column(&data.features, if at_end { 4 } else { 0 }, b);
+        let x = with_constant_column(&data.features, at_end, b);
         let weights: Option<Vec<f64>> = weighted.then(|| (0..150).map(|i| [0.5, 1.0, 0.0, 2.0][i % 4]).collect());
         let (w_ref, _, reference) = common::hinge_svm_by_clarabel_with(&x, &y, weights.as_deref(), lambda, false);
         for rows in [x.clone(), to_sparse(&x)] {
